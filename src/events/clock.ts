@@ -1,0 +1,24 @@
+/** A source of wall-clock time in integer microseconds since the Unix epoch. */
+export interface Clock {
+  nowUs(): number;
+}
+
+/** The process clock: wall time anchored once, advanced by the monotonic high-resolution timer. */
+export const systemClock: Clock = {
+  nowUs: () => Math.floor((performance.timeOrigin + performance.now()) * 1000),
+};
+
+/**
+ * Wraps a clock so readings never go backwards: a reading smaller than the previous one is
+ * replaced by the previous one. Event order and `end >= start + 1 µs` rely on this.
+ */
+export class MonotonicClock implements Clock {
+  private last = 0;
+  constructor(private readonly source: Clock = systemClock) {}
+
+  nowUs(): number {
+    const now = this.source.nowUs();
+    if (now > this.last) this.last = now;
+    return this.last;
+  }
+}

@@ -1,0 +1,104 @@
+import { AsyncLocalStorage } from "node:async_hooks";
+import type { Json, JsonObject } from "./json.js";
+import { uuidv7 } from "./uuid.js";
+
+/** A read-only view of an open scope. */
+export interface ScopeHandle {
+  readonly uuid: string;
+  readonly name: string;
+  readonly category: string;
+  readonly parentUuid: string | null;
+  readonly attributes: readonly string[];
+  readonly startedAtUs: number;
+  readonly metadata: Json;
+  readonly categoryProfile: JsonObject | null;
+}
+
+/**
+ * An ordered list of open scopes. Index 0 is a hidden root that never emits and can never be
+ * popped; a top-level user scope is parented to it.
+ */
+export class ScopeStack {
+  readonly frames: ScopeHandle[];
+
+  constructor(frames?: ScopeHandle[]) {
+    this.frames = frames ?? [hiddenRoot(uuidv7())];
+  }
+
+  get root(): ScopeHandle {
+    return this.frames[0]!;
+  }
+
+  top(): ScopeHandle {
+    return this.frames[this.frames.length - 1]!;
+  }
+
+  push(handle: ScopeHandle): void {
+    this.frames.push(handle);
+  }
+
+  indexOf(uuid: string): number {
+    for (let i = this.frames.length - 1; i >= 0; i--) if (this.frames[i]!.uuid === uuid) return i;
+    return -1;
+  }
+
+  /** An independent copy: same handles, its own push and pop. */
+  snapshot(): ScopeStack {
+    return new ScopeStack(this.frames.slice());
+  }
+}
+
+export function hiddenRoot(uuid: string, name = "root", category = "agent", parentUuid: string | null = null): ScopeHandle {
+  return Object.freeze({
+    uuid,
+    name,
+    category,
+    parentUuid,
+    attributes: Object.freeze([]) as readonly string[],
+    startedAtUs: 0,
+    metadata: null,
+    categoryProfile: null,
+  });
+}
+
+/** What the async context carries: the scope stack and the managed tool/LLM call running now. */
+export interface ScopeContext {
+  readonly stack: ScopeStack;
+  readonly activeEventUuid?: string;
+  /** Root uuid of a trace continued from another process (propagation), if any. */
+  readonly propagatedRootUuid?: string;
+}
+
+interface SharedState {
+  storage: AsyncLocalStorage<ScopeContext>;
+  defaultContext: ScopeContext;
+}
+
+// Kept under a global symbol so duplicated copies of the package share one context.
+const KEY = Symbol.for("relaytrace.scopeStack");
+const holder = globalThis as unknown as Record<symbol, SharedState | undefined>;
+const shared: SharedState =
+  holder[KEY] ?? (holder[KEY] = { storage: new AsyncLocalStorage<ScopeContext>(), defaultContext: { stack: new ScopeStack() } });
+
+export function currentScopeContext(): ScopeContext {
+  return shared.storage.getStore() ?? shared.defaultContext;
+}
+
+export function currentScopeStack(): ScopeStack {
+  return currentScopeContext().stack;
+}
+
+/** Runs `fn` with `context` as the current scope context. */
+export function runInScopeContext<T>(context: ScopeContext, fn: () => T): T {
+  return shared.storage.run(context, fn);
+}
+
+/** Runs `fn` with `stack` as the current stack (keeping the propagated root of the caller). */
+export function withScopeStack<T>(stack: ScopeStack, fn: () => T): T {
+  const outer = currentScopeContext();
+  return shared.storage.run({ stack, propagatedRootUuid: outer.propagatedRootUuid }, fn);
+}
+
+export function createScopeStack(): ScopeStack {
+  return new ScopeStack();
+}

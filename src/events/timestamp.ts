@@ -1,0 +1,51 @@
+const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
+
+function pad(value: number, width: number): string {
+  return String(value).padStart(width, "0");
+}
+
+/** Formats integer epoch microseconds as RFC 3339 with exactly six fraction digits and `Z`. */
+export function formatTimestamp(us: number): string {
+  const ms = Math.floor(us / 1000);
+  const iso = new Date(ms).toISOString(); // 2026-03-01T12:00:00.412Z
+  return `${iso.slice(0, 19)}.${pad(us - Math.floor(us / 1_000_000) * 1_000_000, 6)}Z`;
+}
+
+/** Parses either ATOF timestamp form into integer epoch microseconds; throws a TypeError on anything else. */
+export function parseTimestamp(value: unknown): number {
+  if (typeof value === "number") {
+    if (Number.isSafeInteger(value) && value >= 0) return value;
+    throw new TypeError("timestamp must be a safe integer number of Unix microseconds");
+  }
+  if (typeof value === "string") {
+    const m = RFC3339.exec(value);
+    if (!m) throw new TypeError(`timestamp ${JSON.stringify(value)} is not RFC 3339`);
+    const [, y, mo, d, h, mi, s, frac = "", zone] = m;
+    const ms = Date.UTC(Number(y), Number(mo) - 1, Number(d), Number(h), Number(mi), Number(s));
+    if (Number.isNaN(ms) || Number(mo) > 12 || Number(d) > 31 || Number(h) > 23 || Number(mi) > 59 || Number(s) > 60) {
+      throw new TypeError(`timestamp ${JSON.stringify(value)} is not a valid date`);
+    }
+    // More than six fraction digits are truncated, not rounded.
+    const micros = Number((frac + "000000").slice(0, 6));
+    let offsetMin = 0;
+    if (zone !== "Z" && zone !== "z") {
+      const sign = zone!.startsWith("-") ? -1 : 1;
+      offsetMin = sign * (Number(zone!.slice(1, 3)) * 60 + Number(zone!.slice(4, 6)));
+    }
+    return (ms - offsetMin * 60_000) * 1000 + micros;
+  }
+  throw new TypeError("timestamp must be an RFC 3339 string or a safe integer number of Unix microseconds");
+}
+
+/** Accepts the explicit timestamp forms of the runtime API: µs integer, Date, or RFC 3339 string. */
+export function toMicros(value: number | Date | string): number {
+  if (value instanceof Date) {
+    const ms = value.getTime();
+    if (Number.isNaN(ms) || ms < 0) throw new TypeError("timestamp must be a safe integer number of Unix microseconds");
+    return ms * 1000;
+  }
+  if (typeof value === "number" && !(Number.isSafeInteger(value) && value >= 0)) {
+    throw new TypeError("timestamp must be a safe integer number of Unix microseconds");
+  }
+  return parseTimestamp(value);
+}

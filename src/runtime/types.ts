@@ -1,0 +1,198 @@
+import type { Clock } from "../events/clock.js";
+import type { Json, JsonObject } from "../events/json.js";
+import type { ScopeHandle } from "../events/scope-stack.js";
+import type { AtofEvent, Category, DataSchema, LogSeverity } from "../events/types.js";
+
+export type { ScopeHandle };
+
+/** What a tool callback and every intercept continuation return. */
+export interface ToolExecutionResult<T extends Json = Json> {
+  result: T;
+  /** Opaque metadata next to the result; `null` and absent are the same. */
+  annotation?: Json;
+}
+
+/** What an execution intercept returns: a result plus lifecycle-owned marks. */
+export interface ToolExecutionInterceptOutcome<T extends Json = Json> extends ToolExecutionResult<T> {
+  pendingMarks?: PendingMarkSpec[];
+}
+
+/** A mark to emit after the tool ends successfully. Keys are camelCase; `categoryProfile` inner keys are wire data. */
+export interface PendingMarkSpec {
+  name: string;
+  category?: string | null;
+  categoryProfile?: JsonObject | null;
+  data?: Json;
+  dataSchema?: DataSchema | null;
+  metadata?: Json;
+  severity?: LogSeverity;
+}
+
+export type Timestamp = number | Date | string;
+
+export interface Diagnostic {
+  code: string;
+  message: string;
+  count: number;
+}
+
+/** An explicit time-ordered exporter lifecycle, attached to a subscriber so `runtime.shutdown()` reaches it. */
+export interface ExporterLifecycle {
+  forceFlush(): Promise<void>;
+  shutdown(): Promise<void>;
+}
+
+export type Subscriber = (event: AtofEvent) => void | Promise<void>;
+
+export interface SubscribeOptions {
+  scope?: ScopeHandle;
+  /** Flushed and shut down by `runtime.flush()`/`runtime.shutdown()`. */
+  exporter?: ExporterLifecycle;
+}
+
+export interface RegistrationOptions {
+  /** Makes the registration scope-local: visible to that scope and its descendants, removed when it pops. */
+  scope?: ScopeHandle;
+}
+
+export interface RequestInterceptOptions extends RegistrationOptions {
+  breakChain?: boolean;
+}
+
+/** Removes a registration; returns whether something was removed. */
+export type Remover = () => boolean;
+
+export interface ScopeOptions {
+  category?: Category;
+  attributes?: string[];
+  input?: Json;
+  metadata?: Json;
+  categoryProfile?: JsonObject | null;
+  parent?: ScopeHandle;
+  timestamp?: Timestamp;
+}
+
+export interface PopScopeOptions {
+  output?: Json;
+  metadata?: Json;
+  timestamp?: Timestamp;
+}
+
+export interface MarkOptions {
+  parent?: ScopeHandle | { uuid: string };
+  category?: string | null;
+  categoryProfile?: JsonObject | null;
+  data?: Json;
+  dataSchema?: DataSchema | null;
+  metadata?: Json;
+  severity?: LogSeverity;
+  timestamp?: Timestamp;
+}
+
+export interface ToolContext {
+  signal: AbortSignal;
+  toolUuid: string;
+  toolCallId?: string;
+}
+
+export type ToolFunction = (args: Json, ctx: ToolContext) => ToolExecutionResult | Promise<ToolExecutionResult>;
+
+export interface ToolOptions {
+  toolCallId?: string;
+  attributes?: string[];
+  metadata?: Json;
+  /** Fallback end `data` when the result sanitizes to null, and the error end's data. */
+  data?: Json;
+  parent?: ScopeHandle | { uuid: string };
+  signal?: AbortSignal;
+  timestamp?: Timestamp;
+}
+
+/** A tool call that has started and not ended. */
+export interface ToolHandle {
+  readonly uuid: string;
+  readonly name: string;
+  readonly parentUuid: string | null;
+  readonly toolCallId?: string;
+  readonly startedAtUs: number;
+  readonly attributes: readonly string[];
+  readonly metadata: Json;
+}
+
+export interface EndToolOptions {
+  data?: Json;
+  metadata?: Json;
+  timestamp?: Timestamp;
+}
+
+export interface LlmRequest {
+  headers?: Record<string, Json>;
+  content: Json;
+}
+
+export interface LlmOptions {
+  modelName?: string;
+  attributes?: string[];
+  metadata?: Json;
+  parent?: ScopeHandle | { uuid: string };
+  signal?: AbortSignal;
+  timestamp?: Timestamp;
+}
+
+export interface LlmHandle {
+  readonly uuid: string;
+  readonly name: string;
+  readonly parentUuid: string | null;
+  readonly modelName?: string;
+  readonly startedAtUs: number;
+  readonly attributes: readonly string[];
+  readonly metadata: Json;
+}
+
+export interface EndLlmOptions {
+  data?: Json;
+  metadata?: Json;
+  modelName?: string;
+  timestamp?: Timestamp;
+}
+
+export type LlmFunction = (request: LlmRequest, ctx: { signal: AbortSignal; llmUuid: string }) => Json | Promise<Json>;
+
+export interface ToolExecutionInfo {
+  tool: string;
+  toolCallId?: string;
+  toolUuid: string;
+}
+
+export type ToolNext = (args: Json) => Promise<ToolExecutionResult>;
+export type ToolExecutionIntercept = (
+  args: Json,
+  next: ToolNext,
+  info: ToolExecutionInfo,
+) => ToolExecutionInterceptOutcome | Promise<ToolExecutionInterceptOutcome>;
+
+export interface EventFields {
+  data: Json;
+  categoryProfile: JsonObject | null;
+  metadata: Json;
+}
+
+export type EventSanitizer = (event: AtofEvent, fields: EventFields) => Partial<EventFields>;
+export type MetadataInjector = (event: AtofEvent) => Record<string, string | number | boolean | string[] | number[] | boolean[]>;
+
+/** `{version: 1, root_uuid?, parent_uuid}` on the wire. */
+export interface PropagationContext {
+  version: 1;
+  root_uuid?: string;
+  parent_uuid: string;
+}
+
+export interface RuntimeOptions {
+  clock?: Clock;
+  idGenerator?: () => string;
+  /** Publications waiting for delivery before new ones are dropped (default 10,000). */
+  maxQueueSize?: number;
+  /** Private attribute/metadata namespace (default `nemo_relay`). */
+  namespace?: string;
+  onDiagnostic?: (d: { code: string; message: string }) => void;
+}

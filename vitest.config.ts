@@ -1,0 +1,21 @@
+import { fileURLToPath } from "node:url";
+import { defineConfig } from "vitest/config";
+
+const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
+
+export default defineConfig({
+  resolve: {
+    // Examples and README snippets import the package by name; tests run them against the sources.
+    alias: [
+      { find: /^relaytrace\/exporters$/, replacement: here("./exporters/index.ts") },
+      { find: /^relaytrace\/testing$/, replacement: here("./exporters/testing/index.ts") },
+      { find: /^relaytrace$/, replacement: here("./src/index.ts") },
+    ],
+  },
+  test: {
+    include: ["test/**/*.test.ts"],
+    testTimeout: 20_000,
+    hookTimeout: 20_000,
+    reporters: ["default", "./test/support/summary-reporter.ts"],
+  },
+});
