@@ -1,0 +1,57 @@
+import type { Json, JsonObject } from "../events/json.js";
+import { isJsonObject } from "../events/json.js";
+import { ATOF_VERSION } from "../events/types.js";
+import { RelaytraceError } from "./errors.js";
+
+const FLAG = /^[a-z0-9._-]+$/;
+const EMPTY: string[] = [];
+
+/** Lowercase, sorted, deduplicated flags; a flag outside `[a-z0-9._-]+` is a TypeError. */
+export function normalizeAttributes(attributes: readonly string[] | undefined): string[] {
+  if (!attributes || attributes.length === 0) return EMPTY;
+  for (const flag of attributes) {
+    if (typeof flag !== "string" || !FLAG.test(flag)) {
+      throw new TypeError(`attribute flag ${JSON.stringify(flag)} must match [a-z0-9._-]+`);
+    }
+  }
+  if (attributes.length === 1) return [attributes[0]!];
+  return [...new Set(attributes)].sort();
+}
+
+/** End metadata: end keys win; when either side is not an object, the end value replaces it. */
+export function shallowMerge(base: Json, extra: Json | undefined): Json {
+  if (extra === undefined) return base;
+  if (isJsonObject(base) && isJsonObject(extra)) return { ...base, ...extra };
+  if (base === null && isJsonObject(extra)) return { ...extra };
+  return extra;
+}
+
+export function okMetadata(base: Json): Json {
+  if (base !== null && !isJsonObject(base)) return base;
+  const out: JsonObject = { ...(base ?? {}), "otel.status_code": "OK" };
+  delete out["otel.status_description"];
+  return out;
+}
+
+/** The error keys written on a failed managed end; caller-supplied error.type / exception.type win. */
+export function errorMetadata(base: Json, error: unknown): Json {
+  const out: JsonObject = isJsonObject(base) ? { ...base } : {};
+  out["otel.status_code"] = "ERROR";
+  out["otel.status_description"] = error instanceof Error ? error.message : String(error);
+  if (out["error.type"] === undefined) {
+    out["error.type"] = error instanceof RelaytraceError ? error.code : "internal_error";
+  }
+  if (out["exception.type"] === undefined && error instanceof Error && !(error instanceof RelaytraceError)) {
+    out["exception.type"] = error.name;
+  }
+  return out;
+}
+
+export function cancelledMetadata(base: Json): Json {
+  const out: JsonObject = isJsonObject(base) ? { ...base } : {};
+  out["otel.status_code"] = "ERROR";
+  out["otel.status_description"] = "tool execution cancelled";
+  return out;
+}
+
+export const atofVersion = ATOF_VERSION;

@@ -1,0 +1,61 @@
+import type { Json } from "../events/json.js";
+import type { ScopeContext } from "../events/scope-stack.js";
+import { runInScopeContext } from "../events/scope-stack.js";
+import { RelaytraceError } from "./errors.js";
+import { toInterceptOutcome, toToolResult } from "./outcome.js";
+import type { RegistryEntry } from "./registry.js";
+import type { PendingMarkSpec, ToolExecutionIntercept, ToolExecutionInfo, ToolExecutionResult } from "./types.js";
+
+/** A layer's settled outcome: the app-visible result plus the marks accumulated at and below it. */
+export interface LayerOutcome extends ToolExecutionResult {
+  marks: PendingMarkSpec[];
+}
+
+type Layer = (args: Json) => Promise<LayerOutcome>;
+
+/**
+ * Builds the execution-intercept chain around the tool callback. The lowest priority ends up
+ * outermost. Each `next` call runs downstream in its own stack snapshot and returns only
+ * `{result, annotation?}`; downstream marks are kept aside, ordered by the sequence number the
+ * call took when it was made, and placed before the layer's own marks (innermost first).
+ */
+export function buildToolChain(
+  intercepts: readonly RegistryEntry<ToolExecutionIntercept>[],
+  base: (args: Json) => unknown,
+  info: ToolExecutionInfo,
+  context: ScopeContext,
+): Layer {
+  let current: Layer = async (args) => ({ ...toToolResult(await base(args)), marks: [] });
+  for (let i = intercepts.length - 1; i >= 0; i--) {
+    const intercept = intercepts[i]!;
+    const downstream = current;
+    current = async (args) => {
+      let settled = false;
+      let calls = 0;
+      const batches: { seq: number; marks: PendingMarkSpec[] }[] = [];
+      const next = async (nextArgs: Json): Promise<ToolExecutionResult> => {
+        if (settled) {
+          throw new RelaytraceError("invalid_argument", `continuation used after intercept settled (${intercept.name})`);
+        }
+        const seq = calls++;
+        const snapshot: ScopeContext = { ...context, stack: context.stack.snapshot() };
+        const outcome = await runInScopeContext(snapshot, () => downstream(nextArgs));
+        batches.push({ seq, marks: outcome.marks });
+        return outcome.annotation === undefined ? { result: outcome.result } : { result: outcome.result, annotation: outcome.annotation };
+      };
+      try {
+        const outcome = toInterceptOutcome(await intercept.callback(args, next, info), intercept.name);
+        batches.sort((a, b) => a.seq - b.seq);
+        const marks: PendingMarkSpec[] = [];
+        for (const batch of batches) marks.push(...batch.marks);
+        marks.push(...outcome.pendingMarks);
+        return outcome.annotation === undefined
+          ? { result: outcome.result, marks }
+          : { result: outcome.result, annotation: outcome.annotation, marks };
+      } finally {
+        settled = true;
+      }
+    };
+  }
+  return current;
+}

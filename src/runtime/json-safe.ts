@@ -1,0 +1,108 @@
+import type { Json, JsonObject } from "../events/json.js";
+
+/** Nesting deeper than this is cut (a 10,000-level document must not overflow the stack). */
+export const MAX_JSON_DEPTH = 100;
+
+export const CIRCULAR_MARKER = "[Circular]";
+export const DEPTH_MARKER = "[MaxDepth]";
+
+/** What a copy had to change to make a value JSON. */
+export interface JsonCopyIssues {
+  count: number;
+  first?: string;
+}
+
+function note(issues: JsonCopyIssues | undefined, what: string): void {
+  if (!issues) return;
+  issues.count++;
+  issues.first ??= what;
+}
+
+/**
+ * Copies an application value into plain JSON so that later mutation by the app cannot change
+ * a queued event, and so that exporters never meet values JSON cannot hold. Outcomes:
+ * non-finite numbers → null; BigInt → its decimal string; functions, symbols and undefined →
+ * dropped from objects, null in arrays (as JSON.stringify does); cycles → "[Circular]";
+ * nesting past MAX_JSON_DEPTH → "[MaxDepth]"; objects with toJSON (Date) → their toJSON value.
+ * Each change is counted in `issues` so the caller can report a diagnostic.
+ */
+export function toJsonSafe(value: unknown, issues?: JsonCopyIssues): Json {
+  return copy(value, 0, [], issues);
+}
+
+function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined): Json {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return value;
+    case "number":
+      if (Number.isFinite(value)) return value;
+      note(issues, "non-finite number");
+      return null;
+    case "bigint":
+      note(issues, "BigInt");
+      return value.toString();
+    case "undefined":
+      return null;
+    case "function":
+    case "symbol":
+      note(issues, typeof value);
+      return null;
+    default:
+      break;
+  }
+  if (value === null) return null;
+  const obj = value as object;
+  if (depth >= MAX_JSON_DEPTH) {
+    note(issues, "nesting too deep");
+    return DEPTH_MARKER;
+  }
+  if (path.includes(obj)) {
+    note(issues, "cycle");
+    return CIRCULAR_MARKER;
+  }
+  const toJSON = (obj as { toJSON?: unknown }).toJSON;
+  if (typeof toJSON === "function") {
+    let replaced: unknown;
+    try {
+      replaced = (toJSON as () => unknown).call(obj);
+    } catch {
+      note(issues, "toJSON threw");
+      return null;
+    }
+    if (replaced !== obj) return copy(replaced, depth + 1, path, issues);
+  }
+  path.push(obj);
+  try {
+    if (Array.isArray(obj)) {
+      const out: Json[] = new Array(obj.length);
+      for (let i = 0; i < obj.length; i++) out[i] = copy(obj[i], depth + 1, path, issues);
+      return out;
+    }
+    const out: JsonObject = {};
+    for (const key of Object.keys(obj)) {
+      const v = (obj as Record<string, unknown>)[key];
+      if (v === undefined) continue;
+      if (typeof v === "function" || typeof v === "symbol") {
+        note(issues, typeof v);
+        continue;
+      }
+      out[key] = copy(v, depth + 1, path, issues);
+    }
+    return out;
+  } finally {
+    path.pop();
+  }
+}
+
+/** Freezes a JSON value we built ourselves, so subscribers cannot change what the next one sees. */
+export function deepFreeze<T>(value: T): T {
+  if (typeof value !== "object" || value === null || Object.isFrozen(value)) return value;
+  Object.freeze(value);
+  if (Array.isArray(value)) {
+    for (const item of value) deepFreeze(item);
+  } else {
+    for (const key in value) deepFreeze((value as Record<string, unknown>)[key]);
+  }
+  return value;
+}

@@ -1,0 +1,278 @@
+import type { Json, JsonObject } from "../events/json.js";
+import { isJsonObject } from "../events/json.js";
+import type { ScopeStack } from "../events/scope-stack.js";
+import { formatTimestamp } from "../events/timestamp.js";
+import type { AtofEvent, DataSchema } from "../events/types.js";
+import type { DiagnosticCounter } from "./diagnostics.js";
+import { deepFreeze, toJsonSafe } from "./json-safe.js";
+import type { Registry, RegistryEntry } from "./registry.js";
+import type { EventFields, EventSanitizer, MetadataInjector, Subscriber } from "./types.js";
+
+/** An event under construction. Payloads are already our own copies; `timestamp` is µs until delivery. */
+export interface DraftEvent {
+  kind: "scope" | "mark";
+  scope_category?: "start" | "end";
+  atof_version: string;
+  uuid: string;
+  parent_uuid: string | null;
+  timestamp: number | string;
+  name: string;
+  attributes?: string[];
+  category: string | null;
+  category_profile: JsonObject | null;
+  data: Json;
+  data_schema: DataSchema | null;
+  metadata: Json;
+}
+
+/** Work done at delivery time on the dispatcher (payload sanitize chains); throwing drops the event. */
+export type Transform = (event: DraftEvent) => void;
+
+interface Publication {
+  event: DraftEvent;
+  transform: Transform | undefined;
+  injectors: readonly RegistryEntry<MetadataInjector>[];
+  sanitizers: readonly RegistryEntry<EventSanitizer>[];
+  subscribers: readonly RegistryEntry<Subscriber>[];
+}
+
+export interface PublisherRegistries {
+  subscribers: Registry<Subscriber>;
+  injectors: Registry<MetadataInjector>;
+  markSanitizers: Registry<EventSanitizer>;
+  scopeStartSanitizers: Registry<EventSanitizer>;
+  scopeEndSanitizers: Registry<EventSanitizer>;
+}
+
+export interface CallbackError {
+  registry: string;
+  name: string;
+  message: string;
+}
+
+const INJECTOR_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
+
+function messageOf(error: unknown): string {
+  return error instanceof Error ? error.message : String(error);
+}
+
+/**
+ * One FIFO queue per runtime. Emission snapshots the event and the registrations visible at that
+ * moment; delivery runs later, one publication at a time: transform → metadata injectors (fail
+ * open) → event sanitizers (fail closed) → subscribers (isolated). Events emitted from inside a
+ * callback queue behind the current one and are never delivered re-entrantly.
+ */
+export class Publisher {
+  private queue: (Publication | undefined)[] = [];
+  private head = 0;
+  private scheduled = false;
+  private draining = false;
+  private enqueued = 0;
+  private delivered = 0;
+  private waiters: { target: number; resolve: () => void }[] = [];
+  private readonly pendingPromises = new Set<Promise<unknown>>();
+  /** Depth of dispatcher callbacks running now; barriers refuse to run inside one. */
+  callbackDepth = 0;
+  lastCallbackError: CallbackError | undefined;
+
+  constructor(
+    private readonly registries: PublisherRegistries,
+    private readonly diagnostics: DiagnosticCounter,
+    private readonly maxQueueSize: number,
+  ) {}
+
+  /** Subscribers visible from `stack`; an empty list means the event need not be built at all. */
+  subscribersFor(stack: ScopeStack): readonly RegistryEntry<Subscriber>[] {
+    return this.registries.subscribers.effective(stack);
+  }
+
+  publish(
+    event: DraftEvent,
+    stack: ScopeStack,
+    subscribers: readonly RegistryEntry<Subscriber>[],
+    transform?: Transform,
+  ): void {
+    if (this.queue.length - this.head >= this.maxQueueSize) {
+      this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
+      return;
+    }
+    const sanitizerRegistry =
+      event.kind === "mark"
+        ? this.registries.markSanitizers
+        : event.scope_category === "start"
+          ? this.registries.scopeStartSanitizers
+          : this.registries.scopeEndSanitizers;
+    let injectors = this.registries.injectors.effective(stack);
+    if (injectors.length > 1) {
+      injectors = [...injectors].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
+    }
+    this.queue.push({ event, transform, injectors, sanitizers: sanitizerRegistry.effective(stack), subscribers });
+    this.enqueued++;
+    if (!this.scheduled && !this.draining) {
+      this.scheduled = true;
+      queueMicrotask(() => this.drain());
+    }
+  }
+
+  /** Resolves once everything enqueued before the call is delivered and its subscriber promises settled. */
+  async flush(): Promise<void> {
+    const target = this.enqueued;
+    if (this.delivered < target) {
+      await new Promise<void>((resolve) => this.waiters.push({ target, resolve }));
+    }
+    if (this.pendingPromises.size > 0) await Promise.allSettled([...this.pendingPromises]);
+  }
+
+  private drain(): void {
+    this.scheduled = false;
+    if (this.draining) return;
+    this.draining = true;
+    try {
+      while (this.head < this.queue.length) {
+        const publication = this.queue[this.head]!;
+        this.queue[this.head++] = undefined;
+        try {
+          this.deliver(publication);
+        } catch (error) {
+          this.diagnostics.record("event_transform_failed", `event ${publication.event.name} dropped: ${messageOf(error)}`);
+        }
+        this.delivered++;
+        if (this.head > 1024 && this.head * 2 > this.queue.length) {
+          this.queue = this.queue.slice(this.head);
+          this.head = 0;
+        }
+      }
+      this.queue = [];
+      this.head = 0;
+    } finally {
+      this.draining = false;
+    }
+    if (this.waiters.length > 0) {
+      const ready = this.waiters.filter((w) => w.target <= this.delivered);
+      this.waiters = this.waiters.filter((w) => w.target > this.delivered);
+      for (const w of ready) w.resolve();
+    }
+  }
+
+  private deliver(publication: Publication): void {
+    const event = publication.event;
+    this.callbackDepth++;
+    try {
+      if (publication.transform) {
+        try {
+          publication.transform(event);
+        } catch (error) {
+          this.diagnostics.record("event_transform_failed", `event ${event.name} dropped: ${messageOf(error)}`);
+          return;
+        }
+      }
+      if (typeof event.timestamp === "number") event.timestamp = formatTimestamp(event.timestamp);
+      for (const injector of publication.injectors) this.inject(injector, event);
+      if (publication.sanitizers.length > 0) this.sanitize(publication.sanitizers, event);
+      const frozen = deepFreeze(event) as unknown as AtofEvent;
+      for (const subscriber of publication.subscribers) this.notify(subscriber, frozen);
+    } finally {
+      this.callbackDepth--;
+    }
+  }
+
+  private inject(injector: RegistryEntry<MetadataInjector>, event: DraftEvent): void {
+    if (event.metadata !== null && !isJsonObject(event.metadata)) return;
+    let extra: unknown;
+    try {
+      extra = injector.callback(event as unknown as AtofEvent);
+    } catch (error) {
+      this.fail("metadata_injector", injector.name, error);
+      return;
+    }
+    if (!isJsonObject(extra)) {
+      if (extra != null) this.fail("metadata_injector", injector.name, new TypeError("injector must return an object"));
+      return;
+    }
+    for (const [key, value] of Object.entries(extra)) {
+      if (!INJECTOR_KEY.test(key) || !isInjectableValue(value)) {
+        this.diagnostics.record("metadata_injector_value_rejected", `${injector.name}: key ${key} or its value is not allowed`);
+        continue;
+      }
+      const metadata = (event.metadata ??= {}) as JsonObject;
+      if (!(key in metadata)) metadata[key] = Array.isArray(value) ? [...value] : value;
+    }
+  }
+
+  private sanitize(sanitizers: readonly RegistryEntry<EventSanitizer>[], event: DraftEvent): void {
+    const view = Object.freeze({ ...event }) as unknown as AtofEvent;
+    for (const sanitizer of sanitizers) {
+      const fields: EventFields = { data: event.data, categoryProfile: event.category_profile, metadata: event.metadata };
+      let replaced: unknown;
+      try {
+        replaced = sanitizer.callback(view, fields);
+      } catch (error) {
+        this.failClosed(sanitizer.name, event, error);
+        return;
+      }
+      const problem = invalidFields(replaced);
+      if (problem) {
+        this.failClosed(sanitizer.name, event, new TypeError(problem));
+        return;
+      }
+      const next = replaced as Partial<EventFields>;
+      event.data = "data" in next ? toJsonSafe(next.data) : null;
+      event.category_profile = "categoryProfile" in next ? (toJsonSafe(next.categoryProfile) as JsonObject | null) : null;
+      event.metadata = "metadata" in next ? toJsonSafe(next.metadata) : null;
+    }
+  }
+
+  private failClosed(name: string, event: DraftEvent, error: unknown): void {
+    // Drop, never leak: the payload fields go, the event shell is still delivered.
+    event.data = null;
+    event.category_profile = null;
+    event.metadata = null;
+    this.fail("event_sanitizer", name, error);
+  }
+
+  private notify(subscriber: RegistryEntry<Subscriber>, event: AtofEvent): void {
+    let result: unknown;
+    try {
+      result = subscriber.callback(event);
+    } catch (error) {
+      this.fail("subscriber", subscriber.name, error);
+      return;
+    }
+    if (result && typeof (result as Promise<unknown>).then === "function") {
+      const tracked = (result as Promise<unknown>).then(
+        () => undefined,
+        (error: unknown) => this.fail("subscriber", subscriber.name, error),
+      );
+      this.pendingPromises.add(tracked);
+      void tracked.finally(() => this.pendingPromises.delete(tracked));
+    }
+  }
+
+  fail(registry: string, name: string, error: unknown): void {
+    const message = messageOf(error);
+    this.lastCallbackError = { registry, name, message };
+    this.diagnostics.record(`${registry}_failed`, `${registry} ${name}: ${message}`);
+  }
+}
+
+function isInjectableValue(value: unknown): boolean {
+  const scalar = (v: unknown) =>
+    typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+  if (scalar(value)) return true;
+  if (!Array.isArray(value)) return false;
+  if (value.length === 0) return true;
+  const type = typeof value[0];
+  return value.every((v) => scalar(v) && typeof v === type);
+}
+
+function invalidFields(value: unknown): string | undefined {
+  if (!isJsonObject(value as Json)) return "sanitizer must return an object with data, categoryProfile or metadata";
+  const v = value as Record<string, unknown>;
+  if (!("data" in v) && !("categoryProfile" in v) && !("metadata" in v)) {
+    return "sanitizer returned none of data, categoryProfile, metadata";
+  }
+  if ("categoryProfile" in v && v.categoryProfile !== null && v.categoryProfile !== undefined && !isJsonObject(v.categoryProfile as Json)) {
+    return "categoryProfile must be an object or null";
+  }
+  return undefined;
+}

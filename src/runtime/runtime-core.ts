@@ -1,0 +1,206 @@
+import type { Clock } from "../events/clock.js";
+import { MonotonicClock, systemClock } from "../events/clock.js";
+import type { Json, JsonObject } from "../events/json.js";
+import type { ScopeStack } from "../events/scope-stack.js";
+import { toMicros } from "../events/timestamp.js";
+import type { DataSchema } from "../events/types.js";
+import { ATOF_VERSION } from "../events/types.js";
+import { uuidv7 } from "../events/uuid.js";
+import { DiagnosticCounter } from "./diagnostics.js";
+import type { JsonCopyIssues } from "./json-safe.js";
+import { toJsonSafe } from "./json-safe.js";
+import type { DraftEvent, Transform } from "./publisher.js";
+import { Publisher } from "./publisher.js";
+import { Registry } from "./registry.js";
+import type {
+  EventSanitizer,
+  LlmRequest,
+  MetadataInjector,
+  RuntimeOptions,
+  Subscriber,
+  Timestamp,
+  ToolExecutionIntercept,
+} from "./types.js";
+
+export type ToolGuardrail = (tool: string, args: Json) => string | null | undefined | Promise<string | null | undefined>;
+export type ToolRequestIntercept = (tool: string, args: Json) => Json | Promise<Json>;
+export type PayloadSanitizer = (name: string, value: Json) => Json;
+export type LlmGuardrail = (name: string, request: LlmRequest) => string | null | undefined | Promise<string | null | undefined>;
+export type LlmRequestIntercept = (name: string, request: LlmRequest) => LlmRequest | Promise<LlmRequest>;
+export type LlmExecutionIntercept = (
+  request: LlmRequest,
+  next: (request: LlmRequest) => Promise<Json>,
+  info: { name: string; llmUuid: string; modelName?: string },
+) => Json | Promise<Json>;
+
+/** Every registry of a runtime, by family. */
+export class Registries {
+  readonly subscribers = new Registry<Subscriber>("subscriber", "insertion");
+  readonly injectors = new Registry<MetadataInjector>("metadata injector");
+  readonly markSanitizers = new Registry<EventSanitizer>("mark sanitizer");
+  readonly scopeStartSanitizers = new Registry<EventSanitizer>("scope start sanitizer");
+  readonly scopeEndSanitizers = new Registry<EventSanitizer>("scope end sanitizer");
+  readonly toolGuardrails = new Registry<ToolGuardrail>("tool conditional guardrail");
+  readonly toolRequestIntercepts = new Registry<ToolRequestIntercept>("tool request intercept");
+  readonly toolExecutionIntercepts = new Registry<ToolExecutionIntercept>("tool execution intercept");
+  readonly toolSanitizeRequest = new Registry<PayloadSanitizer>("tool sanitize-request");
+  readonly toolSanitizeResponse = new Registry<PayloadSanitizer>("tool sanitize-response");
+  readonly llmGuardrails = new Registry<LlmGuardrail>("llm conditional guardrail");
+  readonly llmRequestIntercepts = new Registry<LlmRequestIntercept>("llm request intercept");
+  readonly llmExecutionIntercepts = new Registry<LlmExecutionIntercept>("llm execution intercept");
+  readonly llmSanitizeRequest = new Registry<(value: Json) => Json>("llm sanitize-request");
+  readonly llmSanitizeResponse = new Registry<(value: Json) => Json>("llm sanitize-response");
+
+  all(): Registry<unknown>[] {
+    return Object.values(this) as Registry<unknown>[];
+  }
+}
+
+export interface ScopeShape {
+  uuid: string;
+  name: string;
+  category: string;
+  parentUuid: string | null;
+  attributes: readonly string[];
+}
+
+/** Clock, ids, registries and the publisher shared by every part of one runtime. */
+export class RuntimeCore {
+  readonly namespace: string;
+  readonly diagnostics: DiagnosticCounter;
+  readonly registries = new Registries();
+  readonly publisher: Publisher;
+  private readonly clock: Clock;
+  private readonly idGenerator: () => string;
+
+  constructor(options: RuntimeOptions = {}) {
+    this.namespace = options.namespace ?? "nemo_relay";
+    this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
+    this.clock = new MonotonicClock(options.clock ?? systemClock);
+    this.idGenerator = options.idGenerator ?? (() => uuidv7());
+    const maxQueueSize = options.maxQueueSize ?? 10_000;
+    if (!Number.isSafeInteger(maxQueueSize) || maxQueueSize < 1) {
+      throw new TypeError("maxQueueSize must be a positive integer");
+    }
+    this.publisher = new Publisher(this.registries, this.diagnostics, maxQueueSize);
+  }
+
+  nowUs(): number {
+    return this.clock.nowUs();
+  }
+
+  newId(): string {
+    return this.idGenerator();
+  }
+
+  startTime(explicit: Timestamp | undefined): number {
+    return explicit === undefined ? this.clock.nowUs() : toMicros(explicit);
+  }
+
+  /** `end >= start + 1 µs`, always; an explicit earlier end is clamped and counted. */
+  endTime(startUs: number, explicit: Timestamp | undefined): number {
+    if (explicit === undefined) return Math.max(this.clock.nowUs(), startUs + 1);
+    const us = toMicros(explicit);
+    if (us < startUs + 1) {
+      this.diagnostics.record("timestamp.end_clamped", `explicit end ${us} clamped to start + 1 µs`);
+      return startUs + 1;
+    }
+    return us;
+  }
+
+  /** Copies an app payload into JSON, counting what had to change. */
+  copy(value: unknown, what: string): Json {
+    if (value === null || value === undefined) return null;
+    const t = typeof value;
+    if (t === "string" || t === "boolean") return value as Json;
+    const issues: JsonCopyIssues = { count: 0 };
+    const out = toJsonSafe(value, issues);
+    if (issues.count > 0) {
+      this.diagnostics.record("payload_not_json", `${what}: ${issues.count} value(s) were not JSON (first: ${issues.first}); replaced`);
+    }
+    return out;
+  }
+
+  emitScope(
+    stack: ScopeStack,
+    scope: ScopeShape,
+    phase: "start" | "end",
+    timestampUs: number,
+    fields: { data: unknown; metadata: unknown; profile: JsonObject | null; dataSchema?: DataSchema | null },
+    transform?: Transform,
+  ): void {
+    const subscribers = this.publisher.subscribersFor(stack);
+    if (subscribers.length === 0) return; // nothing wants it: build nothing, run nothing
+    const event: DraftEvent = {
+      kind: "scope",
+      scope_category: phase,
+      atof_version: ATOF_VERSION,
+      uuid: scope.uuid,
+      parent_uuid: scope.parentUuid,
+      timestamp: timestampUs,
+      name: scope.name,
+      attributes: scope.attributes as string[],
+      category: scope.category,
+      category_profile: fields.profile === null ? null : (this.copy(fields.profile, `${scope.name} profile`) as JsonObject),
+      data: this.copy(fields.data, `${scope.name} data`),
+      data_schema: fields.dataSchema ?? null,
+      metadata: this.copy(fields.metadata, `${scope.name} metadata`),
+    };
+    this.publisher.publish(event, stack, subscribers, transform);
+  }
+
+  emitMark(
+    stack: ScopeStack,
+    mark: {
+      uuid: string;
+      parentUuid: string | null;
+      timestampUs: number;
+      name: string;
+      category: string | null;
+      profile: JsonObject | null;
+      data: unknown;
+      dataSchema: DataSchema | null;
+      metadata: unknown;
+    },
+  ): void {
+    const subscribers = this.publisher.subscribersFor(stack);
+    if (subscribers.length === 0) return;
+    const event: DraftEvent = {
+      kind: "mark",
+      atof_version: ATOF_VERSION,
+      uuid: mark.uuid,
+      parent_uuid: mark.parentUuid,
+      timestamp: mark.timestampUs,
+      name: mark.name,
+      category: mark.category,
+      category_profile: mark.profile === null ? null : (this.copy(mark.profile, `${mark.name} profile`) as JsonObject),
+      data: this.copy(mark.data, `${mark.name} data`),
+      data_schema: mark.dataSchema ? { name: mark.dataSchema.name, version: mark.dataSchema.version } : null,
+      metadata: this.copy(mark.metadata, `${mark.name} metadata`),
+    };
+    this.publisher.publish(event, stack, subscribers);
+  }
+
+  /**
+   * A payload sanitize chain snapshot, applied at delivery. A throwing sanitizer omits the payload
+   * (`null`) and skips the rest of the chain; execution is unaffected.
+   */
+  sanitizeChain(
+    entries: readonly { name: string; callback: (value: Json) => Json }[],
+    family: string,
+  ): ((value: Json) => { value: Json; failed: boolean }) | undefined {
+    if (entries.length === 0) return undefined;
+    return (value: Json) => {
+      let current = value;
+      for (const entry of entries) {
+        try {
+          current = this.copy(entry.callback(current), `${family} ${entry.name}`);
+        } catch (error) {
+          this.publisher.fail(family, entry.name, error);
+          return { value: null, failed: true };
+        }
+      }
+      return { value: current, failed: false };
+    };
+  }
+}

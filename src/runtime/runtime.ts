@@ -1,0 +1,379 @@
+import type { Json, JsonObject } from "../events/json.js";
+import { isJsonObject } from "../events/json.js";
+import type { ScopeContext, ScopeHandle } from "../events/scope-stack.js";
+import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
+import { RelaytraceError } from "./errors.js";
+import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
+import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
+import { LlmLifecycle } from "./llm-lifecycle.js";
+import { wireSeverity } from "./outcome.js";
+import { captureFrom, contextFromPropagation, propagationContextFromJson, traceparentFrom } from "./propagation.js";
+import type { CallbackError } from "./publisher.js";
+import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
+import { RuntimeCore } from "./runtime-core.js";
+import { ToolLifecycle } from "./tool-lifecycle.js";
+import type {
+  Diagnostic,
+  EndLlmOptions,
+  EndToolOptions,
+  EventSanitizer,
+  ExporterLifecycle,
+  LlmFunction,
+  LlmHandle,
+  LlmRequest,
+  MarkOptions,
+  MetadataInjector,
+  PopScopeOptions,
+  PropagationContext,
+  RegistrationOptions,
+  Remover,
+  RequestInterceptOptions,
+  RuntimeOptions,
+  ScopeOptions,
+  SubscribeOptions,
+  Subscriber,
+  ToolExecutionIntercept,
+  ToolExecutionResult,
+  ToolFunction,
+  ToolHandle,
+  ToolOptions,
+} from "./types.js";
+
+/** What a `withScope` callback receives: the handle plus setters for the end event. */
+export interface ScopeControl extends ScopeHandle {
+  /** Becomes the end event's `data`. */
+  setOutput(output: Json): void;
+  /** Merged into the end event's metadata. */
+  addMetadata(metadata: JsonObject): void;
+}
+
+interface OpenScope extends ScopeHandle {
+  ended: boolean;
+}
+
+/**
+ * One relaytrace runtime: scopes and marks, managed tool and LLM calls, registries and the
+ * publication pipeline. Telemetry failures are counted in `diagnostics()`, never thrown into the app.
+ */
+export class Runtime {
+  private readonly core: RuntimeCore;
+  private readonly tools: ToolLifecycle;
+  private readonly llms: LlmLifecycle;
+  private readonly exporters = new Set<ExporterLifecycle>();
+  private shutdownPromise: Promise<void> | undefined;
+
+  constructor(options: RuntimeOptions = {}) {
+    this.core = new RuntimeCore(options);
+    this.tools = new ToolLifecycle(this.core);
+    this.llms = new LlmLifecycle(this.core);
+  }
+
+  get namespace(): string {
+    return this.core.namespace;
+  }
+
+  // ---- scopes -------------------------------------------------------------------------------
+
+  /** Runs `fn` inside a new scope; the scope always ends (OK on return, ERROR keys on throw). */
+  async withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options: ScopeOptions = {}): Promise<T> {
+    const outer = currentScopeContext();
+    const handle = this.open(outer, name, options);
+    let output: Json = null;
+    let extraMetadata: JsonObject | undefined;
+    const control: ScopeControl = Object.assign(Object.create(handle) as ScopeHandle, {
+      setOutput(value: Json) {
+        output = value;
+      },
+      addMetadata(value: JsonObject) {
+        extraMetadata = { ...extraMetadata, ...value };
+      },
+    });
+    // The body runs on its own copy of the stack, so concurrent scopes never see each other.
+    const stack = outer.stack.snapshot();
+    stack.push(handle);
+    const inner: ScopeContext = {
+      stack,
+      ...(outer.propagatedRootUuid !== undefined ? { propagatedRootUuid: outer.propagatedRootUuid } : {}),
+    };
+    let metadata: Json;
+    try {
+      const result = await runInScopeContext(inner, () => fn(control));
+      metadata = okMetadata(shallowMerge(handle.metadata, extraMetadata));
+      return result;
+    } catch (error) {
+      metadata = errorMetadata(shallowMerge(handle.metadata, extraMetadata), error);
+      throw error;
+    } finally {
+      this.close(stack, handle, output, metadata!, undefined);
+    }
+  }
+
+  /** Opens a scope on the current stack; it must be closed with `popScope`. */
+  pushScope(name: string, options: ScopeOptions = {}): ScopeHandle {
+    const context = currentScopeContext();
+    const handle = this.open(context, name, options);
+    context.stack.push(handle);
+    return handle;
+  }
+
+  popScope(handle: ScopeHandle, options: PopScopeOptions = {}): void {
+    const stack = currentScopeContext().stack;
+    const index = stack.indexOf(handle.uuid);
+    if (index === 0) throw new RelaytraceError("scope_stack_empty", "the hidden root scope cannot be popped");
+    if (index < 0) throw new RelaytraceError("not_found", `scope ${handle.name} (${handle.uuid}) is not on the current stack`);
+    if (index !== stack.frames.length - 1) {
+      const top = stack.top();
+      throw new RelaytraceError(
+        "invalid_argument",
+        `scope handle is not at the top of the stack: popping ${handle.name} (${handle.uuid}) but ${top.name} (${top.uuid}) is on top`,
+      );
+    }
+    this.close(stack, handle as OpenScope, options.output ?? null, shallowMerge(handle.metadata, options.metadata), options.timestamp);
+    stack.frames.pop();
+  }
+
+  /** Emits a point-in-time mark; returns its uuid. */
+  mark(name: string, options: MarkOptions = {}): string {
+    const context = currentScopeContext();
+    let metadata: Json = options.metadata ?? null;
+    if (options.severity !== undefined) {
+      if (metadata !== null && !isJsonObject(metadata)) {
+        throw new RelaytraceError("invalid_argument", "mark metadata must be a JSON object when severity is provided");
+      }
+      metadata = { ...(metadata ?? {}), [`${this.core.namespace}.log.severity`]: wireSeverity(options.severity) };
+    }
+    if (options.category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
+      throw new TypeError('a "custom" mark needs categoryProfile.subtype');
+    }
+    const uuid = this.core.newId();
+    this.core.emitMark(context.stack, {
+      uuid,
+      parentUuid: options.parent?.uuid ?? context.stack.top().uuid,
+      timestampUs: this.core.startTime(options.timestamp),
+      name,
+      category: options.category ?? null,
+      profile: options.categoryProfile ?? null,
+      data: options.data ?? null,
+      dataSchema: options.dataSchema ?? null,
+      metadata,
+    });
+    return uuid;
+  }
+
+  // ---- tools and LLM calls --------------------------------------------------------------------
+
+  executeTool(name: string, args: Json, fn: ToolFunction, options?: ToolOptions): Promise<ToolExecutionResult> {
+    return this.tools.execute(name, args, fn, options);
+  }
+
+  startTool(name: string, args: Json, options?: ToolOptions): ToolHandle {
+    return this.tools.start(name, args, options);
+  }
+
+  endTool(handle: ToolHandle, outcome: ToolExecutionResult | { error: unknown }, options?: EndToolOptions): void {
+    this.tools.end(handle, outcome, options);
+  }
+
+  executeLlm(name: string, request: LlmRequest, fn: LlmFunction, options?: ExecuteLlmOptions): Promise<Json> {
+    return this.llms.execute(name, request, fn, options);
+  }
+
+  startLlm(name: string, request: LlmRequest, options?: ExecuteLlmOptions): LlmHandle {
+    return this.llms.start(name, request, options);
+  }
+
+  endLlm(handle: LlmHandle, response: Json, options?: EndLlmOptions & { error?: unknown }): void {
+    this.llms.end(handle, response, options);
+  }
+
+  // ---- registrations ------------------------------------------------------------------------
+
+  registerToolConditionalGuardrail(name: string, priority: number, fn: ToolGuardrail, options?: RegistrationOptions): Remover {
+    return this.core.registries.toolGuardrails.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerToolRequestIntercept(name: string, priority: number, fn: ToolRequestIntercept, options?: RequestInterceptOptions): Remover {
+    return this.core.registries.toolRequestIntercepts.add(name, priority, fn, { ...scopeOf(options), breakChain: options?.breakChain === true });
+  }
+
+  registerToolExecutionIntercept(name: string, priority: number, fn: ToolExecutionIntercept, options?: RegistrationOptions): Remover {
+    return this.core.registries.toolExecutionIntercepts.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerToolSanitizeRequest(name: string, priority: number, fn: (tool: string, args: Json) => Json, options?: RegistrationOptions): Remover {
+    return this.core.registries.toolSanitizeRequest.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerToolSanitizeResponse(name: string, priority: number, fn: (tool: string, result: Json) => Json, options?: RegistrationOptions): Remover {
+    return this.core.registries.toolSanitizeResponse.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerLlmConditionalGuardrail(name: string, priority: number, fn: LlmGuardrail, options?: RegistrationOptions): Remover {
+    return this.core.registries.llmGuardrails.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerLlmRequestIntercept(name: string, priority: number, fn: LlmRequestIntercept, options?: RequestInterceptOptions): Remover {
+    return this.core.registries.llmRequestIntercepts.add(name, priority, fn, { ...scopeOf(options), breakChain: options?.breakChain === true });
+  }
+
+  registerLlmExecutionIntercept(name: string, priority: number, fn: LlmExecutionIntercept, options?: RegistrationOptions): Remover {
+    return this.core.registries.llmExecutionIntercepts.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerLlmSanitizeRequest(name: string, priority: number, fn: (request: Json) => Json, options?: RegistrationOptions): Remover {
+    return this.core.registries.llmSanitizeRequest.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerLlmSanitizeResponse(name: string, priority: number, fn: (response: Json) => Json, options?: RegistrationOptions): Remover {
+    return this.core.registries.llmSanitizeResponse.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerMetadataInjector(name: string, priority: number, fn: MetadataInjector, options?: RegistrationOptions): Remover {
+    return this.core.registries.injectors.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerMarkSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
+    return this.core.registries.markSanitizers.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerScopeStartSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
+    return this.core.registries.scopeStartSanitizers.add(name, priority, fn, scopeOf(options));
+  }
+
+  registerScopeEndSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
+    return this.core.registries.scopeEndSanitizers.add(name, priority, fn, scopeOf(options));
+  }
+
+  /** Delivers every later event to `callback`. With `exporter`, `flush`/`shutdown` reach it too. */
+  subscribe(name: string, callback: Subscriber, options: SubscribeOptions = {}): Remover {
+    const remove = this.core.registries.subscribers.add(name, 0, callback, scopeOf(options));
+    const exporter = options.exporter;
+    if (exporter) this.exporters.add(exporter);
+    return () => {
+      if (exporter) this.exporters.delete(exporter);
+      return remove();
+    };
+  }
+
+  // ---- barriers, diagnostics, propagation ---------------------------------------------------
+
+  /** Resolves when every event emitted before the call has been delivered to its subscribers. */
+  flush(): Promise<void> {
+    if (this.core.publisher.callbackDepth > 0) {
+      return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));
+    }
+    return this.core.publisher.flush();
+  }
+
+  /** `flush()`, then every attached exporter's own `forceFlush()`. Never rejects for exporter failures. */
+  async forceFlush(): Promise<void> {
+    await this.flush();
+    await Promise.allSettled([...this.exporters].map((e) => e.forceFlush()));
+  }
+
+  /** Flushes, then shuts down every exporter attached to this runtime. Safe to call twice. */
+  shutdown(): Promise<void> {
+    if (this.core.publisher.callbackDepth > 0) {
+      return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));
+    }
+    this.shutdownPromise ??= (async () => {
+      await this.core.publisher.flush();
+      const results = await Promise.allSettled([...this.exporters].map(async (e) => {
+        await e.forceFlush();
+        await e.shutdown();
+      }));
+      for (const r of results) if (r.status === "rejected") this.core.diagnostics.record("exporter_shutdown_failed", String(r.reason));
+    })();
+    return this.shutdownPromise;
+  }
+
+  /** Counted problems of the runtime and of the exporters attached to it. */
+  diagnostics(): Diagnostic[] {
+    const list = this.core.diagnostics.list();
+    for (const exporter of this.exporters) {
+      const own = (exporter as { diagnostics?: () => Diagnostic[] }).diagnostics;
+      if (typeof own === "function") {
+        try {
+          list.push(...own.call(exporter));
+        } catch {
+          // an exporter that cannot report is skipped
+        }
+      }
+    }
+    return list;
+  }
+
+  getLastCallbackError(): CallbackError | undefined {
+    return this.core.publisher.lastCallbackError;
+  }
+
+  clearLastCallbackError(): void {
+    this.core.publisher.lastCallbackError = undefined;
+  }
+
+  /** `{version: 1, root_uuid, parent_uuid}` for continuing this trace elsewhere (JSON-serializable). */
+  capturePropagationContext(): PropagationContext {
+    return captureFrom(currentScopeContext());
+  }
+
+  /** Runs `fn` so that its scopes continue the trace described by `ctx` (from another process or a resumed run). */
+  withPropagation<T>(ctx: PropagationContext, fn: () => T): T {
+    return runInScopeContext(contextFromPropagation(propagationContextFromJson(ctx)), fn);
+  }
+
+  /** The W3C `traceparent` of the current position in the trace. */
+  captureTraceparent(): string {
+    return traceparentFrom(currentScopeContext());
+  }
+
+  /** The scope on top of the current stack (the hidden root when none is open). */
+  currentScope(): ScopeHandle {
+    return currentScopeContext().stack.top();
+  }
+
+  // ---- internals ----------------------------------------------------------------------------
+
+  private open(context: ScopeContext, name: string, options: ScopeOptions): OpenScope {
+    const category = options.category ?? "function";
+    if (category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
+      throw new TypeError('a "custom" scope needs categoryProfile.subtype');
+    }
+    const handle: OpenScope = {
+      uuid: this.core.newId(),
+      name,
+      category,
+      parentUuid: options.parent?.uuid ?? context.stack.top().uuid,
+      attributes: normalizeAttributes(options.attributes),
+      startedAtUs: this.core.startTime(options.timestamp),
+      metadata: options.metadata ?? null,
+      categoryProfile: options.categoryProfile ?? null,
+      ended: false,
+    };
+    this.core.emitScope(context.stack, handle, "start", handle.startedAtUs, {
+      data: options.input ?? null,
+      metadata: handle.metadata,
+      profile: handle.categoryProfile,
+    });
+    return handle;
+  }
+
+  private close(stack: ScopeContext["stack"], handle: OpenScope, output: Json, metadata: Json, timestamp: PopScopeOptions["timestamp"]): void {
+    handle.ended = true;
+    // Built and snapshotted while the scope is still visible, so its scope-local registrations apply.
+    this.core.emitScope(stack, handle, "end", this.core.endTime(handle.startedAtUs, timestamp), {
+      data: output,
+      metadata,
+      profile: handle.categoryProfile,
+    });
+    for (const registry of this.core.registries.all()) registry.removeScope(handle.uuid);
+  }
+}
+
+function scopeOf(options: RegistrationOptions | undefined): { scopeUuid?: string } {
+  return options?.scope ? { scopeUuid: options.scope.uuid } : {};
+}
+
+/** Creates a runtime. */
+export function createRuntime(options?: RuntimeOptions): Runtime {
+  return new Runtime(options);
+}
