@@ -1,0 +1,99 @@
+import type { Json, JsonObject } from "../events/json.js";
+import type { PropagationContext } from "../runtime/types.js";
+import { pendingOf } from "./pending.js";
+import type { LoopResult } from "./loop.js";
+import { emitMetric, type ClientSettings, type RunContext } from "./loop-context.js";
+import type { Toolkit } from "./toolkit.js";
+import type { RunResult, StreamEvent } from "./types.js";
+
+export interface AgentScopeOptions {
+  toolkit: Toolkit;
+  input: Json;
+  metadata?: JsonObject;
+  signal?: AbortSignal;
+  /** Continue the trace of a halted run (durable resume). */
+  traceContext?: unknown;
+  emit?: (event: StreamEvent) => void;
+}
+
+/** The run signal: the caller's signal and the whole-run deadline, whichever fires first. */
+function runSignal(callerSignal: AbortSignal | undefined, timeoutMs: number | undefined): AbortSignal {
+  const signals: AbortSignal[] = [];
+  if (callerSignal) signals.push(callerSignal);
+  if (timeoutMs !== undefined && timeoutMs > 0) signals.push(AbortSignal.timeout(timeoutMs));
+  if (signals.length === 0) return new AbortController().signal;
+  return signals.length === 1 ? signals[0]! : AbortSignal.any(signals);
+}
+
+function endOutput(r: LoopResult): JsonObject {
+  const out: JsonObject = {
+    status: r.status,
+    text: r.text,
+    turns: r.turns,
+    toolCallCount: r.toolCallCount,
+    usage: { ...r.usage },
+  };
+  if (r.limit) out.limit = r.limit;
+  if (r.pending) out.pending = r.pending as unknown as Json;
+  return out;
+}
+
+function isPropagationContext(v: unknown): v is PropagationContext {
+  return typeof v === "object" && v !== null && (v as PropagationContext).version === 1 && typeof (v as PropagationContext).parent_uuid === "string";
+}
+
+/**
+ * Runs `body` as one `agent` scope: registers the loop's pending-mark intercept on it, sets the
+ * end output, and reports the `run` metric. The scope always ends (ERROR when `body` throws).
+ */
+export async function inAgentScope(settings: ClientSettings, opts: AgentScopeOptions, body: (run: RunContext) => Promise<LoopResult>): Promise<RunResult> {
+  const { runtime } = settings;
+  const signal = runSignal(opts.signal, settings.timeoutMs);
+  const scoped = () =>
+    runtime.withScope(
+      settings.agentName,
+      async (scope) => {
+        // Innermost intercept: a suspension becomes an annotation plus a `tool.pending` mark on the tool.
+        runtime.registerToolExecutionIntercept(
+          "relaytrace.pending",
+          Number.MAX_SAFE_INTEGER,
+          async (args, next, info) => {
+            const r = await next(args);
+            const req = pendingOf(r.result);
+            if (!req) return r;
+            const profile: JsonObject = {};
+            if (info.toolCallId !== undefined) profile.tool_call_id = info.toolCallId;
+            return {
+              ...r,
+              annotation: { pending: req as unknown as Json },
+              pendingMarks: [
+                {
+                  name: "tool.pending",
+                  category: "tool",
+                  categoryProfile: profile,
+                  data: req as unknown as Json,
+                  dataSchema: { name: "relaytrace.pending_request", version: "1" },
+                },
+              ],
+            };
+          },
+          { scope },
+        );
+        const run: RunContext = { settings, toolkit: opts.toolkit, signal, runUuid: scope.uuid };
+        if (opts.emit) run.emit = opts.emit;
+        const started = Date.now();
+        try {
+          const result = await body(run);
+          scope.setOutput(endOutput(result));
+          emitMetric(settings, { event: "run", model: settings.model, turns: result.turns, toolCalls: result.toolCallCount, totalTokens: result.usage.totalTokens, ms: Date.now() - started, runUuid: scope.uuid });
+          return { ...result, runUuid: scope.uuid };
+        } catch (err) {
+          emitMetric(settings, { event: "run", model: settings.model, turns: 0, toolCalls: 0, totalTokens: 0, ms: Date.now() - started, error: err instanceof Error ? err.message : String(err), runUuid: scope.uuid });
+          throw err;
+        }
+      },
+      { category: "agent", input: opts.input, metadata: opts.metadata ?? null },
+    );
+  if (isPropagationContext(opts.traceContext)) return runtime.withPropagation(opts.traceContext, scoped);
+  return scoped();
+}

@@ -1,0 +1,208 @@
+import type { Json } from "../events/json.js";
+import type { LlmRequest } from "../runtime/types.js";
+import { codecFor } from "./providers/codecs.js";
+import { translate, type TranslateOptions, type TranslateResult } from "./translate.js";
+import type { Request } from "./pending.js";
+import { inAgentScope } from "./agent-scope.js";
+import { chainHooks } from "./hooks.js";
+import { runTurns } from "./loop.js";
+import type { ClientSettings } from "./loop-context.js";
+import { abandonTranscript, repairTranscript, validateResume } from "./resume.js";
+import { defaultAgentRuntime } from "./default-runtime.js";
+import { InMemoryConversationStore, type ConversationStore } from "./store.js";
+import type { Toolkit } from "./toolkit.js";
+import type {
+  AbandonOptions,
+  AskOptions,
+  AskResumeOptions,
+  ClientOptions,
+  HaltRecord,
+  ResumeOptions,
+  RunOptions,
+  RunResult,
+  StreamEvent,
+} from "./types.js";
+
+function resolveApiKey(options: ClientOptions): string | undefined {
+  if (options.apiKey) return options.apiKey;
+  const env = process.env;
+  const own = options.style === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY;
+  const other = options.style === "anthropic" ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY;
+  return env.OPENROUTER_API_KEY || own || other || undefined;
+}
+
+function settingsOf(options: ClientOptions): ClientSettings {
+  const s: ClientSettings = {
+    runtime: options.runtime ?? defaultAgentRuntime(),
+    codec: codecFor(options.style),
+    baseUrl: options.baseUrl,
+    model: options.model,
+    headers: { ...(options.headers ?? {}) },
+    systemPrompt: options.systemPrompt ?? "",
+    maxTurns: options.maxTurns !== undefined && options.maxTurns > 0 ? options.maxTurns : 10,
+    retries: options.retries ?? 2,
+    retryBaseMs: options.retryBaseMs ?? 500,
+    agentName: options.agentName ?? "agent",
+    hooks: chainHooks(options.hooks),
+  };
+  const apiKey = resolveApiKey(options);
+  if (apiKey) s.apiKey = apiKey;
+  if (options.timeoutMs !== undefined) s.timeoutMs = options.timeoutMs;
+  if (options.waitFor) s.waitFor = options.waitFor;
+  if (options.dispatcher) s.dispatcher = options.dispatcher;
+  if (options.onMetric) s.onMetric = options.onMetric;
+  return s;
+}
+
+/** The agent client: runs the tool-calling loop against one provider, traced through the runtime. */
+export class Client {
+  private readonly settings: ClientSettings;
+  readonly store: ConversationStore;
+
+  constructor(options: ClientOptions) {
+    this.settings = settingsOf(options);
+    this.store = options.store ?? new InMemoryConversationStore();
+  }
+
+  /** One stateless run: `history` (verbatim) or a fresh transcript, then the user prompt. */
+  run(prompt: string, options: RunOptions): Promise<RunResult> {
+    return this.start(prompt, options, undefined);
+  }
+
+  /** A run with conversation memory: the store's transcript for `id` in, the new transcript saved back (pending too). */
+  async ask(prompt: string, options: AskOptions): Promise<RunResult> {
+    if (options.id === undefined) return this.run(prompt, options);
+    const history = (await this.store.get(options.id)) ?? [];
+    const runOptions: RunOptions = { toolkit: options.toolkit, history };
+    if (options.signal) runOptions.signal = options.signal;
+    const result = await this.start(prompt, runOptions, undefined, { session_id: options.id });
+    await this.store.save(options.id, result.messages);
+    return result;
+  }
+
+  /** A run that yields text deltas, tool calls, suspensions, results and usage as they happen, then `done`. */
+  async *stream(prompt: string, options: RunOptions): AsyncGenerator<StreamEvent, void, undefined> {
+    const queue: StreamEvent[] = [];
+    let wake: (() => void) | undefined;
+    let finished = false;
+    let failure: { error: unknown } | undefined;
+    let result: RunResult | undefined;
+    // Stopping iteration early cancels the run, so no scope is left open.
+    const stop = new AbortController();
+    const signal = options.signal ? AbortSignal.any([options.signal, stop.signal]) : stop.signal;
+    const emit = (e: StreamEvent) => {
+      queue.push(e);
+      wake?.();
+    };
+    this.start(prompt, { ...options, signal }, emit).then(
+      (r) => ((result = r), (finished = true), wake?.()),
+      (e: unknown) => ((failure = { error: e }), (finished = true), wake?.()),
+    );
+    try {
+      for (;;) {
+        const next = queue.shift();
+        if (next) {
+          yield next;
+          continue;
+        }
+        if (finished) break;
+        await new Promise<void>((resolve) => (wake = resolve));
+        wake = undefined;
+      }
+      if (failure) throw failure.error;
+      yield { type: "done", result: result! };
+    } finally {
+      if (!finished) stop.abort(new Error("stream consumer stopped"));
+    }
+  }
+
+  private start(prompt: string, options: RunOptions, emit: ((e: StreamEvent) => void) | undefined, metadata?: Record<string, Json>): Promise<RunResult> {
+    const { codec, systemPrompt } = this.settings;
+    const history = options.history && options.history.length > 0 ? options.history : undefined;
+    const start: { systemPrompt: string; prompt: string; history?: unknown[] } = {
+      systemPrompt: [systemPrompt, options.toolkit.skillsPrompt()].filter((s) => s).join("\n\n"),
+      prompt,
+    };
+    if (history) start.history = structuredClone(history);
+    const messages = codec.startMessages(start);
+    const scopeOptions: Parameters<typeof inAgentScope>[1] = { toolkit: options.toolkit, input: { prompt } };
+    if (metadata) scopeOptions.metadata = metadata;
+    if (options.signal) scopeOptions.signal = options.signal;
+    if (emit) scopeOptions.emit = emit;
+    return inAgentScope(this.settings, scopeOptions, (run) => runTurns(run, messages, emit !== undefined));
+  }
+
+  /** Durable resume (§8.2/§8.3): repairs the halted turn with the answer and continues with no new user turn. */
+  async runWithAnswer(options: ResumeOptions, metadata?: Record<string, Json>): Promise<RunResult> {
+    const { pending, answer, history, halt } = options;
+    const index = validateResume(this.settings.codec, history, pending, answer);
+    const scopeOptions: Parameters<typeof inAgentScope>[1] = {
+      toolkit: options.toolkit,
+      input: { resume: pending.id },
+      metadata: { ...(metadata ?? {}), "relaytrace.resume_of": pending.id },
+      traceContext: pending.data?.traceContext,
+    };
+    if (options.signal) scopeOptions.signal = options.signal;
+    return inAgentScope(this.settings, scopeOptions, async (run) => {
+      const repaired = await repairTranscript(run, structuredClone(history), index, pending, answer, halt);
+      return repaired.halted ?? runTurns(run, repaired.messages, false);
+    });
+  }
+
+  /** `runWithAnswer` on a stored conversation: get → resume → save. */
+  async askWithAnswer(options: AskResumeOptions): Promise<RunResult> {
+    if (!options.id) throw new Error("cannot resume — askWithAnswer needs a conversation id");
+    const history = (await this.store.get(options.id)) ?? [];
+    const resume: ResumeOptions = { toolkit: options.toolkit, history, pending: options.pending, answer: options.answer };
+    if (options.halt) resume.halt = options.halt;
+    if (options.signal) resume.signal = options.signal;
+    const result = await this.runWithAnswer(resume, { session_id: options.id });
+    await this.store.save(options.id, result.messages);
+    return result;
+  }
+
+  /** Gives up on a halted run: suspended slots become `abandoned (<reason>): <prompt>`; saved when given an id. */
+  async abandon(historyOrId: unknown[] | string, pending: Request, options: AbandonOptions = {}): Promise<unknown[]> {
+    const history = typeof historyOrId === "string" ? ((await this.store.get(historyOrId)) ?? []) : historyOrId;
+    const halt: HaltRecord | undefined = options.halt;
+    const repaired = abandonTranscript(this.settings.codec, history, pending, halt, options.reason ?? "cancelled");
+    if (typeof historyOrId === "string") await this.store.save(historyOrId, repaired);
+    return repaired;
+  }
+
+  /** One provider call for an OpenAI-style transcript (§11): no loop, no tools executed. */
+  translate(options: TranslateOptions & { toolkit?: Toolkit }): Promise<TranslateResult> {
+    const s = this.settings;
+    let llmUuid: string | undefined;
+    const deps: Parameters<typeof translate>[0] = {
+      codec: s.codec,
+      baseUrl: s.baseUrl,
+      model: s.model,
+      headers: s.headers,
+      systemPrompt: s.systemPrompt,
+      retries: s.retries,
+      retryBaseMs: s.retryBaseMs,
+      onRetry: (info) => {
+        if (llmUuid) s.runtime.mark("llm.retry", { parent: { uuid: llmUuid }, data: { ...info } as Json });
+      },
+      callLlm: (route, request, send) =>
+        s.runtime.executeLlm(
+          route,
+          request,
+          async (real, ctx) => {
+            llmUuid = ctx.llmUuid;
+            return (await (send as (r?: LlmRequest) => Promise<unknown>)(real)) as Json;
+          },
+          { modelName: s.model },
+        ),
+    };
+    if (s.apiKey) deps.apiKey = s.apiKey;
+    if (s.timeoutMs !== undefined) deps.timeoutMs = s.timeoutMs;
+    if (s.dispatcher) deps.dispatcher = s.dispatcher;
+    return translate(deps, options);
+  }
+}
+
+export function createClient(options: ClientOptions): Client {
+  return new Client(options);
+}

@@ -1,0 +1,59 @@
+import type { Dispatcher } from "undici";
+import type { ProviderCodec } from "./providers/types.js";
+import type { Answer, Request } from "./pending.js";
+import type { AgentRuntime } from "./runtime-port.js";
+import type { Toolkit } from "./toolkit.js";
+import type { ChainedHooks } from "./hooks.js";
+import type { Metric, StreamEvent } from "./types.js";
+
+/** Settings a client resolves once and every run shares. */
+export interface ClientSettings {
+  runtime: AgentRuntime;
+  codec: ProviderCodec;
+  baseUrl: string;
+  model: string;
+  apiKey?: string;
+  headers: Record<string, string>;
+  systemPrompt: string;
+  maxTurns: number;
+  retries: number;
+  retryBaseMs: number;
+  timeoutMs?: number;
+  waitFor?: (request: Request) => Promise<Answer>;
+  dispatcher?: Dispatcher;
+  agentName: string;
+  hooks: ChainedHooks;
+  onMetric?: (metric: Metric) => void;
+}
+
+/** One run in progress. */
+export interface RunContext {
+  settings: ClientSettings;
+  toolkit: Toolkit;
+  signal: AbortSignal;
+  runUuid: string;
+  /** Set when streaming: receives events as they happen. */
+  emit?: (event: StreamEvent) => void;
+}
+
+export function emitMetric(settings: ClientSettings, metric: Metric): void {
+  if (!settings.onMetric) return;
+  try {
+    settings.onMetric(metric);
+  } catch {
+    // A metrics callback is telemetry: it never breaks the run.
+  }
+}
+
+/** Rejects with the abort reason as soon as `signal` aborts. */
+export function raceAbort<T>(promise: Promise<T>, signal: AbortSignal): Promise<T> {
+  if (signal.aborted) return Promise.reject(signal.reason);
+  return new Promise<T>((resolve, reject) => {
+    const onAbort = () => reject(signal.reason);
+    signal.addEventListener("abort", onAbort, { once: true });
+    promise.then(
+      (v) => (signal.removeEventListener("abort", onAbort), resolve(v)),
+      (e) => (signal.removeEventListener("abort", onAbort), reject(e)),
+    );
+  });
+}

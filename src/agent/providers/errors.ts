@@ -1,0 +1,88 @@
+import { RelaytraceError } from "../../runtime/errors.js";
+
+/**
+ * Errors raised by the provider layer. Each carries a `code` from the runtime's error
+ * vocabulary so a failed `executeLlm` records a meaningful `error.type`
+ * (they are RelaytraceErrors, which the runtime reads `code` from).
+ */
+export type ProviderErrorCode =
+  | "connection_error"
+  | "timeout"
+  | "retryable_status"
+  | "authentication"
+  | "invalid_request"
+  | "upstream_error";
+
+export class ProviderError extends RelaytraceError {
+  declare readonly code: ProviderErrorCode;
+  /** whether the transport would retry this failure (when attempts remain) */
+  readonly retryable: boolean;
+
+  constructor(code: ProviderErrorCode, message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super(code, message, options.cause === undefined ? undefined : { cause: options.cause });
+    this.name = "ProviderError";
+    this.retryable = options.retryable ?? false;
+  }
+}
+
+const BODY_PREVIEW = 500;
+
+function codeForStatus(status: number): ProviderErrorCode {
+  if (status === 401 || status === 403) return "authentication";
+  if (isRetryableStatus(status)) return "retryable_status";
+  if (status >= 400 && status < 500) return "invalid_request";
+  return "upstream_error";
+}
+
+export function isRetryableStatus(status: number): boolean {
+  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+}
+
+/** The provider answered with a non-2xx status (after any retries). */
+export class ProviderHttpError extends ProviderError {
+  readonly status: number;
+  /** the response body text, as received */
+  readonly body: string;
+
+  constructor(status: number, body: string) {
+    super(codeForStatus(status), `LLM ${status}: ${body.slice(0, BODY_PREVIEW)}`, {
+      retryable: isRetryableStatus(status),
+    });
+    this.name = "ProviderHttpError";
+    this.status = status;
+    this.body = body;
+  }
+}
+
+/** The provider answered 2xx but the reply is not what the dialect promises (not JSON, missing fields...). */
+export class ProviderResponseError extends ProviderError {
+  constructor(message: string, options: { cause?: unknown } = {}) {
+    super("upstream_error", message, options);
+    this.name = "ProviderResponseError";
+  }
+}
+
+/** Connection refused/reset, a reply cut off mid-body, or a stream closed before its end marker. */
+export class ProviderConnectionError extends ProviderError {
+  constructor(message: string, options: { retryable?: boolean; cause?: unknown } = {}) {
+    super("connection_error", message, options);
+    this.name = "ProviderConnectionError";
+  }
+}
+
+/** The transport's own `timeoutMs` deadline passed. Never retried. */
+export class ProviderTimeoutError extends ProviderError {
+  readonly timeoutMs: number;
+
+  constructor(timeoutMs: number) {
+    super("timeout", `LLM request timed out after ${timeoutMs} ms`);
+    this.name = "ProviderTimeoutError";
+    this.timeoutMs = timeoutMs;
+  }
+}
+
+/** Short, single-line preview of a body for error messages. */
+export function preview(text: string, max = 200): string {
+  const flat = text.replace(/\s+/g, " ").trim();
+  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
+}

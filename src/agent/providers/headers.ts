@@ -1,0 +1,32 @@
+/** Header helpers shared by the transport, translate and the loop. */
+
+/** Merges header layers case-insensitively; a later layer's value wins and keeps its spelling. */
+export function mergeHeaders(...layers: (Record<string, string> | undefined)[]): Record<string, string> {
+  const byLower = new Map<string, [string, string]>();
+  for (const layer of layers) {
+    if (layer === undefined) continue;
+    for (const [key, value] of Object.entries(layer)) byLower.set(key.toLowerCase(), [key, value]);
+  }
+  return Object.fromEntries(byLower.values());
+}
+
+const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
+  "authorization",
+  "proxy-authorization",
+  "x-api-key",
+  "api-key",
+  "cookie",
+  "set-cookie",
+  "x-goog-api-key",
+]);
+
+/** True for headers that carry credentials and must never reach an event. */
+export function isCredentialHeader(name: string): boolean {
+  const lower = name.toLowerCase();
+  return CREDENTIAL_HEADERS.has(lower) || /(^|[-_])(token|secret|api[-_]?key)($|[-_])/.test(lower);
+}
+
+/** The headers with credential entries removed, for the `llm` event's request record. */
+export function eventSafeHeaders(headers: Record<string, string>): Record<string, string> {
+  return Object.fromEntries(Object.entries(headers).filter(([k]) => !isCredentialHeader(k)));
+}

@@ -1,0 +1,220 @@
+import { request } from "undici";
+import type { Dispatcher } from "undici";
+import { isRetryableStatus, ProviderConnectionError, ProviderError, ProviderHttpError, ProviderResponseError, ProviderTimeoutError, preview } from "./errors.js";
+import { mergeHeaders } from "./headers.js";
+import { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
+import { parseSse } from "./sse.js";
+import type { SseEvent } from "./types.js";
+
+/** Passed to `onRetry` before each retry sleep (the loop turns it into an `llm.retry` mark). */
+export interface RetryInfo {
+  /** 0-based index of the attempt that failed */
+  attempt: number;
+  status?: number;
+  error?: string;
+  delayMs: number;
+}
+
+export interface PostOptions {
+  url: string;
+  headers?: Record<string, string>;
+  /** serialized with JSON.stringify */
+  body: unknown;
+  signal?: AbortSignal;
+  /** extra attempts after the first (default 2) */
+  retries?: number;
+  /** backoff base in ms (default 500) */
+  retryBaseMs?: number;
+  /** deadline for the whole call, retries and stream included; never retried */
+  timeoutMs?: number;
+  dispatcher?: Dispatcher;
+  onRetry?: (info: RetryInfo) => void;
+}
+
+export interface PostJsonResult {
+  status: number;
+  json: unknown;
+  headers: Record<string, string>;
+  attempts: number;
+}
+
+/** A 2xx event-stream reply: iterate it (once) for its SSE events. */
+export interface StreamResponse extends AsyncIterable<SseEvent> {
+  status: number;
+  headers: Record<string, string>;
+  attempts: number;
+  events: AsyncIterable<SseEvent>;
+}
+
+type RawHeaders = Record<string, string | string[] | undefined>;
+
+interface CallContext {
+  url: string;
+  callerSignal?: AbortSignal;
+  timeoutSignal?: AbortSignal;
+  timeoutMs?: number;
+  signal?: AbortSignal;
+}
+
+function flatHeaders(raw: RawHeaders): Record<string, string> {
+  const out: Record<string, string> = {};
+  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
+  return out;
+}
+
+function errorText(err: unknown): string {
+  if (err instanceof Error) {
+    const code = (err as { code?: unknown }).code;
+    const causeCode = (err.cause as { code?: unknown } | undefined)?.code;
+    const tag = typeof code === "string" ? code : typeof causeCode === "string" ? causeCode : undefined;
+    return tag !== undefined && !err.message.includes(tag) ? `${tag}: ${err.message}` : err.message;
+  }
+  return String(err);
+}
+
+/** Aborts surface as the caller's own reason, our deadline as ProviderTimeoutError; both are final. */
+function abortFailure(ctx: CallContext): unknown {
+  if (ctx.callerSignal?.aborted) return ctx.callerSignal.reason;
+  if (ctx.timeoutSignal?.aborted) return new ProviderTimeoutError(ctx.timeoutMs ?? 0);
+  return undefined;
+}
+
+function makeContext(opts: PostOptions): CallContext {
+  const ctx: CallContext = { url: opts.url, callerSignal: opts.signal, timeoutMs: opts.timeoutMs };
+  if (opts.timeoutMs !== undefined && opts.timeoutMs > 0) ctx.timeoutSignal = AbortSignal.timeout(opts.timeoutMs);
+  const signals = [ctx.callerSignal, ctx.timeoutSignal].filter((s): s is AbortSignal => s !== undefined);
+  ctx.signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
+  return ctx;
+}
+
+async function readBody(res: Dispatcher.ResponseData, ctx: CallContext): Promise<string> {
+  const chunks: Buffer[] = [];
+  let received = 0;
+  try {
+    for await (const chunk of res.body) {
+      const buf = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
+      chunks.push(buf);
+      received += buf.length;
+    }
+  } catch (err) {
+    throw abortFailure(ctx) ?? new ProviderConnectionError(
+      `connection closed while reading the LLM reply from ${ctx.url} (status ${res.statusCode}, ${received} bytes received): ${errorText(err)}`,
+      { cause: err },
+    );
+  }
+  return Buffer.concat(chunks).toString("utf8");
+}
+
+/** A bad URL or option is not a network failure: retrying cannot help. */
+function isCallerMistake(err: unknown): boolean {
+  const code = (err as { code?: unknown } | null)?.code;
+  return err instanceof TypeError || code === "UND_ERR_INVALID_ARG" || code === "ERR_INVALID_URL";
+}
+
+function serialize(body: unknown): string {
+  if (typeof body === "string") return body;
+  try {
+    return JSON.stringify(body);
+  } catch (err) {
+    throw new TypeError(`LLM request body is not JSON-serializable: ${errorText(err)}`);
+  }
+}
+
+/**
+ * Sends the POST, retrying 429/500/502/503/504 and network errors with backoff (or Retry-After).
+ * Resolves with the first 2xx response, body unread; the final failure is thrown.
+ */
+async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: string): Promise<{ res: Dispatcher.ResponseData; attempts: number }> {
+  const retries = Math.max(0, opts.retries ?? 2);
+  const retryBaseMs = Math.max(0, opts.retryBaseMs ?? 500);
+  const headers = mergeHeaders({ "content-type": "application/json", accept }, opts.headers);
+  const payload = serialize(opts.body);
+
+  for (let attempt = 0; ; attempt++) {
+    let failure: { status?: number; error?: string; retryAfter?: number; final: Error };
+    try {
+      const res = await request(opts.url, { method: "POST", headers, body: payload, signal: ctx.signal, dispatcher: opts.dispatcher });
+      if (res.statusCode >= 200 && res.statusCode < 300) return { res, attempts: attempt + 1 };
+      const text = await readBody(res, ctx).catch((err: unknown) => {
+        if (abortFailure(ctx) !== undefined) throw err;
+        return "";
+      });
+      const final = new ProviderHttpError(res.statusCode, text);
+      if (!isRetryableStatus(res.statusCode)) throw final;
+      failure = { status: res.statusCode, retryAfter: retryAfterMs(headerValue(res.headers, "retry-after")), final };
+    } catch (err) {
+      if (err instanceof ProviderHttpError) throw err;
+      const aborted = abortFailure(ctx);
+      if (aborted !== undefined) throw aborted;
+      if (err instanceof ProviderConnectionError) throw err;
+      if (isCallerMistake(err)) {
+        throw new ProviderError("invalid_request", `LLM request to ${opts.url} could not be sent: ${errorText(err)}`, { cause: err });
+      }
+      const message = `LLM request to ${opts.url} failed: ${errorText(err)}`;
+      failure = { error: errorText(err), final: new ProviderConnectionError(message, { retryable: true, cause: err }) };
+    }
+    if (attempt >= retries) throw failure.final;
+    const delayMs = failure.retryAfter ?? backoffMs(retryBaseMs, attempt);
+    try {
+      opts.onRetry?.({ attempt, ...(failure.status !== undefined ? { status: failure.status } : { error: failure.error }), delayMs });
+    } catch {
+      // A telemetry callback never changes the call's outcome.
+    }
+    try {
+      await abortableSleep(delayMs, ctx.signal);
+    } catch (err) {
+      throw abortFailure(ctx) ?? err;
+    }
+  }
+}
+
+/** POSTs JSON and returns the decoded JSON reply (agent-loop §5 retries). */
+export async function postJson(opts: PostOptions): Promise<PostJsonResult> {
+  const ctx = makeContext(opts);
+  const { res, attempts } = await sendWithRetries(opts, ctx, "application/json");
+  const text = await readBody(res, ctx);
+  let json: unknown;
+  try {
+    json = JSON.parse(text);
+  } catch (cause) {
+    throw new ProviderResponseError(
+      `LLM reply (status ${res.statusCode}) is not JSON: ${text.trim() === "" ? "<empty body>" : preview(text)}`,
+      { cause },
+    );
+  }
+  return { status: res.statusCode, json, headers: flatHeaders(res.headers), attempts };
+}
+
+async function* guardedBody(res: Dispatcher.ResponseData, ctx: CallContext): AsyncGenerator<Uint8Array | string, void> {
+  let finished = false;
+  try {
+    for await (const chunk of res.body) yield chunk as Uint8Array | string;
+    finished = true;
+  } catch (err) {
+    throw abortFailure(ctx) ?? new ProviderConnectionError(`LLM stream from ${ctx.url} was cut off: ${errorText(err)}`, { cause: err });
+  } finally {
+    // The consumer stopped early (end marker seen, or it broke out): release the socket.
+    if (!finished) res.body.destroy();
+  }
+}
+
+/** POSTs JSON and returns the reply's SSE events. Retries happen only before the first body byte. */
+export async function postStream(opts: PostOptions): Promise<StreamResponse> {
+  const ctx = makeContext(opts);
+  const { res, attempts } = await sendWithRetries(opts, ctx, "text/event-stream");
+  const contentType = headerValue(res.headers, "content-type") ?? "";
+  if (contentType.includes("application/json")) {
+    // The provider ignored `stream: true` or sent an error envelope with a 2xx status.
+    const text = await readBody(res, ctx);
+    throw new ProviderResponseError(`expected an event stream from ${opts.url} but the reply is JSON: ${preview(text)}`);
+  }
+  let used = false;
+  const events: AsyncIterable<SseEvent> = {
+    [Symbol.asyncIterator]() {
+      if (used) throw new TypeError("an LLM stream can be iterated only once");
+      used = true;
+      return parseSse(guardedBody(res, ctx))[Symbol.asyncIterator]();
+    },
+  };
+  return { status: res.statusCode, headers: flatHeaders(res.headers), attempts, events, [Symbol.asyncIterator]: () => events[Symbol.asyncIterator]() };
+}

@@ -1,0 +1,150 @@
+import type { Json } from "../events/json.js";
+import type { ParsedToolCall } from "./providers/types.js";
+import { pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
+import { isRelayRequest, stampRelayRequest } from "./relay.js";
+import { toToolResult } from "./tool.js";
+import { emitMetric, raceAbort, type RunContext } from "./loop-context.js";
+
+/** The outcome of one tool call of a turn, kept in its call-order slot. */
+export interface CallSlot {
+  call: ParsedToolCall;
+  args: Record<string, unknown>;
+  result: ToolResult;
+  /** Set when the call is still suspended (durable halt path). */
+  suspended?: Request;
+  toolUuid?: string;
+}
+
+const REMOTE_SOURCES = new Set(["relay", "mcp", "http", "a2a"]);
+
+interface ManagedOptions {
+  answer?: Answer;
+  retryOf?: string;
+  /** A `beforeTool` short-circuit result: returned instead of executing the tool. */
+  shortCircuit?: ToolResult;
+}
+
+/** One `runtime.executeTool` call for a loop tool call. */
+async function executeManaged(
+  run: RunContext,
+  call: ParsedToolCall,
+  args: Record<string, unknown>,
+  turn: number,
+  opts: ManagedOptions = {},
+): Promise<{ result: ToolResult; toolUuid: string }> {
+  const tool = run.toolkit.get(call.name);
+  const source = tool?.source ?? "custom";
+  const metadata: Record<string, Json> = {
+    turn,
+    tool_source: source,
+    tool_type: source === "relay" ? "function" : "extension",
+    tool_description: tool?.description ?? "",
+  };
+  if (opts.retryOf) metadata["relaytrace.retry_of"] = opts.retryOf;
+  let toolUuid = "";
+  const outcome = await run.settings.runtime.executeTool(
+    call.name,
+    args as Json,
+    async (effectiveArgs, ctx) => {
+      toolUuid = ctx.toolUuid;
+      if (opts.shortCircuit) return { result: opts.shortCircuit as unknown as Json, annotation: { short_circuit: "beforeTool" } };
+      const argsObject = (typeof effectiveArgs === "object" && effectiveArgs !== null && !Array.isArray(effectiveArgs) ? effectiveArgs : {}) as Record<string, unknown>;
+      const toolCtx: { signal: AbortSignal; toolCallId: string; toolUuid: string; answer?: Answer } = {
+        signal: ctx.signal,
+        toolCallId: call.id,
+        toolUuid: ctx.toolUuid,
+      };
+      if (opts.answer) toolCtx.answer = opts.answer;
+      let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
+      const req = pendingOf(result);
+      // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the pending mark is made.
+      if (req && isRelayRequest(req)) {
+        result = { ...result, metadata: { ...result.metadata, pending: stampRelayRequest(req, call.id, call.arguments) } };
+      }
+      return { result: result as unknown as Json };
+    },
+    {
+      toolCallId: call.id,
+      attributes: REMOTE_SOURCES.has(source) ? ["remote"] : [],
+      metadata,
+      signal: run.signal,
+    },
+  );
+  return { result: toToolResult(outcome.result), toolUuid };
+}
+
+function recordToolMetric(run: RunContext, call: ParsedToolCall, turn: number, started: number, result: ToolResult, suspended: boolean): void {
+  const metric = {
+    event: "tool" as const,
+    tool: call.name,
+    source: run.toolkit.get(call.name)?.source ?? "custom",
+    isError: suspended ? false : result.isError,
+    ms: Date.now() - started,
+    runUuid: run.runUuid,
+    turn,
+    toolCallId: call.id,
+  };
+  emitMetric(run.settings, suspended ? { ...metric, pending: true } : metric);
+}
+
+async function afterTool(run: RunContext, call: ParsedToolCall, args: Record<string, unknown>, turn: number, result: ToolResult): Promise<ToolResult> {
+  const r = await run.settings.hooks.afterTool({ name: call.name, args, result, id: call.id, turn });
+  return r.result ?? result;
+}
+
+/**
+ * Runs one tool call of a turn (§6/§7): hooks, the managed execution, and — when the result
+ * suspends — in-process resolution through `waitFor`, or a suspended slot for a durable halt.
+ * `useWaitFor: false` forces the durable path (resume repair).
+ */
+export async function runToolCall(run: RunContext, call: ParsedToolCall, turn: number, useWaitFor = true): Promise<CallSlot> {
+  const started = Date.now();
+  const before = await run.settings.hooks.beforeTool({ name: call.name, args: call.args, id: call.id, turn });
+  const args = before.args ?? call.args;
+  const first = before.result
+    ? await executeManaged(run, call, args, turn, { shortCircuit: toToolResult(before.result) })
+    : await executeManaged(run, call, args, turn);
+  const req = pendingOf(first.result);
+  if (!req) {
+    const result = before.result ? first.result : await afterTool(run, call, args, turn, first.result);
+    recordToolMetric(run, call, turn, started, result, false);
+    return { call, args, result, toolUuid: first.toolUuid };
+  }
+  recordToolMetric(run, call, turn, started, first.result, true);
+  const waitFor = run.settings.waitFor;
+  if (!waitFor || !useWaitFor) return { call, args, result: first.result, suspended: req, toolUuid: first.toolUuid };
+  run.emit?.({ type: "pending", request: req });
+  const answer = await raceAbort(waitFor(req), run.signal);
+  return resolveWithAnswer(run, call, args, turn, req, answer, first.toolUuid);
+}
+
+/**
+ * Re-executes a suspended call once with its answer. `!ok` is a declined result (relay tools
+ * word it themselves); a second suspension is `unresolved`, never another wait.
+ */
+export async function resolveWithAnswer(
+  run: RunContext,
+  call: ParsedToolCall,
+  args: Record<string, unknown>,
+  turn: number,
+  req: Request,
+  answer: Answer,
+  suspendedToolUuid: string,
+): Promise<CallSlot> {
+  const data: Record<string, Json> = { id: answer.id, ok: answer.ok };
+  if (answer.reason) data.reason = answer.reason;
+  if (suspendedToolUuid) run.settings.runtime.mark("tool.answer", { parent: { uuid: suspendedToolUuid }, data });
+  const relay = run.toolkit.get(call.name)?.source === "relay";
+  if (!answer.ok && !relay) return { call, args, result: { output: `declined/expired: ${req.prompt}`, isError: true } };
+  const started = Date.now();
+  const retryOpts: ManagedOptions = { answer };
+  if (suspendedToolUuid) retryOpts.retryOf = suspendedToolUuid;
+  const second = await executeManaged(run, call, args, turn, retryOpts);
+  if (pendingOf(second.result)) {
+    recordToolMetric(run, call, turn, started, second.result, true);
+    return { call, args, result: { output: `unresolved: ${req.prompt}`, isError: true }, toolUuid: second.toolUuid };
+  }
+  const result = await afterTool(run, call, args, turn, second.result);
+  recordToolMetric(run, call, turn, started, result, false);
+  return { call, args, result, toolUuid: second.toolUuid };
+}

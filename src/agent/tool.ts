@@ -1,0 +1,109 @@
+import { Ajv, type ValidateFunction } from "ajv";
+import type { JsonObject } from "../events/json.js";
+import type { Answer, ToolResult } from "./pending.js";
+
+export type ToolSource = "mcp" | "skill" | "builtin" | "native" | "http" | "a2a" | "custom" | "relay";
+
+/** What a tool's `execute` receives besides its arguments. */
+export interface ToolContext {
+  signal: AbortSignal;
+  /** Set only on the re-execution after a `waitFor` answer (or a durable resume). */
+  answer?: Answer;
+  /** The provider's tool-call id ("" when executed outside the loop). */
+  toolCallId: string;
+  /** The runtime uuid of this tool call ("" when executed outside the loop). */
+  toolUuid: string;
+}
+
+/** A tool the loop can declare to the model and execute. `execute` never rejects for bad input. */
+export interface Tool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly source: ToolSource;
+  execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult>;
+}
+
+/** What a user tool may return: a ToolResult, a string, any JSON (stringified) or `pending(...)`. */
+export type ToolReturn = ToolResult | string | unknown;
+
+export interface ToolDefinition {
+  name: string;
+  description: string;
+  inputSchema?: JsonObject;
+  source?: ToolSource;
+  execute(args: Record<string, unknown>, ctx: ToolContext): ToolReturn | Promise<ToolReturn>;
+}
+
+// One validator instance: schemas compile once per tool, at definition time.
+const ajv = new Ajv({ strict: false, allErrors: false });
+
+export const EMPTY_OBJECT_SCHEMA: JsonObject = { type: "object", properties: {} };
+
+/** Turns whatever a tool returned into a ToolResult. */
+export function toToolResult(value: unknown): ToolResult {
+  if (typeof value === "string") return { output: value, isError: false };
+  if (value === undefined || value === null) return { output: "", isError: false };
+  if (typeof value === "object" && !Array.isArray(value) && typeof (value as ToolResult).output === "string") {
+    const r = value as ToolResult;
+    const out: ToolResult = { output: r.output, isError: r.isError === true };
+    if (r.metadata && typeof r.metadata === "object") out.metadata = r.metadata;
+    return out;
+  }
+  if (typeof value === "object" && !Array.isArray(value) && "result" in (value as object)) {
+    // A runtime-style ToolExecutionResult: its result is the payload.
+    const inner = (value as { result: unknown }).result;
+    return { output: typeof inner === "string" ? inner : JSON.stringify(inner) ?? "", isError: false };
+  }
+  return { output: JSON.stringify(value) ?? String(value), isError: false };
+}
+
+function errorMessage(err: unknown): string {
+  return err instanceof Error ? err.message : String(err);
+}
+
+function fullContext(ctx: Partial<ToolContext> | undefined): ToolContext {
+  const out: ToolContext = {
+    signal: ctx?.signal ?? new AbortController().signal,
+    toolCallId: ctx?.toolCallId ?? "",
+    toolUuid: ctx?.toolUuid ?? "",
+  };
+  if (ctx?.answer) out.answer = ctx.answer;
+  return out;
+}
+
+/**
+ * Defines a tool. Arguments are validated against `inputSchema` before `execute`; invalid
+ * arguments become an error result naming the failing path, and a throwing `execute`
+ * becomes an error result with its message, so the run goes on.
+ */
+export function defineTool(definition: ToolDefinition): Tool {
+  const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
+  let validate: ValidateFunction;
+  try {
+    validate = ajv.compile(inputSchema);
+  } catch (err) {
+    throw new TypeError(`invalid inputSchema for tool ${definition.name}: ${errorMessage(err)}`);
+  }
+  const name = definition.name;
+  return Object.freeze({
+    name,
+    description: definition.description,
+    inputSchema,
+    source: definition.source ?? "custom",
+    async execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult> {
+      if (!validate(args)) {
+        const first = validate.errors?.[0];
+        const where = first?.instancePath || "/";
+        return { output: `invalid arguments for ${name}: ${where} ${first?.message ?? "is invalid"}`, isError: true };
+      }
+      try {
+        return toToolResult(await definition.execute(args, fullContext(ctx)));
+      } catch (err) {
+        // An abort is not a tool failure: let the run see it.
+        if (ctx?.signal?.aborted) throw ctx.signal.reason;
+        return { output: errorMessage(err), isError: true };
+      }
+    },
+  });
+}

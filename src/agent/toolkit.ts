@@ -1,0 +1,92 @@
+import type { ToolDeclaration } from "./providers/types.js";
+import type { ToolResult } from "./pending.js";
+import type { Tool, ToolContext } from "./tool.js";
+import { builtinTools } from "./builtins/index.js";
+
+/** Names reserved by the built-in tools; a relay tool may never take one, builtins on or off. */
+export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
+  "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
+]);
+
+export interface ToolkitOptions {
+  tools?: Tool[];
+  /** Adds the built-in tools (read, write, bash, question). Off by default. */
+  builtins?: boolean;
+}
+
+function collisionGuard(tools: readonly Tool[]): void {
+  const clashing = tools
+    .filter((t) => t.source === "relay" && BUILTIN_TOOL_NAMES.includes(t.name))
+    .map((t) => t.name)
+    .sort();
+  if (clashing.length > 0) {
+    throw new Error(
+      `toolnexus: relay tool name collides with a built-in tool: [${clashing.join(" ")}] — rename the relay tool so the model cannot confuse it with the built-in`,
+    );
+  }
+}
+
+/** The tools a client can declare and execute; lookup is by name, first registration wins. */
+export class Toolkit {
+  private readonly byName = new Map<string, Tool>();
+  private readonly ordered: Tool[] = [];
+
+  constructor(tools: readonly Tool[]) {
+    collisionGuard(tools);
+    for (const t of tools) this.add(t);
+  }
+
+  private add(tool: Tool): void {
+    if (this.byName.has(tool.name)) return;
+    this.byName.set(tool.name, tool);
+    this.ordered.push(tool);
+  }
+
+  /** Adds tools after construction, under the same relay collision guard. */
+  register(...tools: Tool[]): void {
+    collisionGuard(tools);
+    for (const t of tools) this.add(t);
+  }
+
+  get tools(): readonly Tool[] {
+    return this.ordered.slice();
+  }
+
+  get(name: string): Tool | undefined {
+    return this.byName.get(name);
+  }
+
+  /** Executes a tool by name; an unknown name is an error result, never a throw. */
+  async execute(name: string, args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult> {
+    const tool = this.byName.get(name);
+    if (!tool) return { output: `Unknown tool: ${name}`, isError: true };
+    return tool.execute(args, ctx);
+  }
+
+  declarations(): ToolDeclaration[] {
+    return this.ordered.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
+  }
+
+  /** OpenAI `tools` entries. */
+  toOpenAI(): { type: "function"; function: { name: string; description: string; parameters: unknown } }[] {
+    return this.ordered.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+  }
+
+  /** Anthropic `tools` entries. */
+  toAnthropic(): { name: string; description: string; input_schema: unknown }[] {
+    return this.ordered.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
+  }
+
+  /** Extra system-prompt text contributed by tools (none yet: no skills). */
+  skillsPrompt(): string {
+    return "";
+  }
+}
+
+/** Builds a toolkit. User tools shadow built-ins of the same name. Rejects on a relay/built-in name clash. */
+export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolkit> {
+  const tools = [...(options.tools ?? [])];
+  collisionGuard(tools);
+  if (options.builtins) tools.push(...builtinTools());
+  return new Toolkit(tools);
+}

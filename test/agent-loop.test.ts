@@ -1,0 +1,169 @@
+import { afterEach, describe, expect, it } from "vitest";
+import { createRuntime } from "../src/runtime/runtime.js";
+import type { AtofEvent } from "../src/events/types.js";
+import { createClient, createToolkit, defineTool, InMemoryConversationStore, type ClientOptions } from "../src/agent/index.js";
+import { reply, startProvider, type Script, type ScriptedReply } from "./agent-provider-server.js";
+
+const closers: (() => Promise<void>)[] = [];
+afterEach(async () => {
+  while (closers.length) await closers.pop()!();
+});
+
+async function provider(script: Script | ScriptedReply[]) {
+  const p = await startProvider(script);
+  closers.push(p.close);
+  return p;
+}
+
+const add = defineTool({
+  name: "add",
+  description: "adds two numbers",
+  inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+  execute: (args) => String((args.a as number) + (args.b as number)),
+});
+
+function clientFor(url: string, style: "openai" | "anthropic", extra: Partial<ClientOptions> = {}) {
+  const runtime = createRuntime();
+  const events: AtofEvent[] = [];
+  runtime.subscribe("capture", (e) => void events.push(e));
+  const client = createClient({ baseUrl: url, style, model: "stub", apiKey: "sk-secret", runtime, retryBaseMs: 1, ...extra });
+  return { client, runtime, events };
+}
+
+/** The tool results the provider received in a request, in order, for either dialect. */
+function toolResultsIn(style: "openai" | "anthropic", messages: unknown[]): { id: string; content: string }[] {
+  const out: { id: string; content: string }[] = [];
+  for (const m of messages as Record<string, unknown>[]) {
+    if (style === "openai" && m.role === "tool") out.push({ id: m.tool_call_id as string, content: m.content as string });
+    if (style === "anthropic" && m.role === "user" && Array.isArray(m.content)) {
+      for (const b of m.content as Record<string, unknown>[]) if (b.type === "tool_result") out.push({ id: b.tool_use_id as string, content: b.content as string });
+    }
+  }
+  return out;
+}
+
+describe.each(["openai", "anthropic"] as const)("agent loop (%s)", (style) => {
+  it("runs a tool turn then finishes with the model's text, summing usage", async () => {
+    const srv = await provider([reply(style, "", [{ id: "c1", name: "add", arguments: '{"a":2,"b":3}' }]), reply(style, "five")]);
+    const { client } = clientFor(srv.url, style, { systemPrompt: "be brief" });
+    const toolkit = await createToolkit({ tools: [add] });
+    const res = await client.run("2+3?", { toolkit });
+    expect(res).toMatchObject({ status: "done", text: "five", turns: 2, toolCallCount: 1 });
+    expect(res.usage).toEqual({ promptTokens: 8, completionTokens: 4, totalTokens: 12 });
+    expect(res.toolCalls).toEqual([{ id: "c1", name: "add", args: { a: 2, b: 3 }, output: "5", isError: false }]);
+    expect(toolResultsIn(style, srv.requests[1]!.body.messages as unknown[])).toEqual([{ id: "c1", content: "5" }]);
+    expect(res.runUuid).toMatch(/^[0-9a-f-]{36}$/);
+    if (style === "openai") {
+      expect(srv.requests[0]!.path).toBe("/chat/completions");
+      expect(srv.requests[0]!.headers.authorization).toBe("Bearer sk-secret");
+      expect((srv.requests[0]!.body.messages as unknown[])[0]).toEqual({ role: "system", content: "be brief" });
+    } else {
+      expect(srv.requests[0]!.path).toBe("/v1/messages");
+      expect(srv.requests[0]!.headers["x-api-key"]).toBe("sk-secret");
+      expect(srv.requests[0]!.body.system).toBe("be brief");
+    }
+  });
+
+  it("turns invalid args, unknown tools and throwing tools into error results, runs calls concurrently and appends in call order", async () => {
+    let release!: () => void;
+    const gate = new Promise<void>((r) => (release = r));
+    const slow = defineTool({ name: "slow", description: "", execute: async () => { await gate; return "slow done"; } });
+    const fast = defineTool({ name: "fast", description: "", execute: () => { release(); return "fast done"; } });
+    const boom = defineTool({ name: "boom", description: "", execute: () => { throw new Error("kaboom"); } });
+    const srv = await provider([
+      reply(style, "", [
+        { id: "c1", name: "slow", arguments: "{}" },
+        { id: "c2", name: "fast", arguments: "{}" },
+        { id: "c3", name: "add", arguments: '{"a":"x","b":1}' },
+        { id: "c4", name: "missing", arguments: "{}" },
+        { id: "c5", name: "boom", arguments: "{}" },
+      ]),
+      reply(style, "ok"),
+    ]);
+    const { client } = clientFor(srv.url, style);
+    const res = await client.run("go", { toolkit: await createToolkit({ tools: [slow, fast, add, boom] }) });
+    expect(res.status).toBe("done");
+    const expected = [
+      { id: "c1", content: "slow done" },
+      { id: "c2", content: "fast done" },
+      { id: "c3", content: "invalid arguments for add: /a must be number" },
+      { id: "c4", content: "Unknown tool: missing" },
+      { id: "c5", content: "kaboom" },
+    ];
+    expect(toolResultsIn(style, srv.requests[1]!.body.messages as unknown[])).toEqual(expected);
+    expect(res.toolCalls.map((c) => c.isError)).toEqual([false, false, true, true, true]);
+  });
+
+  it("stops at maxTurns with status incomplete", async () => {
+    const srv = await provider(() => reply(style, "", [{ id: "c1", name: "add", arguments: '{"a":1,"b":1}' }]));
+    const { client } = clientFor(srv.url, style, { maxTurns: 2 });
+    const res = await client.run("loop", { toolkit: await createToolkit({ tools: [add] }) });
+    expect(res).toMatchObject({ status: "incomplete", limit: "maxTurns", turns: 2, text: "" });
+    expect(srv.requests).toHaveLength(2);
+  });
+
+  it("ask keeps the conversation across two calls", async () => {
+    const srv = await provider([reply(style, "hi Ann"), reply(style, "your name is Ann")]);
+    const store = new InMemoryConversationStore();
+    const { client } = clientFor(srv.url, style, { store });
+    const toolkit = await createToolkit({});
+    await client.ask("I am Ann", { toolkit, id: "conv-1" });
+    const second = await client.ask("who am I?", { toolkit, id: "conv-1" });
+    expect(second.text).toBe("your name is Ann");
+    const sent = srv.requests[1]!.body.messages as { role: string; content: unknown }[];
+    const texts = sent.map((m) => (typeof m.content === "string" ? m.content : JSON.stringify(m.content)));
+    expect(texts.some((t) => t.includes("I am Ann"))).toBe(true);
+    expect(texts.some((t) => t.includes("hi Ann"))).toBe(true);
+    expect(texts.at(-1)).toContain("who am I?");
+    expect((await store.get("conv-1"))!.length).toBe(sent.length + 1);
+    await store.delete("conv-1");
+    expect(await store.get("conv-1")).toBeUndefined();
+  });
+});
+
+describe("agent loop failures", () => {
+  it("retries a 503 and records an llm.retry mark parented to the llm scope", async () => {
+    const srv = await provider([{ status: 503, json: { error: "busy" } }, reply("openai", "fine")]);
+    const { client, runtime, events } = clientFor(srv.url, "openai");
+    const res = await client.run("hi", { toolkit: await createToolkit({}) });
+    await runtime.flush();
+    expect(res.text).toBe("fine");
+    expect(srv.requests).toHaveLength(2);
+    const llmStart = events.find((e) => e.kind === "scope" && e.category === "llm")!;
+    const retry = events.find((e) => e.kind === "mark" && e.name === "llm.retry")!;
+    expect(retry.parent_uuid).toBe(llmStart.uuid);
+    expect(retry.data).toMatchObject({ attempt: 0, status: 503 });
+  });
+
+  it("rejects with the provider error after the last attempt and ends the agent scope with ERROR", async () => {
+    const srv = await provider([{ status: 500, json: { error: "down" } }]);
+    const { client, runtime, events } = clientFor(srv.url, "openai", { retries: 1 });
+    await expect(client.run("hi", { toolkit: await createToolkit({}) })).rejects.toThrow(/LLM 500/);
+    await runtime.flush();
+    expect(srv.requests).toHaveLength(2);
+    const agentEnd = events.find((e) => e.kind === "scope" && e.category === "agent" && e.scope_category === "end")!;
+    expect((agentEnd.metadata as Record<string, unknown>)["otel.status_code"]).toBe("ERROR");
+  });
+
+  it("an aborted run rejects with the abort reason and every scope ends", async () => {
+    const controller = new AbortController();
+    const stuck = defineTool({
+      name: "stuck",
+      description: "",
+      execute: (_args, ctx) => new Promise((_, reject) => {
+        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
+        controller.abort(new Error("user cancelled"));
+      }),
+    });
+    const srv = await provider([reply("openai", "", [{ id: "c1", name: "stuck", arguments: "{}" }]), reply("openai", "never")]);
+    const { client, runtime, events } = clientFor(srv.url, "openai");
+    await expect(client.run("go", { toolkit: await createToolkit({ tools: [stuck] }), signal: controller.signal })).rejects.toThrow("user cancelled");
+    await runtime.flush();
+    expect(srv.requests).toHaveLength(1);
+    const scopes = events.filter((e) => e.kind === "scope");
+    const starts = scopes.filter((e) => e.scope_category === "start").map((e) => e.uuid).sort();
+    const ends = scopes.filter((e) => e.scope_category === "end").map((e) => e.uuid).sort();
+    expect(ends).toEqual(starts);
+    expect(starts.length).toBe(3); // agent, llm, tool
+  });
+});

@@ -1,0 +1,160 @@
+import { mkdtemp, readFile, readdir, rm, writeFile } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { AtofExporter } from "../exporters/atof/index.js";
+import { parseAtof } from "../src/events/atof-reader.js";
+import type { AtofEvent, MarkEvent, ScopeEvent } from "../src/events/types.js";
+
+let dir: string;
+beforeAll(async () => {
+  dir = await mkdtemp(join(tmpdir(), "relaytrace-atof-file-"));
+});
+afterAll(async () => {
+  await rm(dir, { recursive: true, force: true });
+});
+
+function scope(category: "start" | "end", uuid: string, data: ScopeEvent["data"] = null): ScopeEvent {
+  return {
+    kind: "scope",
+    scope_category: category,
+    atof_version: "0.1",
+    uuid,
+    parent_uuid: "root",
+    timestamp: category === "start" ? "2026-03-01T12:00:00.000001Z" : "2026-03-01T12:00:00.000002Z",
+    name: "step",
+    attributes: [],
+    category: "function",
+    category_profile: null,
+    data,
+    data_schema: null,
+    metadata: null,
+  };
+}
+
+function mark(uuid: string, data: MarkEvent["data"]): MarkEvent {
+  return {
+    kind: "mark",
+    atof_version: "0.1",
+    uuid,
+    parent_uuid: null,
+    timestamp: 1772366400000000,
+    name: "note",
+    category: null,
+    category_profile: null,
+    data,
+    data_schema: null,
+    metadata: null,
+  };
+}
+
+async function linesOf(path: string): Promise<string[]> {
+  const text = await readFile(path, "utf8");
+  expect(text.endsWith("\n")).toBe(true);
+  return text.slice(0, -1).split("\n");
+}
+
+describe("AtofExporter file sink", () => {
+  it("writes every event as one valid JSON line, in order, durable after forceFlush", async () => {
+    const exporter = new AtofExporter({ type: "file", path: join(dir, "order.jsonl") });
+    const events: AtofEvent[] = [];
+    for (let i = 0; i < 3000; i++) events.push(mark(`m${i}`, { i, text: "héllo\nworld \u2028" }));
+    exporter.export(events.slice(0, 1000));
+    await new Promise((r) => setImmediate(r));
+    exporter.export(events.slice(1000));
+    await exporter.forceFlush();
+    const lines = await linesOf(exporter.filePath!);
+    expect(lines).toHaveLength(3000);
+    expect(lines.map((l) => JSON.parse(l).uuid)).toEqual(events.map((e) => e.uuid));
+    // The file reads back through our own strict reader.
+    expect(parseAtof(lines.join("\n")).events[2999]).toEqual(events[2999]);
+    expect(exporter.diagnostics()).toEqual([]);
+    await exporter.shutdown();
+  });
+
+  it("appends to an existing file by default and truncates it with mode overwrite", async () => {
+    const path = join(dir, "modes.jsonl");
+    await writeFile(path, JSON.stringify(mark("old", null)) + "\n");
+
+    const appender = new AtofExporter({ type: "file", path });
+    appender.onEvent(scope("start", "a"));
+    await appender.shutdown();
+    expect((await linesOf(path)).map((l) => JSON.parse(l).uuid)).toEqual(["old", "a"]);
+
+    const overwriter = new AtofExporter({ type: "file", path, mode: "overwrite" });
+    overwriter.onEvent(scope("start", "b"));
+    await overwriter.forceFlush();
+    overwriter.onEvent(scope("end", "b"));
+    await overwriter.shutdown();
+    // Truncation happens once, on first open; later batches append.
+    expect((await linesOf(path)).map((l) => JSON.parse(l).uuid)).toEqual(["b", "b"]);
+  });
+
+  it("names the default file with a timestamp and pid inside a created output directory", async () => {
+    const outputDirectory = join(dir, "nested", "deeper");
+    const exporter = new AtofExporter({ type: "file", outputDirectory });
+    expect(exporter.filePath).toMatch(/relaytrace-atof-\d{8}T\d{6}Z-\d+(-\d+)?\.jsonl$/);
+    expect(exporter.filePath!.startsWith(outputDirectory)).toBe(true);
+    exporter.onEvent(scope("start", "x"));
+    await exporter.shutdown();
+    expect(await readdir(outputDirectory)).toEqual([exporter.filePath!.slice(outputDirectory.length + 1)]);
+  });
+
+  it("turns an unwritable directory into a diagnostic, never an exception", async () => {
+    const blocker = join(dir, "not-a-directory");
+    await writeFile(blocker, "x");
+    const exporter = new AtofExporter({ type: "file", outputDirectory: join(blocker, "sub") });
+    expect(() => exporter.export([scope("start", "a"), scope("end", "a")])).not.toThrow();
+    await expect(exporter.forceFlush()).resolves.toBeUndefined();
+    const diags = exporter.diagnostics();
+    expect(diags.find((d) => d.code === "atof.write_failed")?.message).toMatch(/ENOTDIR|not a directory/i);
+    expect(diags.find((d) => d.code === "atof.events_dropped")?.count).toBe(2);
+    await expect(exporter.shutdown()).resolves.toBeUndefined();
+  });
+
+  it("bounds its buffer and counts what it drops", async () => {
+    const exporter = new AtofExporter({ type: "file", path: join(dir, "bounded.jsonl"), maxBufferedLines: 10 });
+    for (let i = 0; i < 25; i++) exporter.onEvent(mark(`m${i}`, i));
+    await exporter.shutdown();
+    expect(await linesOf(exporter.filePath!)).toHaveLength(10);
+    expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.events_dropped", count: 15 })]);
+  });
+
+  it("counts an event it cannot serialize and keeps writing the others", async () => {
+    const exporter = new AtofExporter({ type: "file", path: join(dir, "bad-event.jsonl") });
+    exporter.onEvent(mark("ok1", 1));
+    exporter.onEvent({ ...mark("bad", null), data: 10n } as unknown as AtofEvent);
+    exporter.onEvent(mark("ok2", 2));
+    await exporter.shutdown();
+    expect((await linesOf(exporter.filePath!)).map((l) => JSON.parse(l).uuid)).toEqual(["ok1", "ok2"]);
+    expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.serialize_failed", count: 1 })]);
+  });
+
+  it("shuts down once, deregisters and counts events delivered afterwards", async () => {
+    let removed = 0;
+    let lifecycle: unknown;
+    const runtime = {
+      subscribe(_name: string, _cb: (e: AtofEvent) => void, options?: { exporter?: unknown }) {
+        lifecycle = options?.exporter;
+        return () => {
+          removed += 1;
+          return true;
+        };
+      },
+    };
+    const exporter = new AtofExporter({ type: "file", path: join(dir, "shutdown.jsonl") });
+    exporter.register(runtime);
+    expect(lifecycle).toBe(exporter);
+    const first = exporter.shutdown();
+    expect(exporter.shutdown()).toBe(first);
+    await first;
+    expect(removed).toBe(1);
+    exporter.onEvent(mark("late", null));
+    expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.events_dropped", count: 1 })]);
+  });
+
+  it("rejects bad configuration up front with a TypeError", () => {
+    expect(() => new AtofExporter({ type: "file", mode: "replace" as "append" })).toThrow(/mode must be/);
+    expect(() => new AtofExporter({ type: "ftp" } as never)).toThrow(/type must be/);
+  });
+});
