@@ -58,12 +58,12 @@ describe("agent loop events", () => {
     expect(llmEnd.uuid).toBe(llmStart.uuid);
 
     expect(toolStart.parent_uuid).toBe(agentStart.uuid);
-    expect(toolStart.attributes).toEqual(["remote"]);
+    expect(toolStart.kind === "scope" && toolStart.attributes).toEqual(["remote"]);
     expect(toolStart.category_profile).toEqual({ tool_call_id: "c1" });
     expect(toolStart.metadata).toEqual({ turn: 0, tool_source: "relay", tool_type: "function", tool_description: "look up" });
     expect(toolStart.data).toEqual({ q: "w" });
 
-    const pendingProfile = toolEnd.category_profile as { tool_result_annotation: { pending: Request } };
+    const pendingProfile = toolEnd.category_profile as unknown as { tool_result_annotation: { pending: Request } };
     expect(pendingProfile.tool_result_annotation.pending).toMatchObject({ kind: "tool_call", data: { calls: [{ id: "c1", name: "lookup", arguments: '{"q":"w"}' }] } });
     expect((toolEnd.metadata as Record<string, unknown>)["otel.status_code"]).toBe("OK");
 

@@ -159,6 +159,37 @@ describe.each(["openai", "anthropic"] as const)("durable halt and resume (%s)", 
   });
 });
 
+describe("mixed suspensions", () => {
+  it("a non-relay suspension first is surfaced unmodified; its resume re-runs the other suspended call, which halts again with no LLM call", async () => {
+    const srv = await provider([
+      reply("openai", "", [
+        { id: "a1", name: "approve", arguments: "{}" },
+        { id: "r1", name: "lookup", arguments: '{"q":1}' },
+      ]),
+      reply("openai", "finished"),
+    ]);
+    const client = clientFor(srv.url, "openai");
+    const toolkit = await createToolkit({ tools: [approve, relayTool("lookup", "l")] });
+    const first = await client.run("go", { toolkit });
+    expect(first.pending).toMatchObject({ kind: "approval", prompt: "approve the transfer?" });
+    expect(first.halt!.calls.map((c) => c.state)).toEqual(["suspended", "suspended"]);
+
+    const second = await client.runWithAnswer({ toolkit, history: first.messages, pending: first.pending!, answer: { id: first.pending!.id, ok: true, data: { note: "n" } }, halt: first.halt! });
+    expect(second.status).toBe("pending");
+    expect(srv.requests).toHaveLength(1); // halted again before any LLM call
+    expect(relayCallsOf(second.pending).map((c) => c.id)).toEqual(["r1"]);
+    expect(second.halt!.calls).toEqual([
+      { id: "a1", name: "approve", state: "completed" },
+      { id: "r1", name: "lookup", state: "suspended", requestId: second.pending!.id },
+    ]);
+    expect(toolResultsIn("openai", second.messages).map((r) => r.content)).toEqual(["approved with n", "relay tool call lookup to the caller for execution"]);
+
+    const third = await client.runWithAnswer({ toolkit, history: second.messages, pending: second.pending!, answer: { id: second.pending!.id, ok: true, data: { output: "one" } }, halt: second.halt! });
+    expect(third.text).toBe("finished");
+    expect(toolResultsIn("openai", srv.requests[1]!.body.messages as unknown[]).map((r) => r.content)).toEqual(["approved with n", "one"]);
+  });
+});
+
 describe("resume errors and in-process waitFor", () => {
   it("rejects an answer whose id does not echo the pending id, and an empty transcript", async () => {
     const client = clientFor("http://127.0.0.1:9", "openai");

@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
-import { createClient, createToolkit, defineTool, InMemoryConversationStore, type ClientOptions } from "../src/agent/index.js";
+import { createClient, createToolkit, defineTool, InMemoryConversationStore, pending, type ClientOptions } from "../src/agent/index.js";
 import { reply, startProvider, type Script, type ScriptedReply } from "./agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
@@ -121,6 +121,54 @@ describe.each(["openai", "anthropic"] as const)("agent loop (%s)", (style) => {
   });
 });
 
+describe("agent loop edge cases", () => {
+  it("a tool result whose metadata is not plain JSON still completes the run", async () => {
+    const odd = defineTool({ name: "odd", description: "", execute: () => ({ output: "ok", isError: false, metadata: { note: undefined, when: new Date(0) } }) });
+    const srv = await provider([reply("openai", "", [{ id: "c1", name: "odd", arguments: "{}" }]), reply("openai", "fine")]);
+    const { client } = clientFor(srv.url, "openai");
+    const res = await client.run("go", { toolkit: await createToolkit({ tools: [odd] }) });
+    expect(res.status).toBe("done");
+    expect(res.toolCalls[0]!.output).toBe("ok");
+  });
+
+  it("takes the API key from the environment when none is given, preferring the style's own key", async () => {
+    const saved = { o: process.env.OPENAI_API_KEY, a: process.env.ANTHROPIC_API_KEY, r: process.env.OPENROUTER_API_KEY };
+    delete process.env.OPENROUTER_API_KEY;
+    process.env.OPENAI_API_KEY = "env-openai";
+    process.env.ANTHROPIC_API_KEY = "env-anthropic";
+    try {
+      const srv = await provider([reply("anthropic", "hi")]);
+      const client = createClient({ baseUrl: srv.url, style: "anthropic", model: "stub", runtime: createRuntime() });
+      await client.run("x", { toolkit: await createToolkit({}) });
+      expect(srv.requests[0]!.headers["x-api-key"]).toBe("env-anthropic");
+    } finally {
+      for (const [k, v] of [["OPENAI_API_KEY", saved.o], ["ANTHROPIC_API_KEY", saved.a], ["OPENROUTER_API_KEY", saved.r]] as const) {
+        if (v === undefined) delete process.env[k];
+        else process.env[k] = v;
+      }
+    }
+  });
+
+  it("runtime tool request intercepts apply to the loop's tool calls", async () => {
+    const srv = await provider([reply("openai", "", [{ id: "c1", name: "add", arguments: '{"a":1,"b":1}' }]), reply("openai", "ok")]);
+    const { client, runtime } = clientFor(srv.url, "openai");
+    runtime.registerToolRequestIntercept("double-a", 1, (_tool, args) => ({ ...(args as Record<string, number>), a: 10 }));
+    const res = await client.run("go", { toolkit: await createToolkit({ tools: [add] }) });
+    expect(res.toolCalls[0]!.output).toBe("11");
+  });
+
+  it("client.translate makes exactly one traced provider call", async () => {
+    const srv = await provider([reply("openai", "", [{ id: "t1", name: "add", arguments: '{"a":1}' }])]);
+    const { client, runtime, events } = clientFor(srv.url, "openai");
+    const out = await client.translate({ messages: [{ role: "user", content: "hi" }], toolkit: await createToolkit({ tools: [add] }) });
+    await runtime.flush();
+    expect(out).toMatchObject({ finishReason: "tool_calls", toolCalls: [{ id: "t1", name: "add", arguments: '{"a":1}' }] });
+    expect(srv.requests).toHaveLength(1);
+    expect(events.filter((e) => e.kind === "scope" && e.category === "llm")).toHaveLength(2);
+    expect(JSON.stringify(events)).not.toContain("sk-secret");
+  });
+});
+
 describe("agent loop failures", () => {
   it("retries a 503 and records an llm.retry mark parented to the llm scope", async () => {
     const srv = await provider([{ status: 503, json: { error: "busy" } }, reply("openai", "fine")]);
@@ -143,6 +191,41 @@ describe("agent loop failures", () => {
     expect(srv.requests).toHaveLength(2);
     const agentEnd = events.find((e) => e.kind === "scope" && e.category === "agent" && e.scope_category === "end")!;
     expect((agentEnd.metadata as Record<string, unknown>)["otel.status_code"]).toBe("ERROR");
+  });
+
+  it("an abort during the provider call rejects with the reason and ends the llm and agent scopes", async () => {
+    const controller = new AbortController();
+    const srv = await provider((_req) => {
+      setImmediate(() => controller.abort(new Error("stop waiting")));
+      return { hang: true };
+    });
+    const { client, runtime, events } = clientFor(srv.url, "openai");
+    await expect(client.run("go", { toolkit: await createToolkit({}), signal: controller.signal })).rejects.toThrow("stop waiting");
+    await runtime.flush();
+    expect(events.map((e) => `${e.kind === "scope" ? e.category : "mark"}:${e.kind === "scope" ? e.scope_category : e.name}`)).toEqual(["agent:start", "llm:start", "llm:end", "agent:end"]);
+    expect(srv.requests).toHaveLength(1);
+  });
+
+  it("timeoutMs is a whole-run deadline, also while waitFor is pending", async () => {
+    const srv = await provider([reply("openai", "", [{ id: "a1", name: "approve", arguments: "{}" }])]);
+    const approve = defineTool({ name: "approve", description: "", execute: () => pending({ kind: "approval", prompt: "ok?" }) });
+    const { client, runtime, events } = clientFor(srv.url, "openai", { timeoutMs: 50, waitFor: () => new Promise(() => {}) });
+    await expect(client.run("go", { toolkit: await createToolkit({ tools: [approve] }) })).rejects.toThrow(/timeout|aborted/i);
+    await runtime.flush();
+    const agentEnd = events.find((e) => e.kind === "scope" && e.category === "agent" && e.scope_category === "end")!;
+    expect((agentEnd.metadata as Record<string, unknown>)["otel.status_code"]).toBe("ERROR");
+  });
+
+  it("sends a traceparent naming the llm span to the provider unless disabled", async () => {
+    const srv = await provider(() => reply("openai", "hi"));
+    const { client, runtime, events } = clientFor(srv.url, "openai");
+    await client.run("x", { toolkit: await createToolkit({}) });
+    await runtime.flush();
+    const llm = events.find((e) => e.kind === "scope" && e.category === "llm")!;
+    expect(srv.requests[0]!.headers.traceparent).toMatch(new RegExp(`^00-[0-9a-f]{32}-${llm.uuid.replace(/-/g, "").slice(16)}-01$`));
+    const off = clientFor(srv.url, "openai", { injectTraceparent: false });
+    await off.client.run("x", { toolkit: await createToolkit({}) });
+    expect(srv.requests[1]!.headers.traceparent).toBeUndefined();
   });
 
   it("an aborted run rejects with the abort reason and every scope ends", async () => {

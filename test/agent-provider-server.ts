@@ -14,6 +14,8 @@ export interface ScriptedReply {
   /** Raw SSE text; sent as text/event-stream. */
   sse?: string;
   headers?: Record<string, string>;
+  /** Never answer (the test aborts the client). */
+  hang?: boolean;
 }
 
 export type Script = (request: ReceivedRequest, index: number) => ScriptedReply;
@@ -30,6 +32,7 @@ export async function startProvider(script: Script | ScriptedReply[]): Promise<{
       const index = requests.length;
       requests.push(received);
       const reply = Array.isArray(script) ? (script[Math.min(index, script.length - 1)] as ScriptedReply) : script(received, index);
+      if (reply.hang) return;
       if (reply.sse !== undefined) {
         res.writeHead(reply.status ?? 200, { "content-type": "text/event-stream", ...reply.headers });
         res.end(reply.sse);
@@ -44,7 +47,11 @@ export async function startProvider(script: Script | ScriptedReply[]): Promise<{
   return {
     url: `http://127.0.0.1:${port}`,
     requests,
-    close: () => new Promise<void>((resolve) => server.close(() => resolve())),
+    close: () =>
+      new Promise<void>((resolve) => {
+        server.close(() => resolve());
+        server.closeAllConnections();
+      }),
   };
 }
 

@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { createClient, createToolkit, defineTool, isRelayRequest, relayCallsOf, relayTool, RELAY_OUTPUT_KEY, type Request } from "../src/agent/index.js";
+import { createClient, createToolkit, defineTool, isRelayRequest, relayCallsOf, relayTool, RELAY_OUTPUT_KEY, type Request, type Tool } from "../src/agent/index.js";
+import type { AtofEvent } from "../src/events/types.js";
 import { openaiReply, startProvider } from "./agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
@@ -92,5 +93,28 @@ describe("relay tool — the seed's three examples", () => {
       ["real_tool", "real-output", false],
       ["relayed_tool", "relay declined for relayed_tool: declined", true],
     ]);
+  });
+});
+
+describe("relay is inert when absent", () => {
+  it("a declared but uncalled relay tool changes nothing but its declaration", async () => {
+    const add = defineTool({ name: "add", description: "adds", execute: (a) => String(Number(a.a) + Number(a.b)) });
+    const outcome = async (tools: Tool[]) => {
+      const srv = await provider([openaiReply(null, [{ id: "c1", name: "add", arguments: '{"a":1,"b":2}' }]), openaiReply("3")]);
+      const runtime = createRuntime();
+      const events: AtofEvent[] = [];
+      runtime.subscribe("capture", (e) => void events.push(e));
+      const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime, retryBaseMs: 1 });
+      const res = await client.run("1+2", { toolkit: await createToolkit({ tools }) });
+      await runtime.flush();
+      const shape = events.map((e) => [e.kind, e.name, e.category, e.kind === "scope" ? e.attributes : null, e.kind === "scope" && e.category !== "llm" ? e.data : null]);
+      return { res: { status: res.status, text: res.text, toolCalls: res.toolCalls, messages: res.messages }, shape, sentTools: srv.requests.map((r) => (r.body.tools as { function: { name: string } }[]).map((t) => t.function.name)) };
+    };
+    const without = await outcome([add]);
+    const withRelay = await outcome([add, relayTool("remote_thing", "never called")]);
+    expect(withRelay.res).toEqual(without.res);
+    expect(withRelay.shape).toEqual(without.shape);
+    expect(withRelay.sentTools[0]).toEqual(["add", "remote_thing"]);
+    expect(JSON.stringify(without.shape)).not.toContain("remote");
   });
 });

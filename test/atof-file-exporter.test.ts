@@ -130,25 +130,23 @@ describe("AtofExporter file sink", () => {
     expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.serialize_failed", count: 1 })]);
   });
 
-  it("shuts down once, deregisters and counts events delivered afterwards", async () => {
-    let removed = 0;
+  it("registers as a lifecycle exporter, shuts down once and counts events delivered afterwards", async () => {
     let lifecycle: unknown;
+    let name = "";
     const runtime = {
-      subscribe(_name: string, _cb: (e: AtofEvent) => void, options?: { exporter?: unknown }) {
+      subscribe(subscriber: string, _cb: (e: AtofEvent) => void, options?: { exporter?: unknown }) {
+        name = subscriber;
         lifecycle = options?.exporter;
-        return () => {
-          removed += 1;
-          return true;
-        };
+        return () => true;
       },
     };
     const exporter = new AtofExporter({ type: "file", path: join(dir, "shutdown.jsonl") });
-    exporter.register(runtime);
+    expect(exporter.register(runtime)()).toBe(true);
+    expect(name).toMatch(/^atof#\d+$/);
     expect(lifecycle).toBe(exporter);
     const first = exporter.shutdown();
     expect(exporter.shutdown()).toBe(first);
     await first;
-    expect(removed).toBe(1);
     exporter.onEvent(mark("late", null));
     expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.events_dropped", count: 1 })]);
   });

@@ -3,13 +3,13 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import type { ProjectionName } from "../exporters/otel/index.js";
 import { SpanCapture } from "../exporters/testing/index.js";
-import type { Json } from "../src/events/json.js";
+import type { Json, JsonObject } from "../src/events/json.js";
 import { end, start, ts } from "./otel-support.js";
 
 const AGENT = "019ca945-4000-7000-8000-0000000000a0";
 const LLM = "019ca945-4001-7000-8000-0000000000a1";
 
-const openaiRequest = {
+const openaiRequest: JsonObject = {
   model: "gpt-4.1",
   temperature: 0.2,
   max_completion_tokens: 256,
@@ -22,14 +22,14 @@ const openaiRequest = {
   ],
   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }],
 };
-const openaiResponse = {
+const openaiResponse: JsonObject = {
   id: "chatcmpl-9",
   model: "gpt-4.1-2025-04-14",
   choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "call_2", type: "function", function: { name: "get_time", arguments: '{"tz":"CET"}' } }] } }],
   usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150, prompt_tokens_details: { cached_tokens: 100 } },
 };
 
-const anthropicRequest = {
+const anthropicRequest: JsonObject = {
   model: "claude-sonnet-4-5",
   max_tokens: 4096,
   system: "Be brief.",
@@ -39,7 +39,7 @@ const anthropicRequest = {
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "4C", is_error: false }] },
   ],
 };
-const anthropicResponse = {
+const anthropicResponse: JsonObject = {
   id: "msg_1",
   model: "claude-sonnet-4-5-20250929",
   type: "message",
@@ -77,7 +77,7 @@ describe("openinference LLM spans", () => {
     expect(a["input.value"]).toBe("system: Be brief.\n\nuser: Weather in\nOslo?\n\ntool: Tool result omitted");
     expect(a["input.mime_type"]).toBe("text/plain");
     expect(JSON.parse(a["llm.invocation_parameters"] as string)).toEqual({ model: "gpt-4.1", temperature: 0.2, max_completion_tokens: 256, stop: "END" });
-    expect(JSON.parse(a["llm.tools.0.tool.json_schema"] as string)).toEqual(openaiRequest.tools[0]);
+    expect(JSON.parse(a["llm.tools.0.tool.json_schema"] as string)).toEqual((openaiRequest["tools"] as Json[])[0]);
     expect(a["llm.token_count.prompt"]).toBe(120);
     expect(a["llm.token_count.completion"]).toBe(30);
     expect(a["llm.token_count.total"]).toBe(150);

@@ -9,6 +9,7 @@ import { runTurns } from "./loop.js";
 import type { ClientSettings } from "./loop-context.js";
 import { abandonTranscript, repairTranscript, validateResume } from "./resume.js";
 import { defaultAgentRuntime } from "./default-runtime.js";
+import { MetricsRecorder } from "./metrics.js";
 import { InMemoryConversationStore, type ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
 import type {
@@ -43,7 +44,9 @@ function settingsOf(options: ClientOptions): ClientSettings {
     retries: options.retries ?? 2,
     retryBaseMs: options.retryBaseMs ?? 500,
     agentName: options.agentName ?? "agent",
+    injectTraceparent: options.injectTraceparent !== false,
     hooks: chainHooks(options.hooks),
+    metrics: new MetricsRecorder(),
   };
   const apiKey = resolveApiKey(options);
   if (apiKey) s.apiKey = apiKey;
@@ -62,6 +65,11 @@ export class Client {
   constructor(options: ClientOptions) {
     this.settings = settingsOf(options);
     this.store = options.store ?? new InMemoryConversationStore();
+  }
+
+  /** Prometheus text of this client's LLM, tool and run metrics (byte-stable). */
+  metrics(): string {
+    return this.settings.metrics.render();
   }
 
   /** One stateless run: `history` (verbatim) or a fresh transcript, then the user prompt. */
@@ -133,7 +141,11 @@ export class Client {
   }
 
   /** Durable resume (§8.2/§8.3): repairs the halted turn with the answer and continues with no new user turn. */
-  async runWithAnswer(options: ResumeOptions, metadata?: Record<string, Json>): Promise<RunResult> {
+  runWithAnswer(options: ResumeOptions): Promise<RunResult> {
+    return this.resume(options, undefined);
+  }
+
+  private async resume(options: ResumeOptions, metadata: Record<string, Json> | undefined): Promise<RunResult> {
     const { pending, answer, history, halt } = options;
     const index = validateResume(this.settings.codec, history, pending, answer);
     const scopeOptions: Parameters<typeof inAgentScope>[1] = {
@@ -156,7 +168,7 @@ export class Client {
     const resume: ResumeOptions = { toolkit: options.toolkit, history, pending: options.pending, answer: options.answer };
     if (options.halt) resume.halt = options.halt;
     if (options.signal) resume.signal = options.signal;
-    const result = await this.runWithAnswer(resume, { session_id: options.id });
+    const result = await this.resume(resume, { session_id: options.id });
     await this.store.save(options.id, result.messages);
     return result;
   }
@@ -193,7 +205,7 @@ export class Client {
             llmUuid = ctx.llmUuid;
             return (await (send as (r?: LlmRequest) => Promise<unknown>)(real)) as Json;
           },
-          { modelName: s.model },
+          { modelName: s.model, injectTraceparent: s.injectTraceparent },
         ),
     };
     if (s.apiKey) deps.apiKey = s.apiKey;

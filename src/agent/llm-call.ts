@@ -72,7 +72,7 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
         const res = await postJson(options);
         return res.json as Json;
       },
-      { modelName: settings.model, metadata: endpointMetadata(url, turn), signal: run.signal },
+      { modelName: settings.model, metadata: endpointMetadata(url, turn), signal: run.signal, injectTraceparent: settings.injectTraceparent },
     );
     parsed = settings.codec.parseResponse(raw);
     return { parsed, raw };

@@ -4,6 +4,7 @@ import type { Answer, Request } from "./pending.js";
 import type { AgentRuntime } from "./runtime-port.js";
 import type { Toolkit } from "./toolkit.js";
 import type { ChainedHooks } from "./hooks.js";
+import type { MetricsRecorder } from "./metrics.js";
 import type { Metric, StreamEvent } from "./types.js";
 
 /** Settings a client resolves once and every run shares. */
@@ -22,8 +23,10 @@ export interface ClientSettings {
   waitFor?: (request: Request) => Promise<Answer>;
   dispatcher?: Dispatcher;
   agentName: string;
+  injectTraceparent: boolean;
   hooks: ChainedHooks;
   onMetric?: (metric: Metric) => void;
+  metrics: MetricsRecorder;
 }
 
 /** One run in progress. */
@@ -37,6 +40,7 @@ export interface RunContext {
 }
 
 export function emitMetric(settings: ClientSettings, metric: Metric): void {
+  settings.metrics.record(metric);
   if (!settings.onMetric) return;
   try {
     settings.onMetric(metric);

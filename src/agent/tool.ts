@@ -24,8 +24,11 @@ export interface Tool {
   execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult>;
 }
 
-/** What a user tool may return: a ToolResult, a string, any JSON (stringified) or `pending(...)`. */
-export type ToolReturn = ToolResult | string | unknown;
+/**
+ * What a user tool may return: a ToolResult `{output, isError}`, a string, a runtime-style
+ * `{result}`, any other JSON value (stringified), or `pending(...)`.
+ */
+export type ToolReturn = unknown;
 
 export interface ToolDefinition {
   name: string;

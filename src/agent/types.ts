@@ -85,6 +85,8 @@ export interface ClientOptions {
   runtime?: AgentRuntime;
   dispatcher?: Dispatcher;
   agentName?: string;
+  /** Send a W3C `traceparent` header with each provider call (default true). */
+  injectTraceparent?: boolean;
   hooks?: Hooks | Hooks[];
   onMetric?: (metric: Metric) => void;
 }

@@ -5,6 +5,8 @@ export const MAX_JSON_DEPTH = 100;
 
 export const CIRCULAR_MARKER = "[Circular]";
 export const DEPTH_MARKER = "[MaxDepth]";
+/** A value whose reading threw (a throwing getter, a revoked Proxy): telemetry must not rethrow it into the app. */
+export const UNREADABLE_MARKER = "[Unreadable]";
 
 /** What a copy had to change to make a value JSON. */
 export interface JsonCopyIssues {
@@ -23,7 +25,8 @@ function note(issues: JsonCopyIssues | undefined, what: string): void {
  * a queued event, and so that exporters never meet values JSON cannot hold. Outcomes:
  * non-finite numbers → null; BigInt → its decimal string; functions, symbols and undefined →
  * dropped from objects, null in arrays (as JSON.stringify does); cycles → "[Circular]";
- * nesting past MAX_JSON_DEPTH → "[MaxDepth]"; objects with toJSON (Date) → their toJSON value.
+ * nesting past MAX_JSON_DEPTH → "[MaxDepth]"; objects with toJSON (Date) → their toJSON value;
+ * an object whose reading throws (getter, revoked Proxy) → "[Unreadable]".
  * Each change is counted in `issues` so the caller can report a diagnostic.
  */
 export function toJsonSafe(value: unknown, issues?: JsonCopyIssues): Json {
@@ -52,7 +55,15 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
       break;
   }
   if (value === null) return null;
-  const obj = value as object;
+  try {
+    return copyObject(value as object, depth, path, issues);
+  } catch {
+    note(issues, "unreadable value");
+    return UNREADABLE_MARKER;
+  }
+}
+
+function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined): Json {
   if (depth >= MAX_JSON_DEPTH) {
     note(issues, "nesting too deep");
     return DEPTH_MARKER;
@@ -81,7 +92,15 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
     }
     const out: JsonObject = {};
     for (const key of Object.keys(obj)) {
-      const v = (obj as Record<string, unknown>)[key];
+      let v: unknown;
+      try {
+        v = (obj as Record<string, unknown>)[key];
+      } catch {
+        // one throwing getter costs only its own key
+        note(issues, "unreadable value");
+        out[key] = UNREADABLE_MARKER;
+        continue;
+      }
       if (v === undefined) continue;
       if (typeof v === "function" || typeof v === "symbol") {
         note(issues, typeof v);

@@ -24,6 +24,9 @@ interface InternalToolHandle extends ToolHandle {
   readonly fallbackData: Json | undefined;
 }
 
+/** Shared empty mark list of the fast path; only read (`forEach`), never mutated. */
+const NO_MARKS: PendingMarkSpec[] = [];
+
 function toolProfile(toolCallId: string | undefined): JsonObject {
   return toolCallId === undefined ? {} : { tool_call_id: toolCallId };
 }
@@ -63,13 +66,18 @@ export class ToolLifecycle {
     let outcome: LayerOutcome;
     try {
       if (signal.aborted) throw CANCELLED;
-      const run =
-        intercepts.length === 0
-          ? runInScopeContext(execContext, async () => ({ ...toToolResult(await fn(realArgs, toolCtx)), marks: [] as PendingMarkSpec[] }))
-          : runInScopeContext(execContext, () =>
-              buildToolChain(intercepts, (a) => fn(a, toolCtx), { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) }, execContext)(realArgs),
-            );
-      outcome = await raceAbort(run, signal);
+      if (intercepts.length === 0) {
+        // Fast path: call the tool directly in its context; no wrapper async function (each extra
+        // promise costs a hook call per promise while AsyncLocalStorage is active on Node 20).
+        const value = runInScopeContext(execContext, () => fn(realArgs, toolCtx));
+        const settled = signal === NEVER_ABORTED ? await value : await raceAbort(Promise.resolve(value), signal);
+        outcome = { ...toToolResult(settled), marks: NO_MARKS };
+      } else {
+        const run = runInScopeContext(execContext, () =>
+          buildToolChain(intercepts, (a) => fn(a, toolCtx), { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) }, execContext)(realArgs),
+        );
+        outcome = await raceAbort(run, signal);
+      }
     } catch (error) {
       handle.ended = true;
       const endUs = this.core.endTime(handle.startedAtUs, undefined);

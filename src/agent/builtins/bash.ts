@@ -22,14 +22,32 @@ export function bashTool(): Tool {
     execute(args, ctx) {
       const timeout = typeof args.timeoutMs === "number" && args.timeoutMs > 0 ? args.timeoutMs : DEFAULT_TIMEOUT_MS;
       return new Promise((done) => {
-        const child = spawn("/bin/sh", ["-c", String(args.command)], { signal: ctx.signal, timeout });
+        // Own process group, so a timeout or abort kills the whole pipeline, not just the shell.
+        const child = spawn("/bin/sh", ["-c", String(args.command)], { detached: true, stdio: ["ignore", "pipe", "pipe"] });
         let output = "";
+        let killedBy: string | undefined;
+        const kill = (why: string) => {
+          killedBy ??= why;
+          try {
+            if (child.pid !== undefined) process.kill(-child.pid, "SIGKILL");
+          } catch {
+            // already gone
+          }
+        };
+        const timer = setTimeout(() => kill(`timeout after ${timeout} ms`), timeout);
+        const onAbort = () => kill("abort");
+        ctx.signal.addEventListener("abort", onAbort, { once: true });
+        const finish = (result: { output: string; isError: boolean }) => {
+          clearTimeout(timer);
+          ctx.signal.removeEventListener("abort", onAbort);
+          done(result);
+        };
         child.stdout.on("data", (b: Buffer) => (output += b.toString("utf8")));
         child.stderr.on("data", (b: Buffer) => (output += b.toString("utf8")));
-        child.on("error", (err) => done({ output: truncate(`${output}${err.message}`), isError: true }));
+        child.on("error", (err) => finish({ output: truncate(`${output}${err.message}`), isError: true }));
         child.on("close", (code, signal) => {
-          if (signal) return done({ output: truncate(`${output}\n[terminated by ${signal}]`), isError: true });
-          done({ output: truncate(output), isError: code !== 0 });
+          if (killedBy || signal) return finish({ output: truncate(`${output}\n[terminated by ${killedBy ?? signal}]`), isError: true });
+          finish({ output: truncate(output), isError: code !== 0 });
         });
       });
     },

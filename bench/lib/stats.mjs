@@ -1,0 +1,49 @@
+// Small statistics helpers for interleaved benchmark rounds.
+
+export function quantile(values, q) {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  // Nearest-rank on the sorted sample: p95 of 7 rounds is the largest round.
+  const rank = Math.min(sorted.length - 1, Math.max(0, Math.ceil(q * sorted.length) - 1));
+  return sorted[rank];
+}
+
+export const median = (values) => {
+  if (values.length === 0) return NaN;
+  const sorted = [...values].sort((a, b) => a - b);
+  const mid = sorted.length >> 1;
+  return sorted.length % 2 ? sorted[mid] : (sorted[mid - 1] + sorted[mid]) / 2;
+};
+
+export const p95 = (values) => quantile(values, 0.95);
+export const p99 = (values) => quantile(values, 0.99);
+
+export function summarize(values) {
+  return { median: median(values), p95: p95(values), rounds: values.length };
+}
+
+/**
+ * Runs every variant `rounds` times, interleaved (round 1: A B C, round 2: B C A, ...), so that
+ * drift in machine speed hits all variants alike. `variant.run(n)` performs n calls and returns
+ * nothing; the time per call of each round is kept. Returns { name: { median, p95, samples } } in ns/call.
+ */
+export async function interleave(variants, { rounds, calls, warmupCalls }) {
+  for (const v of variants) if (v.setup) await v.setup();
+  for (const v of variants) await v.run(warmupCalls);
+  const samples = Object.fromEntries(variants.map((v) => [v.name, []]));
+  for (let r = 0; r < rounds; r++) {
+    const order = variants.map((_, i) => variants[(i + r) % variants.length]);
+    for (const v of order) {
+      if (v.beforeRound) await v.beforeRound();
+      const t0 = process.hrtime.bigint();
+      await v.run(calls);
+      const t1 = process.hrtime.bigint();
+      samples[v.name].push(Number(t1 - t0) / calls);
+      if (v.afterRound) await v.afterRound();
+    }
+  }
+  for (const v of variants) if (v.teardown) await v.teardown();
+  const out = {};
+  for (const v of variants) out[v.name] = { ...summarize(samples[v.name]), samples: samples[v.name] };
+  return out;
+}

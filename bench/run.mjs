@@ -1,0 +1,74 @@
+// relaytrace benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (smoke, < 30 s).
+// Options: --quick, --only=overhead,peers,loop,throughput,scale, --out=<results.json path>.
+import { writeFile } from "node:fs/promises";
+import { fileURLToPath } from "node:url";
+import { loadRelaytrace } from "./lib/load.mjs";
+import { machineInfo } from "./lib/machine.mjs";
+import { peersInstalled } from "./lib/peers.mjs";
+import { formatOverhead, runOverhead } from "./suites/overhead.mjs";
+import { formatPeers, runPeers } from "./suites/peers.mjs";
+import { formatLoop, runLoop } from "./suites/loop.mjs";
+import { formatThroughput, runThroughput } from "./suites/throughput.mjs";
+import { formatScale, runScale } from "./suites/scale.mjs";
+
+const argv = process.argv.slice(2);
+const quick = argv.includes("--quick");
+const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const out = argv.find((a) => a.startsWith("--out="))?.slice(6) ?? fileURLToPath(new URL("./results.json", import.meta.url));
+const want = (name) => !only || only.includes(name);
+
+const CONFIG = quick
+  ? {
+    overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
+    peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
+    loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1 },
+    throughput: { calls: 20_000, quick: true },
+    scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
+  }
+  : {
+    overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
+    peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
+    loop: { rounds: 10, runsPerRound: 10, warmupRuns: 5 },
+    throughput: { calls: 1_000_000, quick: false },
+    scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
+  };
+
+const started = Date.now();
+const machine = machineInfo();
+console.log(`relaytrace benchmarks${quick ? " (quick smoke mode: few calls, figures are rough)" : ""}`);
+console.log(`machine: ${machine.cpuModel}, ${machine.cores} cores, ${machine.memoryGiB} GiB; ${machine.platform}`);
+console.log(`node ${machine.node} (V8 ${machine.v8})`);
+const api = await loadRelaytrace();
+console.log(`relaytrace loaded from ${api.source}${api.missing.length ? `; missing: ${api.missing.join(", ")}` : ""}`);
+
+const results = { date: new Date().toISOString(), quick, machine, config: CONFIG, source: api.source };
+
+async function section(key, title, run, format) {
+  if (!want(key)) return;
+  console.log(`\n## ${title}\n`);
+  try {
+    results[key] = await run();
+    console.log(format(results[key]));
+  } catch (error) {
+    results[key] = { error: String(error?.stack ?? error) };
+    console.log(`FAILED: ${error?.message ?? error}`);
+    process.exitCode = 1;
+  }
+}
+
+await section("overhead", "1. Tool-call overhead (ns per executeTool call)", () => runOverhead(api, CONFIG.overhead), formatOverhead);
+if (want("peers")) {
+  if (await peersInstalled()) {
+    await section("peers", "2. Against peers (same tool call, same process)", () => runPeers(CONFIG.peers), formatPeers);
+  } else {
+    console.log("\n## 2. Against peers\n\nskipped: peer libraries are not installed; run `cd bench && npm install` to compare against OpenInference and OpenAI Agents.");
+    results.peers = { skipped: "peer libraries not installed (cd bench && npm install)" };
+  }
+}
+await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => runLoop(api, CONFIG.loop), formatLoop);
+await section("throughput", "4. Throughput and memory", () => runThroughput(CONFIG.throughput), formatThroughput);
+await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);
+
+results.elapsedSeconds = (Date.now() - started) / 1000;
+await writeFile(out, JSON.stringify(results, null, 2) + "\n");
+console.log(`\nwrote ${out} in ${results.elapsedSeconds.toFixed(1)} s`);

@@ -1,0 +1,290 @@
+import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
+import { formatTimestamp } from "../../src/events/timestamp.js";
+import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
+import { cloneJson, isContentPartArray } from "./content.js";
+import { detectUserTurn, reasoningEffortOf } from "./request.js";
+import { responseParts, normalizeArguments } from "./response.js";
+import type { AtifMessage, AtifObservationResult, AtifStep, AtifToolCall } from "./types.js";
+
+/** An event with its normalized timestamp and stream position (for the stable sort). */
+export interface TimedEvent {
+  event: AtofEvent;
+  us: number;
+  seq: number;
+}
+
+/** What the builder needs to know about scopes beyond its own events. */
+export interface ScopeInfo {
+  uuid: string;
+  name: string;
+  category: string;
+  parentUuid: string | null;
+  start?: ScopeEvent;
+  end?: ScopeEvent;
+}
+
+export interface BuilderContext {
+  framework: string;
+  includeMarks: boolean;
+  scopes: ReadonlyMap<string, ScopeInfo>;
+  /** The agent (or fallback root) scope this trajectory is built for. */
+  boundaryUuid: string;
+}
+
+/** A subagent trajectory to reference from the parent (atif.md §3.7). */
+export interface ChildReference {
+  uuid: string;
+  name: string;
+  sessionId: string;
+  toolCallId?: string;
+}
+
+interface Queued {
+  callId?: string;
+  result: AtifObservationResult;
+  us: number;
+}
+
+const seconds = (us: number): number => Math.round(us / 1000) / 1000;
+const profileOf = (e: AtofEvent): JsonObject => e.category_profile ?? {};
+const stringOr = (v: Json | undefined): string | undefined => (typeof v === "string" && v !== "" ? v : undefined);
+
+/** The ATOF → ATIF state machine for one trajectory: current agent step, pending and deferred observations. */
+export class TrajectoryBuilder {
+  private readonly steps: AtifStep[] = [];
+  private current: AtifStep | undefined;
+  private pending: Queued[] = [];
+  private readonly deferred = new Map<string, Queued[]>();
+  private readonly leftovers: Queued[] = [];
+  private readonly llmStarts = new Map<string, TimedEvent>();
+  private readonly callIdByTool = new Map<string, string>();
+  private readonly stepByCallScope = new Map<string, AtifStep>();
+  private readonly marks: AtofEvent[] = [];
+
+  constructor(private readonly ctx: BuilderContext, private readonly llmWithEnd: ReadonlySet<string>) {}
+
+  process(te: TimedEvent): void {
+    const e = te.event;
+    if (e.kind === "mark") {
+      if (this.ctx.includeMarks) this.marks.push(e);
+      return;
+    }
+    if (e.category === "llm") {
+      if (e.scope_category === "start") this.llmStart(te);
+      else this.llmEnd(te);
+    } else if (e.category === "tool") {
+      if (e.scope_category === "start") this.toolStart(e);
+      else this.toolEnd(te);
+    }
+  }
+
+  private llmStart(te: TimedEvent): void {
+    this.flushPending();
+    const e = te.event;
+    this.llmStarts.set(e.uuid, te);
+    const turn = detectUserTurn(e.data);
+    // A start that never ended is shown as a prompt, so a crashed call keeps its input.
+    const fresh = turn.fresh || !this.llmWithEnd.has(e.uuid);
+    if (!fresh) return;
+    const message: AtifMessage = turn.message ?? "";
+    this.steps.push({ step_id: 0, timestamp: formatTimestamp(te.us), source: "user", message });
+  }
+
+  private llmEnd(te: TimedEvent): void {
+    this.flushPending();
+    const e = te.event as ScopeEvent;
+    const start = this.llmStarts.get(e.uuid);
+    const parts = responseParts(e.data);
+    const step: AtifStep = { step_id: 0, timestamp: formatTimestamp(te.us), source: "agent", message: parts.message };
+    const model = parts.model ?? stringOr(profileOf(e)["model_name"]) ?? (start ? stringOr(profileOf(start.event)["model_name"]) : undefined);
+    if (model) step.model_name = model;
+    const effort = start ? reasoningEffortOf(start.event.data) : undefined;
+    if (effort !== undefined) step.reasoning_effort = effort;
+    if (parts.reasoningContent !== undefined) step.reasoning_content = parts.reasoningContent;
+    if (parts.toolCalls.length > 0) step.tool_calls = parts.toolCalls;
+    if (parts.metrics) step.metrics = parts.metrics;
+    step.llm_call_count = 1;
+    const ancestry: JsonObject = { function_id: e.uuid, function_name: e.name };
+    if (e.parent_uuid !== null) {
+      ancestry["parent_id"] = e.parent_uuid;
+      const parent = this.ctx.scopes.get(e.parent_uuid);
+      if (parent) ancestry["parent_name"] = parent.name;
+    }
+    step.extra = {
+      ancestry,
+      invocation: {
+        start_timestamp: seconds(start ? start.us : te.us),
+        end_timestamp: seconds(te.us),
+        invocation_id: e.uuid,
+        status: "completed",
+        framework: this.ctx.framework,
+      },
+    };
+    this.steps.push(step);
+    this.current = step;
+    this.stepByCallScope.set(e.uuid, step);
+    for (const call of step.tool_calls ?? []) {
+      const waiting = this.deferred.get(call.tool_call_id);
+      if (!waiting) continue;
+      this.deferred.delete(call.tool_call_id);
+      for (const q of waiting) this.attach(step, q);
+    }
+  }
+
+  private sameNameCalls(name: string): AtifToolCall[] {
+    return (this.current?.tool_calls ?? []).filter((c) => c.function_name === name);
+  }
+
+  private toolStart(e: ScopeEvent): void {
+    const fromProfile = stringOr(profileOf(e)["tool_call_id"]);
+    const sameName = this.sameNameCalls(e.name);
+    let id = fromProfile;
+    if (id === undefined && sameName.length === 1) id = sameName[0]!.tool_call_id;
+    if (id === undefined && this.current && sameName.length === 0) id = e.uuid;
+    if (id !== undefined) this.callIdByTool.set(e.uuid, id);
+    const step = this.current;
+    if (!step || id === undefined) return;
+    this.stepByCallScope.set(e.uuid, step);
+    const calls = (step.tool_calls ??= []);
+    if (calls.some((c) => c.tool_call_id === id)) return;
+    // A tool the provider did not list (or a producer without LLM events): record it from the start event.
+    const data = e.data;
+    const args = isJsonObject(data) ? normalizeArguments(data) : data === null ? {} : { value: cloneJson(data) };
+    const extra: JsonObject = { event_uuid: e.uuid, event_name: e.name };
+    if (e.parent_uuid !== null) extra["parent_event_uuid"] = e.parent_uuid;
+    if (e.metadata !== null) extra["metadata"] = cloneJson(e.metadata);
+    calls.push({ tool_call_id: id, function_name: e.name, arguments: args, extra });
+  }
+
+  private toolEnd(te: TimedEvent): void {
+    const e = te.event as ScopeEvent;
+    const profile = profileOf(e);
+    const annotation = profile["tool_result_annotation"];
+    const hasAnnotation = annotation !== undefined && annotation !== null;
+    if (e.data === null && !hasAnnotation) return; // an error end without data adds nothing
+    let callId = stringOr(profile["tool_call_id"]) ?? this.callIdByTool.get(e.uuid);
+    if (callId === undefined) {
+      const same = this.sameNameCalls(e.name);
+      if (same.length === 1) callId = same[0]!.tool_call_id;
+    }
+    const result: AtifObservationResult = {};
+    if (callId !== undefined) result.source_call_id = callId;
+    const content = toolContent(e.data);
+    if (content !== undefined) result.content = content;
+    const extra: JsonObject = { event_uuid: e.uuid, event_name: e.name };
+    if (e.parent_uuid !== null) extra["parent_event_uuid"] = e.parent_uuid;
+    if (e.metadata !== null) extra["metadata"] = cloneJson(e.metadata);
+    if (e.data !== null && typeof e.data !== "string" && !isContentPartArray(e.data)) extra["tool_result"] = cloneJson(e.data);
+    if (hasAnnotation) extra["tool_result_annotation"] = cloneJson(annotation);
+    result.extra = extra;
+    if (!this.stepByCallScope.has(e.uuid) && this.current && callId !== undefined) this.stepByCallScope.set(e.uuid, this.current);
+    this.pending.push({ callId, result, us: te.us });
+  }
+
+  /** Queues the parent-side reference to an embedded subagent trajectory. */
+  reference(child: ChildReference, us: number): void {
+    const callId = child.toolCallId ?? this.activeToolCallOf(child.uuid);
+    const issued = callId !== undefined && (this.current?.tool_calls ?? []).some((c) => c.tool_call_id === callId);
+    const result: AtifObservationResult = {
+      subagent_trajectory_ref: [{ trajectory_id: child.uuid, session_id: child.sessionId, extra: { name: child.name, scope_uuid: child.uuid } }],
+      extra: { event_uuid: child.uuid, event_name: child.name },
+    };
+    if (issued) {
+      result.source_call_id = callId;
+      this.pending.push({ callId, result, us });
+    } else {
+      this.leftovers.push({ result, us });
+    }
+  }
+
+  /** The call id of the nearest tool scope between a child agent and this trajectory's boundary. */
+  private activeToolCallOf(childUuid: string): string | undefined {
+    let uuid = this.ctx.scopes.get(childUuid)?.parentUuid ?? null;
+    const seen = new Set<string>();
+    while (uuid !== null && uuid !== this.ctx.boundaryUuid && !seen.has(uuid)) {
+      seen.add(uuid);
+      const info = this.ctx.scopes.get(uuid);
+      if (!info) return undefined;
+      if (info.category === "tool") return this.callIdByTool.get(uuid);
+      uuid = info.parentUuid;
+    }
+    return undefined;
+  }
+
+  private attach(step: AtifStep, q: Queued): void {
+    const results = (step.observation ??= { results: [] }).results;
+    const same = q.callId === undefined ? undefined : results.find((r) => r.source_call_id === q.callId);
+    if (!same) {
+      results.push(q.result);
+      return;
+    }
+    // A second result for the same call merges: first non-null content wins, extras shallow-merge.
+    if ((same.content === undefined || same.content === null) && q.result.content !== undefined) same.content = q.result.content;
+    if (!same.subagent_trajectory_ref && q.result.subagent_trajectory_ref) same.subagent_trajectory_ref = q.result.subagent_trajectory_ref;
+    if (q.result.extra) same.extra = { ...(same.extra ?? {}), ...q.result.extra };
+  }
+
+  private flushPending(): void {
+    const queued = this.pending;
+    this.pending = [];
+    for (const q of queued) {
+      if (q.callId === undefined) this.leftovers.push(q);
+      else if (this.current?.tool_calls?.some((c) => c.tool_call_id === q.callId)) this.attach(this.current, q);
+      else {
+        const list = this.deferred.get(q.callId) ?? [];
+        list.push(q);
+        this.deferred.set(q.callId, list);
+      }
+    }
+  }
+
+  /** Steps numbered 1..N, and the marks that belong to no step (when marks are kept). */
+  finish(): { steps: AtifStep[]; unownedMarks: JsonObject[] } {
+    this.flushPending();
+    const rest = [...this.leftovers, ...[...this.deferred.values()].flat()].sort((a, b) => a.us - b.us);
+    if (rest.length > 0) {
+      const results = rest.map((q) => {
+        const { source_call_id: _dropped, ...r } = q.result; // rule 6: a system step issues no calls
+        return r;
+      });
+      this.steps.push({ step_id: 0, timestamp: formatTimestamp(rest[0]!.us), source: "system", message: "", observation: { results } });
+    }
+    this.steps.forEach((s, i) => (s.step_id = i + 1));
+    const unownedMarks: JsonObject[] = [];
+    for (const mark of this.marks) {
+      const copy = cloneJson(mark as unknown as JsonObject);
+      const step = this.owningStep(mark.parent_uuid);
+      if (step) {
+        const extra = (step.extra ??= {});
+        const list = Array.isArray(extra["marks"]) ? extra["marks"] : (extra["marks"] = []);
+        list.push(copy);
+      } else unownedMarks.push(copy);
+    }
+    return { steps: this.steps, unownedMarks };
+  }
+
+  private owningStep(parentUuid: string | null): AtifStep | undefined {
+    const seen = new Set<string>();
+    let uuid = parentUuid;
+    while (uuid !== null && uuid !== this.ctx.boundaryUuid && !seen.has(uuid)) {
+      seen.add(uuid);
+      const step = this.stepByCallScope.get(uuid);
+      if (step) return step;
+      uuid = this.ctx.scopes.get(uuid)?.parentUuid ?? null;
+    }
+    return undefined;
+  }
+}
+
+/** Observation content: a string or ContentPart array as is, the loop's ToolResult `output`, NAT's `{result}`. */
+export function toolContent(data: Json): AtifMessage | undefined {
+  if (typeof data === "string") return data;
+  if (isContentPartArray(data)) return cloneJson(data) as AtifMessage;
+  if (isJsonObject(data)) {
+    if (typeof data["output"] === "string" && typeof data["isError"] === "boolean") return data["output"];
+    const keys = Object.keys(data);
+    const only = data["result"];
+    if (keys.length === 1 && only !== undefined && only !== null && typeof only !== "object") return String(only);
+  }
+  return undefined;
+}

@@ -1,0 +1,194 @@
+import { uniqueSubscriberName } from "../subscriber-name.js";
+import { randomBytes } from "node:crypto";
+import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { join } from "node:path";
+import type { AtofEvent } from "../../src/events/types.js";
+import { atofToAtif } from "./project.js";
+import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
+import { validateAtif } from "./validate.js";
+
+export interface AtifExporterOptions {
+  agent: AtifAgentInfo;
+  /** When set, each trajectory is written there as `relaytrace-atif-{trajectory_id}.json`. */
+  outputDirectory?: string;
+  sessionId?: string;
+  includeMarks?: boolean;
+  framework?: string;
+  /** How many completed trajectories `toJSON()` keeps (oldest dropped first); default 1000. */
+  maxRetained?: number;
+}
+
+export interface AtifExporterDiagnostic {
+  code: string;
+  message: string;
+  count: number;
+}
+
+/** The part of the runtime the exporter needs (typed structurally: exporters do not import the runtime). */
+export interface AtifSubscribable {
+  subscribe(
+    name: string,
+    callback: (event: AtofEvent) => void,
+    options?: { exporter?: { forceFlush(): Promise<void>; shutdown(): Promise<void> } },
+  ): () => boolean;
+}
+
+interface Group {
+  root: string;
+  events: AtofEvent[];
+  /** Only groups with an agent or LLM scope are trajectories; plain scopes are not. */
+  relevant: boolean;
+}
+
+/**
+ * Collects events per top-level scope and, when that scope ends, maps them to ATIF, validates
+ * and (with `outputDirectory`) writes each trajectory atomically. Failures are counted in
+ * `diagnostics()`, never thrown into the app.
+ */
+export class AtifExporter {
+  private readonly options: AtofToAtifOptions;
+  private readonly groups = new Map<string, Group>();
+  /** uuid of every scope seen in a still-collecting group → that group's root. */
+  private readonly memberOf = new Map<string, string>();
+  private readonly completed: AtifTrajectory[] = [];
+  private readonly written: string[] = [];
+  /** Writes run one after another, so files appear (and `files()` lists them) in completion order. */
+  private writes: Promise<void> = Promise.resolve();
+  private readonly problems = new Map<string, AtifExporterDiagnostic>();
+  private readonly removers: (() => boolean)[] = [];
+  private closed = false;
+
+  constructor(private readonly config: AtifExporterOptions) {
+    this.options = {
+      agent: config.agent,
+      ...(config.sessionId !== undefined ? { sessionId: config.sessionId } : {}),
+      ...(config.includeMarks !== undefined ? { includeMarks: config.includeMarks } : {}),
+      ...(config.framework !== undefined ? { framework: config.framework } : {}),
+    };
+  }
+
+  /** This instance's subscriber name (unique, so exporters of one kind can share a runtime). */
+  private get subscriberName(): string {
+    return (this.uniqueName ??= uniqueSubscriberName("atif"));
+  }
+  private uniqueName: string | undefined;
+
+  register(runtime: AtifSubscribable): () => boolean {
+    const remove = runtime.subscribe(this.subscriberName, (event) => this.onEvent(event), { exporter: this });
+    this.removers.push(remove);
+    return remove;
+  }
+
+  /** Feeds one event by hand (what the subscription does); never throws. */
+  onEvent(event: AtofEvent): void {
+    if (this.closed) return;
+    try {
+      this.accept(event);
+    } catch (error) {
+      this.report("atif.event_failed", error);
+    }
+  }
+
+  /** The trajectories completed so far (deep copies). */
+  toJSON(): AtifTrajectory[] {
+    return JSON.parse(JSON.stringify(this.completed)) as AtifTrajectory[];
+  }
+
+  /** Paths of the files written so far. */
+  files(): string[] {
+    return [...this.written];
+  }
+
+  diagnostics(): AtifExporterDiagnostic[] {
+    return [...this.problems.values()].map((d) => ({ ...d }));
+  }
+
+  /** Resolves once every completed trajectory is written. */
+  async forceFlush(): Promise<void> {
+    let seen: Promise<void>;
+    do {
+      seen = this.writes;
+      await seen;
+    } while (seen !== this.writes);
+  }
+
+  /** Maps what is still open (a crash leaves scopes unended), writes everything, then ignores further events. Idempotent. */
+  async shutdown(): Promise<void> {
+    if (!this.closed) {
+      for (const root of [...this.groups.keys()]) this.finalize(root);
+      this.closed = true;
+    }
+    await this.forceFlush();
+  }
+
+  private accept(event: AtofEvent): void {
+    if (event.kind === "mark") {
+      const root = event.parent_uuid === null ? undefined : this.memberOf.get(event.parent_uuid);
+      if (root !== undefined) this.groups.get(root)?.events.push(event);
+      return;
+    }
+    let root = this.memberOf.get(event.uuid);
+    if (root === undefined) {
+      if (event.scope_category === "end" && (event.parent_uuid === null || !this.memberOf.has(event.parent_uuid))) return; // lone end
+      root = (event.parent_uuid === null ? undefined : this.memberOf.get(event.parent_uuid)) ?? event.uuid;
+      if (!this.groups.has(root)) this.groups.set(root, { root, events: [], relevant: false });
+      this.memberOf.set(event.uuid, root);
+    }
+    const group = this.groups.get(root)!;
+    group.events.push(event);
+    if (event.category === "agent" || event.category === "llm") group.relevant = true;
+    if (event.scope_category === "end" && event.uuid === root) this.finalize(root);
+  }
+
+  private finalize(root: string): void {
+    const group = this.groups.get(root);
+    this.groups.delete(root);
+    for (const [uuid, r] of this.memberOf) if (r === root) this.memberOf.delete(uuid);
+    if (!group || !group.relevant) return; // bounded memory: the collected events go with the group
+    let trajectories: AtifTrajectory[];
+    try {
+      trajectories = atofToAtif(group.events, this.options);
+    } catch (error) {
+      this.report("atif.mapping_failed", error);
+      return;
+    }
+    if (trajectories.length === 0) this.report("atif.empty_trajectory", new Error(`scope ${root} produced no ATIF steps`));
+    for (const trajectory of trajectories) {
+      const result = validateAtif(trajectory);
+      if (!result.valid) {
+        const detail = result.errors.slice(0, 3).map((e) => `${e.path}: ${e.message}`).join("; ");
+        this.report("atif.validation_failed", new Error(`trajectory ${trajectory.trajectory_id}: ${detail}`));
+        continue;
+      }
+      this.completed.push(trajectory);
+      const max = this.config.maxRetained ?? 1000;
+      if (this.completed.length > max) this.completed.splice(0, this.completed.length - max);
+      const dir = this.config.outputDirectory;
+      if (dir !== undefined) this.writes = this.writes.then(() => this.write(dir, trajectory));
+    }
+  }
+
+  private async write(dir: string, trajectory: AtifTrajectory): Promise<void> {
+    const id = (trajectory.trajectory_id ?? "trajectory").replace(/[^A-Za-z0-9._-]/g, "_");
+    const target = join(dir, `relaytrace-atif-${id}.json`);
+    const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    try {
+      await mkdir(dir, { recursive: true });
+      await writeFile(temp, `${JSON.stringify(trajectory, null, 2)}\n`, "utf8");
+      await rename(temp, target); // atomic within one directory: readers never see half a file
+      this.written.push(target);
+    } catch (error) {
+      this.report("atif.write_failed", error);
+      await rm(temp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  private report(code: string, error: unknown): void {
+    const message = error instanceof Error ? error.message : String(error);
+    const entry = this.problems.get(code);
+    if (entry) {
+      entry.count += 1;
+      entry.message = message;
+    } else this.problems.set(code, { code, message, count: 1 });
+  }
+}

@@ -1,0 +1,160 @@
+import { uniqueSubscriberName } from "../subscriber-name.js";
+import { resolve } from "node:path";
+import { serializeEvent } from "../../src/events/atof-codec.js";
+import type { AtofEvent } from "../../src/events/types.js";
+import { DiagnosticCounter, type ExporterDiagnostic } from "./diagnostics.js";
+import { FileSink } from "./file-sink.js";
+import { LineBuffer } from "./line-buffer.js";
+import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
+import type { AtofSink } from "./sink.js";
+import { StreamSink } from "./stream-sink.js";
+
+/** The part of a runtime the exporter needs; structural so exporters do not depend on runtime internals. */
+export interface AtofSubscribable {
+  subscribe(
+    name: string,
+    callback: (event: AtofEvent) => void,
+    options?: { exporter?: { forceFlush(): Promise<void>; shutdown(): Promise<void> } },
+  ): () => boolean;
+}
+
+let filesNamed = 0;
+
+/** `relaytrace-atof-20260301T120000Z-<pid>.jsonl`; a second default name in one process gets a counter. */
+function defaultFileName(): string {
+  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  filesNamed += 1;
+  const suffix = filesNamed > 1 ? `-${filesNamed}` : "";
+  return `relaytrace-atof-${stamp}-${process.pid}${suffix}.jsonl`;
+}
+
+function positive(value: number | undefined, fallback: number, key: string): number {
+  if (value === undefined) return fallback;
+  if (!Number.isFinite(value) || value < 0) throw new TypeError(`AtofExporter: ${key} must be a non-negative number, got ${value}`);
+  return value;
+}
+
+function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): FileSink {
+  const mode = options.mode ?? "append";
+  if (mode !== "append" && mode !== "overwrite") {
+    throw new TypeError(`AtofExporter: mode must be "append" or "overwrite", got ${JSON.stringify(mode)}`);
+  }
+  const directory = resolve(options.outputDirectory ?? process.cwd());
+  const filePath = resolve(directory, options.path ?? defaultFileName());
+  return new FileSink(filePath, mode, buffer, diagnostics);
+}
+
+function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): StreamSink {
+  let url: URL;
+  try {
+    url = new URL(options.url);
+  } catch {
+    throw new TypeError(`AtofExporter: url ${JSON.stringify(options.url)} is not a valid URL`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") {
+    throw new TypeError(`AtofExporter: url must be http or https, got ${url.protocol}`);
+  }
+  return new StreamSink(
+    {
+      url: url.toString(),
+      headers: options.headers ?? {},
+      timeoutMillis: positive(options.timeoutMillis, 10_000, "timeoutMillis"),
+      maxRetries: Math.floor(positive(options.maxRetries, 3, "maxRetries")),
+      retryBaseMillis: positive(options.retryBaseMillis, 200, "retryBaseMillis"),
+      maxBatchLines: Math.max(1, Math.floor(positive(options.maxBatchLines, 1000, "maxBatchLines"))),
+      flushIntervalMillis: positive(options.flushIntervalMillis, 100, "flushIntervalMillis"),
+    },
+    buffer,
+    diagnostics,
+  );
+}
+
+/**
+ * Writes every event verbatim as ATOF JSONL, to a file or to an HTTP receiver. Delivery only
+ * serializes and buffers; I/O happens in batches. Failures are counted in `diagnostics()`, never thrown.
+ */
+export class AtofExporter {
+  /** The resolved file path (file sink only). */
+  readonly filePath: string | undefined;
+  private readonly sink: AtofSink;
+  private readonly counter = new DiagnosticCounter();
+  private shutdownPromise: Promise<void> | null = null;
+
+  constructor(options: AtofExporterOptions) {
+    const buffer = new LineBuffer(
+      Math.max(1, Math.floor(positive(options.maxBufferedLines, 10_000, "maxBufferedLines"))),
+      Math.max(1, positive(options.maxBufferedBytes, 16 * 1024 * 1024, "maxBufferedBytes")),
+    );
+    if (options.type === "file") {
+      const sink = buildFileSink(options, buffer, this.counter);
+      this.sink = sink;
+      this.filePath = sink.filePath;
+    } else if (options.type === "stream") {
+      this.sink = buildStreamSink(options, buffer, this.counter);
+      this.filePath = undefined;
+    } else {
+      throw new TypeError(`AtofExporter: type must be "file" or "stream", got ${JSON.stringify((options as { type?: unknown }).type)}`);
+    }
+  }
+
+  /** Subscribes to the runtime as `atof`; `runtime.shutdown()` then flushes and shuts this exporter down. */
+  /** This instance's subscriber name (unique, so exporters of one kind can share a runtime). */
+  private get subscriberName(): string {
+    return (this.uniqueName ??= uniqueSubscriberName("atof"));
+  }
+  private uniqueName: string | undefined;
+
+  register(runtime: AtofSubscribable): () => boolean {
+    return runtime.subscribe(this.subscriberName, (event) => this.onEvent(event), { exporter: this });
+  }
+
+  /** Serializes and buffers one event (the subscriber callback; also usable directly). */
+  onEvent(event: AtofEvent): void {
+    if (this.shutdownPromise !== null) {
+      this.counter.add("atof.events_dropped", "event delivered after shutdown");
+      return;
+    }
+    let line: string;
+    try {
+      line = serializeEvent(event) + "\n";
+    } catch (err) {
+      this.counter.add("atof.serialize_failed", `event ${String(event?.uuid)}: ${err instanceof Error ? err.message : String(err)}`);
+      return;
+    }
+    if (!this.sink.enqueue(line)) this.counter.add("atof.events_dropped", "buffer full: the sink is not keeping up");
+  }
+
+  /** Feeds several events, in order. */
+  export(events: readonly AtofEvent[]): void {
+    for (const event of events) this.onEvent(event);
+  }
+
+  /** Writes (file: and fsyncs) or sends everything delivered so far. Never rejects. */
+  async forceFlush(): Promise<void> {
+    try {
+      await this.sink.flush();
+    } catch (err) {
+      this.counter.add("atof.flush_failed", err instanceof Error ? err.message : String(err));
+    }
+  }
+
+  /** Flushes and releases the sink (call the remover from `register` first to stop delivery). Idempotent: later calls return the first call's promise. */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.close();
+    return this.shutdownPromise;
+  }
+
+  diagnostics(): ExporterDiagnostic[] {
+    return this.counter.snapshot();
+  }
+
+  private async close(): Promise<void> {
+    // Stays subscribed on purpose: the runtime reports attached exporters' diagnostics, and
+    // events delivered after shutdown are counted as dropped rather than silently lost.
+    try {
+      await this.sink.close();
+    } catch (err) {
+      this.counter.add("atof.flush_failed", err instanceof Error ? err.message : String(err));
+    }
+  }
+}

@@ -1,0 +1,36 @@
+/** Buffer bounds shared by both sinks; past them events are dropped and counted. */
+export interface AtofBufferOptions {
+  /** Default 10,000 lines. */
+  maxBufferedLines?: number;
+  /** Default 16 MiB (counted as string length). */
+  maxBufferedBytes?: number;
+}
+
+export interface AtofFileOptions extends AtofBufferOptions {
+  type: "file";
+  /** File to write; relative paths resolve against `outputDirectory` (default: the working directory). */
+  path?: string;
+  /** Directory for the default file name `relaytrace-atof-<UTC time>-<pid>.jsonl`; created if missing. */
+  outputDirectory?: string;
+  /** `append` (default) keeps existing lines; `overwrite` truncates the file when it is first opened. */
+  mode?: "append" | "overwrite";
+}
+
+export interface AtofStreamOptions extends AtofBufferOptions {
+  type: "stream";
+  /** Receiver of `POST` requests with `content-type: application/x-ndjson`. */
+  url: string;
+  headers?: Record<string, string>;
+  /** Per request; default 10,000 ms. */
+  timeoutMillis?: number;
+  /** Retries after the first attempt; default 3. */
+  maxRetries?: number;
+  /** First retry delay, doubled each retry; default 200 ms. */
+  retryBaseMillis?: number;
+  /** Lines per request; default 1,000. */
+  maxBatchLines?: number;
+  /** How long a partial batch waits for more events; default 100 ms. */
+  flushIntervalMillis?: number;
+}
+
+export type AtofExporterOptions = AtofFileOptions | AtofStreamOptions;

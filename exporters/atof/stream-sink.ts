@@ -1,0 +1,116 @@
+import { setTimeout as sleep } from "node:timers/promises";
+import { request } from "undici";
+import type { DiagnosticCounter } from "./diagnostics.js";
+import type { LineBuffer } from "./line-buffer.js";
+import type { AtofSink } from "./sink.js";
+
+export interface StreamSinkSettings {
+  url: string;
+  headers: Record<string, string>;
+  timeoutMillis: number;
+  maxRetries: number;
+  retryBaseMillis: number;
+  maxBatchLines: number;
+  flushIntervalMillis: number;
+}
+
+function messageOf(err: unknown): string {
+  if (err instanceof Error) {
+    const cause = (err as { cause?: unknown }).cause;
+    return cause instanceof Error ? `${err.message} (${cause.message})` : err.message;
+  }
+  return String(err);
+}
+
+/** POSTs batches of NDJSON lines, one request at a time so the receiver sees them in order. */
+export class StreamSink implements AtofSink {
+  private readonly headers: Record<string, string>;
+  private timer: NodeJS.Timeout | null = null;
+  private sending: Promise<void> | null = null;
+  private closed: Promise<void> | null = null;
+
+  constructor(
+    private readonly settings: StreamSinkSettings,
+    private readonly buffer: LineBuffer,
+    private readonly diagnostics: DiagnosticCounter,
+  ) {
+    const headers: Record<string, string> = {};
+    for (const [key, value] of Object.entries(settings.headers)) {
+      if (key.toLowerCase() !== "content-type") headers[key] = value;
+    }
+    headers["content-type"] = "application/x-ndjson";
+    this.headers = headers;
+  }
+
+  enqueue(line: string): boolean {
+    if (!this.buffer.push(line)) return false;
+    if (this.buffer.length >= this.settings.maxBatchLines) void this.pump();
+    else if (this.sending === null) this.schedule();
+    return true;
+  }
+
+  /** Waits a little so that one request carries many events. */
+  private schedule(): void {
+    if (this.timer !== null) return;
+    this.timer = setTimeout(() => {
+      this.timer = null;
+      void this.pump();
+    }, this.settings.flushIntervalMillis);
+  }
+
+  async flush(): Promise<void> {
+    this.clearTimer();
+    while (this.sending !== null || this.buffer.length > 0) await this.pump();
+  }
+
+  close(): Promise<void> {
+    this.closed ??= this.flush();
+    return this.closed;
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== null) clearTimeout(this.timer);
+    this.timer = null;
+  }
+
+  private pump(): Promise<void> {
+    this.clearTimer();
+    this.sending ??= this.drain().finally(() => {
+      this.sending = null;
+      // Lines may arrive between the last drain check and this callback.
+      if (this.buffer.length > 0) this.schedule();
+    });
+    return this.sending;
+  }
+
+  private async drain(): Promise<void> {
+    while (this.buffer.length > 0) await this.send(this.buffer.take(this.settings.maxBatchLines));
+  }
+
+  private async send(lines: string[]): Promise<void> {
+    const body = lines.join("");
+    const { url, maxRetries, retryBaseMillis, timeoutMillis } = this.settings;
+    let lastError = "";
+    for (let attempt = 0; attempt <= maxRetries; attempt++) {
+      if (attempt > 0) {
+        this.diagnostics.add("atof.stream_retry", `retrying POST ${url} after: ${lastError}`);
+        await sleep(retryBaseMillis * 2 ** (attempt - 1));
+      }
+      try {
+        const response = await request(url, {
+          method: "POST",
+          headers: this.headers,
+          body,
+          signal: AbortSignal.timeout(timeoutMillis),
+        });
+        await response.body.dump();
+        if (response.statusCode >= 200 && response.statusCode < 300) return;
+        lastError = `HTTP ${response.statusCode}`;
+      } catch (err) {
+        lastError = messageOf(err);
+      }
+    }
+    this.diagnostics.add("atof.stream_failed", `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`);
+    this.diagnostics.add("atof.events_dropped", `${lines.length} events lost: POST ${url} failed`, lines.length);
+  }
+}

@@ -1,0 +1,76 @@
+import { SpanKind, type Attributes } from "@opentelemetry/api";
+import { isJsonObject } from "../../src/events/json.js";
+import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import { flattenInto } from "./flatten.js";
+import type { OpenSpan } from "./open-span.js";
+import type { MarkSpanMode, Projection } from "./projection.js";
+import {
+  profileString,
+  scopeTypeOf,
+  writeAnnotation,
+  writeEndData,
+  writeIdentity,
+  writeStartData,
+} from "./scope-attributes.js";
+
+const CLIENT_TYPES = new Set(["llm", "tool", "retriever", "embedder", "reranker"]);
+
+/** SpanKind for full and openinference (§1.4). */
+export function clientOrInternal(category: string): SpanKind {
+  return CLIENT_TYPES.has(scopeTypeOf(category)) ? SpanKind.CLIENT : SpanKind.INTERNAL;
+}
+
+/** The response model of a raw provider body, if it names one. */
+export function responseModelOf(data: unknown): string | undefined {
+  if (!isJsonObject(data)) return undefined;
+  const model = data["model"];
+  return typeof model === "string" && model !== "" ? model : undefined;
+}
+
+/** `full`: every event field, flattened under the private namespace (§2). */
+export class FullProjection implements Projection {
+  readonly name = "full" as const;
+  readonly rendersMarks = true;
+  readonly writesErrorType = true;
+  readonly writesSessionIdentity = true;
+
+  constructor(private readonly ns: string) {}
+
+  spanName(start: ScopeEvent): string {
+    return start.name;
+  }
+
+  spanKind(start: ScopeEvent): SpanKind {
+    return clientOrInternal(start.category);
+  }
+
+  onStart(start: ScopeEvent, span: OpenSpan): void {
+    const ns = this.ns;
+    const attrs = span.attributes;
+    writeIdentity(attrs, ns, start);
+    if (scopeTypeOf(start.category) === "llm") {
+      const model = profileString(start, "model_name");
+      if (model) attrs[`${ns}.model_name`] = model;
+    }
+    const toolCallId = profileString(start, "tool_call_id");
+    if (toolCallId) attrs[`${ns}.tool_call_id`] = toolCallId;
+    writeStartData(attrs, ns, start);
+    flattenInto(attrs, `${ns}.start.metadata`, start.metadata);
+  }
+
+  onEnd(end: ScopeEvent, span: OpenSpan, succeeded: boolean): void {
+    const ns = this.ns;
+    const attrs = span.attributes;
+    writeEndData(attrs, ns, end);
+    flattenInto(attrs, `${ns}.end.metadata`, end.metadata);
+    writeAnnotation(attrs, ns, end, succeeded);
+    if (scopeTypeOf(span.category) === "llm") {
+      const model = responseModelOf(end.data) ?? profileString(end, "model_name");
+      if (model) attrs[`${ns}.model_name`] = model;
+    }
+  }
+
+  decorateMarkSpan(_mark: MarkEvent, attrs: Attributes, mode: MarkSpanMode): void {
+    if (mode === "tool") attrs[`${this.ns}.scope_type`] = "tool";
+  }
+}

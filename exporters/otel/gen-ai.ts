@@ -1,0 +1,130 @@
+import { SpanKind, type Attributes } from "@opentelemetry/api";
+import type { ScopeEvent } from "../../src/events/types.js";
+import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
+import { genAiProviderOf, lookupNumber, lookupString } from "./gen-ai-lookup.js";
+import { requestBodyOf } from "./llm-body.js";
+import type { OpenSpan } from "./open-span.js";
+import type { Projection } from "./projection.js";
+import { profileString, scopeTypeOf } from "./scope-attributes.js";
+import * as G from "./semconv.js";
+
+/** `gen_ai.operation.name` of an LLM event by its name (§4). */
+export function llmOperationOf(name: string): string {
+  const lower = name.toLowerCase();
+  if (lower.includes("generate_content") || lower.includes("generatecontent")) return G.GenAiOperation.generateContent;
+  if (lower.includes("completion") && !lower.includes("chat")) return G.GenAiOperation.textCompletion;
+  return G.GenAiOperation.chat;
+}
+
+function requestModelOf(start: ScopeEvent): string | undefined {
+  const body = requestBodyOf(start.data);
+  const bodyModel = typeof body?.["model"] === "string" && body["model"] !== "" ? body["model"] : undefined;
+  return profileString(start, "model_name") ?? bodyModel ?? lookupString(start, "gen_ai.request.model", "model_name", "model");
+}
+
+function operationAndQualifier(start: ScopeEvent): [string, string] | undefined {
+  switch (scopeTypeOf(start.category)) {
+    case "agent":
+      return [G.GenAiOperation.invokeAgent, lookupString(start, G.GEN_AI_AGENT_NAME) ?? start.name];
+    case "llm":
+      return [llmOperationOf(start.name), requestModelOf(start) ?? ""];
+    case "tool":
+      return [G.GenAiOperation.executeTool, lookupString(start, G.GEN_AI_TOOL_NAME) ?? start.name];
+    case "embedder":
+      return [G.GenAiOperation.embeddings, requestModelOf(start) ?? ""];
+    case "retriever":
+      return [G.GenAiOperation.retrieval, dataSourceOf(start) ?? ""];
+    default:
+      return undefined;
+  }
+}
+
+function dataSourceOf(start: ScopeEvent): string | undefined {
+  return lookupString(start, G.GEN_AI_DATA_SOURCE_ID, "data_source_id", "index_name", "collection_name");
+}
+
+function setString(attrs: Attributes, key: string, value: string | undefined): void {
+  if (value !== undefined && value !== "") attrs[key] = value;
+}
+
+/** `gen_ai`: OTel GenAI semantic conventions only, no private attributes, no marks (§4). */
+export class GenAiProjection implements Projection {
+  readonly name = "gen_ai" as const;
+  readonly rendersMarks = false;
+  readonly writesErrorType = true;
+  readonly writesSessionIdentity = false;
+
+  spanName(start: ScopeEvent): string {
+    const op = operationAndQualifier(start);
+    if (!op) return start.name;
+    return op[1] === "" ? op[0] : `${op[0]} ${op[1]}`;
+  }
+
+  spanKind(start: ScopeEvent): SpanKind {
+    const type = scopeTypeOf(start.category);
+    return type === "llm" || type === "embedder" || type === "retriever" ? SpanKind.CLIENT : SpanKind.INTERNAL;
+  }
+
+  onStart(start: ScopeEvent, span: OpenSpan): void {
+    const op = operationAndQualifier(start);
+    if (!op) return; // minimal span: parentage only
+    const attrs = span.attributes;
+    attrs[G.GEN_AI_OPERATION_NAME] = op[0];
+    const type = scopeTypeOf(start.category);
+    if (type === "agent") {
+      attrs[G.GEN_AI_AGENT_NAME] = op[1];
+      setString(attrs, G.GEN_AI_AGENT_DESCRIPTION, lookupString(start, G.GEN_AI_AGENT_DESCRIPTION, "agent_description"));
+      setString(attrs, G.GEN_AI_REQUEST_MODEL, lookupString(start, G.GEN_AI_REQUEST_MODEL));
+      setString(attrs, G.GEN_AI_CONVERSATION_ID, this.conversationOf(start));
+      setString(attrs, G.GEN_AI_PROVIDER_NAME, lookupString(start, G.GEN_AI_PROVIDER_NAME, "provider_name", "provider"));
+      return;
+    }
+    if (type === "tool") {
+      attrs[G.GEN_AI_TOOL_NAME] = op[1];
+      setString(attrs, G.GEN_AI_TOOL_TYPE, lookupString(start, G.GEN_AI_TOOL_TYPE, "tool_type"));
+      setString(attrs, G.GEN_AI_TOOL_CALL_ID, profileString(start, "tool_call_id") ?? lookupString(start, G.GEN_AI_TOOL_CALL_ID, "tool_call_id"));
+      setString(attrs, G.GEN_AI_TOOL_DESCRIPTION, lookupString(start, G.GEN_AI_TOOL_DESCRIPTION, "tool_description", "description"));
+      return;
+    }
+    const provider = genAiProviderOf(start);
+    setString(attrs, G.GEN_AI_PROVIDER_NAME, provider);
+    setString(attrs, G.SERVER_ADDRESS, lookupString(start, G.SERVER_ADDRESS, "server_address"));
+    const port = lookupNumber(start, G.SERVER_PORT, "server_port");
+    if (port !== undefined) attrs[G.SERVER_PORT] = port;
+    if (type === "retriever") {
+      setString(attrs, G.GEN_AI_DATA_SOURCE_ID, op[1]);
+      setString(attrs, G.GEN_AI_REQUEST_MODEL, requestModelOf(start));
+      const topK = lookupNumber(start, G.GEN_AI_RETRIEVAL_TOP_K, "top_k");
+      if (topK !== undefined) attrs[G.GEN_AI_RETRIEVAL_TOP_K] = topK;
+      return;
+    }
+    setString(attrs, G.GEN_AI_REQUEST_MODEL, op[1]);
+    if (type === "embedder") return;
+    setString(attrs, G.GEN_AI_CONVERSATION_ID, this.conversationOf(start));
+    const body = requestBodyOf(start.data);
+    if (body) writeGenAiRequest(attrs, body);
+    // The standard requires the provider on agent spans; the loop only knows it per model call.
+    if (provider) {
+      for (let p = span.parentSpan; p && !p.ended; p = p.parentSpan) {
+        if (p.attributes[G.GEN_AI_OPERATION_NAME] === G.GenAiOperation.invokeAgent) {
+          p.attributes[G.GEN_AI_PROVIDER_NAME] ??= provider;
+          break;
+        }
+      }
+    }
+  }
+
+  onEnd(end: ScopeEvent, span: OpenSpan): void {
+    const type = scopeTypeOf(span.category);
+    if (type === "llm") writeGenAiResponse(span.attributes, end.data);
+    else if (type === "embedder") writeEmbeddingUsage(span.attributes, end.data);
+  }
+
+  decorateMarkSpan(): void {
+    // gen_ai renders no marks
+  }
+
+  private conversationOf(start: ScopeEvent): string | undefined {
+    return lookupString(start, G.GEN_AI_CONVERSATION_ID, "conversation_id", "session_id", "thread_id");
+  }
+}

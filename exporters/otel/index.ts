@@ -1,0 +1,6 @@
+export { OtelExporter, DEFAULT_NAMESPACE, UNENDED_SPAN_DESCRIPTION } from "./otel-exporter.js";
+export type { OtelExporterOptions, SubscribableRuntime } from "./otel-exporter.js";
+export type { ProjectionName } from "./projection.js";
+export type { MarkProjectionSetting } from "./marks.js";
+export type { OtelDiagnostic } from "./diagnostics.js";
+export { flattenInto } from "./flatten.js";

@@ -1,0 +1,35 @@
+import type { Attributes } from "@opentelemetry/api";
+import { isJsonObject } from "../../src/events/json.js";
+import type { MarkEvent } from "../../src/events/types.js";
+import { flattenInto } from "./flatten.js";
+
+/** Marks with this data schema carry metrics and never reach traces. */
+export const METRIC_SCHEMA_NAME = "nemo.relay.metric_measurements";
+
+export type MarkProjectionSetting = "inherit" | "event" | "tool";
+export const DEFAULT_MARK_EXCLUDE_NAMES: readonly string[] = ["llm.chunk"];
+
+export function isMetricMark(mark: MarkEvent): boolean {
+  return mark.data_schema?.name === METRIC_SCHEMA_NAME;
+}
+
+/** The `<ns>.mark.*` attributes shared by span events and mark spans (§2). */
+export function markAttributes(ns: string, mark: MarkEvent): Attributes {
+  const attrs: Attributes = {
+    [`${ns}.mark.uuid`]: mark.uuid,
+    [`${ns}.mark.parent_uuid`]: mark.parent_uuid ?? "",
+  };
+  flattenInto(attrs, `${ns}.mark.data`, mark.data);
+  flattenInto(attrs, `${ns}.mark.metadata`, mark.metadata);
+  if (mark.category !== null && mark.category !== undefined) attrs[`${ns}.mark.category`] = mark.category;
+  flattenInto(attrs, `${ns}.mark.category_profile`, mark.category_profile);
+  return attrs;
+}
+
+/** Whether this mark renders as a `tool` span, given the setting and the exclusion list (§5). */
+export function usesToolProjection(mark: MarkEvent, setting: MarkProjectionSetting, exclude: ReadonlySet<string>): boolean {
+  if (setting !== "tool") return false;
+  if (exclude.has(mark.name)) return false;
+  const hook = isJsonObject(mark.metadata) ? mark.metadata["hook_event_name"] : undefined;
+  return !(typeof hook === "string" && exclude.has(hook));
+}

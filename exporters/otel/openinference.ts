@@ -1,0 +1,105 @@
+import { SpanKind, type Attributes } from "@opentelemetry/api";
+import { MimeType, OpenInferenceSpanKind, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
+import { isJsonObject, type Json } from "../../src/events/json.js";
+import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import { displayText } from "./display-text.js";
+import { flattenInto, jsonText } from "./flatten.js";
+import { clientOrInternal } from "./full.js";
+import { writeLlmEnd, writeLlmStart } from "./openinference-llm.js";
+import type { OpenSpan } from "./open-span.js";
+import type { MarkSpanMode, Projection } from "./projection.js";
+import { profileString, scopeTypeOf, writeAnnotation, writeEndData, writeIdentity, writeStartData } from "./scope-attributes.js";
+
+const KIND_BY_TYPE: Record<string, OpenInferenceSpanKind> = {
+  agent: OpenInferenceSpanKind.AGENT,
+  tool: OpenInferenceSpanKind.TOOL,
+  llm: OpenInferenceSpanKind.LLM,
+  retriever: OpenInferenceSpanKind.RETRIEVER,
+  embedder: OpenInferenceSpanKind.EMBEDDING,
+  reranker: OpenInferenceSpanKind.RERANKER,
+  guardrail: OpenInferenceSpanKind.GUARDRAIL,
+  evaluator: OpenInferenceSpanKind.EVALUATOR,
+};
+
+/** `openinference.span.kind` of a category (§3); anything unlisted is a CHAIN. */
+export function openInferenceKindOf(category: string): OpenInferenceSpanKind {
+  return KIND_BY_TYPE[scopeTypeOf(category)] ?? OpenInferenceSpanKind.CHAIN;
+}
+
+function writeMetadata(attrs: Attributes, metadata: Json): void {
+  if (metadata === null || metadata === undefined) return;
+  attrs[SC.METADATA] = jsonText(metadata);
+  flattenInto(attrs, "openinference.metadata", metadata);
+}
+
+/** `openinference`: the OpenInference conventions Phoenix/Arize read, plus `<ns>` identity keys (§3). */
+export class OpenInferenceProjection implements Projection {
+  readonly name = "openinference" as const;
+  readonly rendersMarks = true;
+  readonly writesErrorType = false;
+  readonly writesSessionIdentity = true;
+
+  constructor(private readonly ns: string) {}
+
+  spanName(start: ScopeEvent): string {
+    return start.name;
+  }
+
+  spanKind(start: ScopeEvent): SpanKind {
+    return clientOrInternal(start.category);
+  }
+
+  onStart(start: ScopeEvent, span: OpenSpan): void {
+    const attrs = span.attributes;
+    const type = scopeTypeOf(start.category);
+    attrs[SC.OPENINFERENCE_SPAN_KIND] = openInferenceKindOf(start.category);
+    writeIdentity(attrs, this.ns, start);
+    const toolCallId = profileString(start, "tool_call_id");
+    if (toolCallId) attrs[SC.TOOL_CALL_ID] = toolCallId;
+    if (type === "llm") {
+      writeLlmStart(attrs, start);
+      return;
+    }
+    writeMetadata(attrs, start.metadata);
+    writeStartData(attrs, this.ns, start);
+    if (start.data !== null && start.data !== undefined) {
+      const input = jsonText(start.data);
+      attrs[SC.INPUT_VALUE] = input;
+      attrs[SC.INPUT_MIME_TYPE] = MimeType.JSON;
+      if (type === "tool") {
+        attrs[SC.TOOL_PARAMETERS] = input;
+        attrs[SC.TOOL_CALL_FUNCTION_ARGUMENTS_JSON] = input;
+      }
+    }
+    if (type === "tool") {
+      attrs[SC.TOOL_NAME] = start.name;
+      attrs[SC.TOOL_CALL_FUNCTION_NAME] = start.name;
+    }
+  }
+
+  onEnd(end: ScopeEvent, span: OpenSpan, succeeded: boolean): void {
+    const attrs = span.attributes;
+    writeEndData(attrs, this.ns, end);
+    writeMetadata(attrs, end.metadata);
+    writeAnnotation(attrs, this.ns, end, succeeded);
+    if (end.data !== null && end.data !== undefined) {
+      const text = displayText(end.data);
+      attrs[SC.OUTPUT_VALUE] = text ?? jsonText(end.data);
+      attrs[SC.OUTPUT_MIME_TYPE] = text !== undefined ? MimeType.TEXT : MimeType.JSON;
+    }
+    if (scopeTypeOf(span.category) === "llm") writeLlmEnd(attrs, end);
+  }
+
+  decorateMarkSpan(mark: MarkEvent, attrs: Attributes, mode: MarkSpanMode): void {
+    if (mode === "orphan") {
+      attrs[SC.OPENINFERENCE_SPAN_KIND] = OpenInferenceSpanKind.CHAIN;
+      return;
+    }
+    attrs[SC.OPENINFERENCE_SPAN_KIND] = OpenInferenceSpanKind.TOOL;
+    attrs[SC.TOOL_NAME] = mark.name;
+    attrs[SC.TOOL_CALL_FUNCTION_NAME] = mark.name;
+    attrs[SC.OUTPUT_VALUE] = jsonText(mark.data ?? null);
+    attrs[SC.OUTPUT_MIME_TYPE] = MimeType.JSON;
+    if (isJsonObject(mark.metadata)) attrs[SC.METADATA] = jsonText(mark.metadata);
+  }
+}

@@ -1,0 +1,302 @@
+import { uniqueSubscriberName } from "../subscriber-name.js";
+import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext, type SpanStatus } from "@opentelemetry/api";
+import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
+import { defaultResource, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
+import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { parseTimestamp } from "../../src/events/timestamp.js";
+import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import { CountingSpanExporter } from "./counting-span-exporter.js";
+import { DiagnosticCounter, type OtelDiagnostic } from "./diagnostics.js";
+import { FinishedSpan, type InstrumentationScope } from "./finished-span.js";
+import { createProjection } from "./projections.js";
+import { hrTimeFromMicros, idHex, spanIdFromUuid, traceIdFromUuid } from "./ids.js";
+import { DEFAULT_MARK_EXCLUDE_NAMES, isMetricMark, markAttributes, usesToolProjection, type MarkProjectionSetting } from "./marks.js";
+import type { OpenSpan } from "./open-span.js";
+import type { Projection, ProjectionName } from "./projection.js";
+import { writeSessionIdentity } from "./session.js";
+import { SpanRegistry } from "./span-registry.js";
+import { applyErrorOutcome, statusOf } from "./status.js";
+import { DroppingSpanExporter } from "./dropping-span-exporter.js";
+
+export const DEFAULT_NAMESPACE = "nemo_relay";
+export const UNENDED_SPAN_DESCRIPTION = "span not ended before shutdown";
+const VERSION = "0.1.0";
+
+export interface OtelExporterOptions {
+  projection: ProjectionName;
+  /** Full OTLP/HTTP traces URL (e.g. `http://localhost:4318/v1/traces`); else the standard OTEL_EXPORTER_OTLP_* env vars. */
+  endpoint?: string;
+  headers?: Record<string, string>;
+  serviceName?: string;
+  /** Private attribute namespace (default `nemo_relay`). */
+  namespace?: string;
+  markProjection?: MarkProjectionSetting;
+  markExcludeNames?: string[];
+  /** Where spans go instead of OTLP/HTTP (e.g. an `InMemorySpanExporter` in tests). */
+  spanExporter?: SpanExporter;
+  /** Export, flush and shutdown bound (default 3000 ms). */
+  timeoutMillis?: number;
+  maxQueueSize?: number;
+  maxExportBatchSize?: number;
+  scheduledDelayMillis?: number;
+  resourceAttributes?: Record<string, string | number | boolean>;
+  instrumentationScope?: string;
+}
+
+/** The part of the runtime an exporter needs: typed structurally so exporters do not import the runtime. */
+export interface SubscribableRuntime {
+  subscribe(
+    name: string,
+    callback: (event: AtofEvent) => void,
+    options?: { exporter?: { forceFlush(): Promise<void>; shutdown(): Promise<void> } },
+  ): () => boolean;
+}
+
+/** Projects ATOF events to OpenTelemetry spans and ships them through a BatchSpanProcessor. */
+export class OtelExporter {
+  readonly projection: ProjectionName;
+  readonly namespace: string;
+  private readonly impl: Projection;
+  private readonly registry = new SpanRegistry();
+  private readonly counter = new DiagnosticCounter();
+  private readonly sink: CountingSpanExporter;
+  private readonly processor: BatchSpanProcessor;
+  private readonly resource: Resource;
+  private readonly scope: InstrumentationScope;
+  private readonly markSetting: MarkProjectionSetting;
+  private readonly markExclude: ReadonlySet<string>;
+  private readonly maxQueueSize: number;
+  private readonly timeoutMillis: number;
+  private enqueued = 0;
+  private lastSeenUs = 0;
+  private stopped = false;
+  private shutdownPromise: Promise<void> | undefined;
+
+  constructor(options: OtelExporterOptions) {
+    this.projection = options.projection;
+    this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
+    this.impl = createProjection(options.projection, this.namespace);
+    this.markSetting = options.markProjection ?? "inherit";
+    this.markExclude = new Set(options.markExcludeNames ?? DEFAULT_MARK_EXCLUDE_NAMES);
+    this.timeoutMillis = options.timeoutMillis ?? 3000;
+    this.maxQueueSize = options.maxQueueSize ?? 2048;
+    this.resource = defaultResource().merge(
+      resourceFromAttributes({
+        "service.name": options.serviceName ?? process.env["OTEL_SERVICE_NAME"] ?? "unknown_service",
+        ...options.resourceAttributes,
+      }),
+    );
+    this.scope = { name: options.instrumentationScope ?? "relaytrace", version: VERSION };
+    this.sink = new CountingSpanExporter(options.spanExporter ?? this.otlpExporter(options), this.counter);
+    this.processor = new BatchSpanProcessor(this.sink, {
+      maxQueueSize: this.maxQueueSize,
+      maxExportBatchSize: Math.min(options.maxExportBatchSize ?? 512, this.maxQueueSize),
+      scheduledDelayMillis: options.scheduledDelayMillis ?? 5000,
+      exportTimeoutMillis: this.timeoutMillis,
+    });
+  }
+
+  /** Subscribes to the runtime; `runtime.flush()/shutdown()` then reach this exporter too. */
+  /** This instance's subscriber name (unique, so exporters of one kind can share a runtime). */
+  private get subscriberName(): string {
+    return (this.uniqueName ??= uniqueSubscriberName(`otel:${this.projection}`));
+  }
+  private uniqueName: string | undefined;
+
+  register(runtime: SubscribableRuntime): () => boolean {
+    return runtime.subscribe(this.subscriberName, (event) => this.onEvent(event), { exporter: this });
+  }
+
+  /** Feeds one event (what the subscription does); never throws. */
+  onEvent(event: AtofEvent): void {
+    if (this.stopped) return;
+    try {
+      const us = parseTimestamp(event.timestamp);
+      if (us > this.lastSeenUs) this.lastSeenUs = us;
+      if (event.kind === "mark") this.onMark(event, us);
+      else if (event.scope_category === "start") this.onStart(event, us);
+      else if (event.scope_category === "end") this.onEnd(event, us);
+    } catch (error) {
+      this.counter.countError("otel.event_failed", error);
+    }
+  }
+
+  /** Exports every finished span; bounded by `timeoutMillis`, failures counted, never rejects. */
+  async forceFlush(): Promise<void> {
+    await this.bounded(this.processor.forceFlush(), "otel.flush_failed");
+  }
+
+  /** Ends still-open spans as errors, flushes and stops; idempotent and bounded in time. */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.doShutdown();
+    return this.shutdownPromise;
+  }
+
+  diagnostics(): OtelDiagnostic[] {
+    return this.counter.list();
+  }
+
+  private async doShutdown(): Promise<void> {
+    try {
+      const open = [...this.registry.open.values()].reverse(); // children before their parents
+      for (const span of open) {
+        const status: SpanStatus = { code: SpanStatusCode.ERROR, message: UNENDED_SPAN_DESCRIPTION };
+        applyErrorOutcome(span, null, this.lastSeenUs, this.impl.writesErrorType);
+        this.finish(span, this.lastSeenUs, status);
+      }
+      if (open.length > 0) this.counter.count("otel.spans_unended", "spans ended by shutdown before their end event", open.length);
+    } catch (error) {
+      this.counter.countError("otel.event_failed", error);
+    }
+    this.stopped = true;
+    await this.bounded(this.processor.shutdown(), "otel.shutdown_failed");
+  }
+
+  private onStart(start: ScopeEvent, us: number): void {
+    if (this.registry.open.has(start.uuid)) {
+      this.counter.count("otel.duplicate_start", `scope ${start.uuid} started twice; second start ignored`);
+      return;
+    }
+    const parent = this.registry.resolveParent(start.parent_uuid);
+    const hex = idHex(start.uuid);
+    const context: SpanContext = {
+      traceId: parent ? parent.context.traceId : hex,
+      spanId: hex.slice(16),
+      traceFlags: TraceFlags.SAMPLED,
+    };
+    const span: OpenSpan = {
+      uuid: start.uuid,
+      name: this.impl.spanName(start),
+      kind: this.impl.spanKind(start),
+      category: start.category,
+      context,
+      parentContext: parent?.context,
+      parentSpan: parent?.open,
+      isTraceRoot: parent === undefined,
+      startUs: us,
+      start,
+      attributes: {},
+      events: [],
+      ended: false,
+    };
+    this.impl.onStart(start, span);
+    if (span.isTraceRoot && this.impl.writesSessionIdentity) {
+      writeSessionIdentity(span.attributes, this.namespace, start.metadata, start.parent_uuid ?? undefined);
+    }
+    this.registry.open.set(start.uuid, span);
+  }
+
+  private onEnd(end: ScopeEvent, us: number): void {
+    const span = this.registry.open.get(end.uuid);
+    if (!span) return; // an end without an open span is ignored (§1.1)
+    const status = statusOf(end.metadata, this.counter);
+    const failed = status.code === SpanStatusCode.ERROR;
+    this.impl.onEnd(end, span, !failed);
+    if (failed) applyErrorOutcome(span, end.metadata, us, this.impl.writesErrorType);
+    this.finish(span, us, status);
+  }
+
+  private onMark(mark: MarkEvent, us: number): void {
+    if (!this.impl.rendersMarks || isMetricMark(mark)) return;
+    const ns = this.namespace;
+    const parent = this.registry.resolveParent(mark.parent_uuid);
+    if (mark.name === "session.start" && this.impl.writesSessionIdentity && parent?.open) {
+      let root: OpenSpan | undefined = parent.open;
+      while (root && !root.isTraceRoot) root = root.parentSpan;
+      if (root && !root.ended) writeSessionIdentity(root.attributes, ns, mark.metadata, undefined);
+    }
+    const attrs = markAttributes(ns, mark);
+    const asTool = usesToolProjection(mark, this.markSetting, this.markExclude);
+    if (!asTool && parent?.open) {
+      parent.open.events.push({ name: mark.name, time: hrTimeFromMicros(us), attributes: attrs, droppedAttributesCount: 0 });
+      return;
+    }
+    if (asTool) attrs[`${ns}.mark.projection`] = "tool";
+    this.impl.decorateMarkSpan(mark, attrs, asTool ? "tool" : "orphan");
+    if (!parent?.open) attrs[`${ns}.mark.orphan`] = true;
+    const context: SpanContext = {
+      traceId: parent ? parent.context.traceId : traceIdFromUuid(mark.uuid),
+      spanId: spanIdFromUuid(mark.uuid),
+      traceFlags: TraceFlags.SAMPLED,
+    };
+    this.registry.remember(mark.uuid, context);
+    this.enqueue(
+      new FinishedSpan({
+        name: `mark:${mark.name}`,
+        kind: SpanKind.INTERNAL,
+        context,
+        parentContext: parent?.context,
+        startUs: us,
+        endUs: us,
+        status: { code: SpanStatusCode.UNSET },
+        attributes: attrs,
+        events: [],
+        resource: this.resource,
+        scope: this.scope,
+      }),
+    );
+  }
+
+  private finish(span: OpenSpan, endUs: number, status: SpanStatus): void {
+    span.ended = true;
+    this.registry.complete(span);
+    this.enqueue(
+      new FinishedSpan({
+        name: span.name,
+        kind: span.kind,
+        context: span.context,
+        parentContext: span.parentContext,
+        startUs: span.startUs,
+        endUs,
+        status,
+        attributes: span.attributes,
+        events: span.events,
+        resource: this.resource,
+        scope: this.scope,
+      }),
+    );
+  }
+
+  /** Hands a span to the batch processor, dropping (and counting) when its queue is full. */
+  private enqueue(span: ReadableSpan): void {
+    if (this.enqueued - this.sink.handedOff >= this.maxQueueSize) {
+      this.counter.count("otel.spans_dropped", "span dropped: the export queue is full");
+      return;
+    }
+    this.enqueued += 1;
+    this.processor.onEnd(span);
+  }
+
+  private otlpExporter(options: OtelExporterOptions): SpanExporter {
+    const config: { url?: string; headers?: Record<string, string>; timeoutMillis: number } = {
+      timeoutMillis: options.timeoutMillis ?? 3000,
+    };
+    if (options.endpoint !== undefined) {
+      try {
+        new URL(options.endpoint);
+        config.url = options.endpoint;
+      } catch {
+        this.counter.count("otel.invalid_endpoint", `endpoint ${JSON.stringify(options.endpoint)} is not a URL; spans are not exported`);
+        return new DroppingSpanExporter();
+      }
+    }
+    if (options.headers) config.headers = options.headers;
+    return new OTLPTraceExporter(config);
+  }
+
+  private async bounded(work: Promise<void>, code: string): Promise<void> {
+    let timer: NodeJS.Timeout | undefined;
+    const timeout = new Promise<"timeout">((resolve) => {
+      timer = setTimeout(() => resolve("timeout"), this.timeoutMillis + 500);
+      timer.unref();
+    });
+    try {
+      const outcome = await Promise.race([work.then(() => "done" as const), timeout]);
+      if (outcome === "timeout") this.counter.count(code, `gave up after ${this.timeoutMillis + 500} ms`);
+    } catch (error) {
+      this.counter.countError(code, error);
+    } finally {
+      clearTimeout(timer);
+    }
+  }
+}

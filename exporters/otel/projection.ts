@@ -1,0 +1,25 @@
+import type { Attributes, SpanKind } from "@opentelemetry/api";
+import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import type { OpenSpan } from "./open-span.js";
+
+export type ProjectionName = "full" | "openinference" | "gen_ai";
+
+/** How a rendered mark span came about (§5): an orphan fallback or the `tool` projection. */
+export type MarkSpanMode = "orphan" | "tool";
+
+/** What differs between the three projections; the shared mechanics live in the exporter. */
+export interface Projection {
+  readonly name: ProjectionName;
+  /** gen_ai renders no marks at all. */
+  readonly rendersMarks: boolean;
+  /** `error.type` is written by full and gen_ai, not openinference. */
+  readonly writesErrorType: boolean;
+  /** Session identity on the trace root (§1.6). */
+  readonly writesSessionIdentity: boolean;
+  spanName(start: ScopeEvent): string;
+  spanKind(start: ScopeEvent): SpanKind;
+  onStart(start: ScopeEvent, span: OpenSpan): void;
+  onEnd(end: ScopeEvent, span: OpenSpan, succeeded: boolean): void;
+  /** Extra attributes on a `mark:{name}` span. */
+  decorateMarkSpan(mark: MarkEvent, attrs: Attributes, mode: MarkSpanMode): void;
+}

@@ -1,0 +1,48 @@
+import type { Attributes } from "@opentelemetry/api";
+import { isJsonObject, type Json } from "../../src/events/json.js";
+import { CATEGORIES, type Category, type ScopeEvent } from "../../src/events/types.js";
+import { flattenInto, jsonText } from "./flatten.js";
+
+const KNOWN = new Set<string>(CATEGORIES);
+
+/** `<ns>.scope_type`: the lowercase category; unknown strings project as `unknown`. */
+export function scopeTypeOf(category: string | null | undefined): Category {
+  const lower = (category ?? "unknown").toLowerCase();
+  return (KNOWN.has(lower) ? lower : "unknown") as Category;
+}
+
+/** Attributes every full/openinference scope span starts with. */
+export function writeIdentity(attrs: Attributes, ns: string, start: ScopeEvent): void {
+  attrs[`${ns}.uuid`] = start.uuid;
+  attrs[`${ns}.parent_uuid`] = start.parent_uuid ?? "";
+  attrs[`${ns}.scope_type`] = scopeTypeOf(start.category);
+}
+
+/** `<ns>.handle_attributes`, `<ns>.start.data.*` and its `<ns>.start.input.*` alias. */
+export function writeStartData(attrs: Attributes, ns: string, start: ScopeEvent): void {
+  attrs[`${ns}.handle_attributes`] = jsonText(Array.isArray(start.attributes) ? start.attributes : []);
+  flattenInto(attrs, `${ns}.start.data`, start.data);
+  flattenInto(attrs, `${ns}.start.input`, start.data);
+}
+
+/** `<ns>.end.data.*` and its `<ns>.end.output.*` alias. */
+export function writeEndData(attrs: Attributes, ns: string, end: ScopeEvent): void {
+  flattenInto(attrs, `${ns}.end.data`, end.data);
+  flattenInto(attrs, `${ns}.end.output`, end.data);
+}
+
+/** The tool annotation as ONE JSON-text attribute, only on successful tool ends. */
+export function writeAnnotation(attrs: Attributes, ns: string, end: ScopeEvent, succeeded: boolean): void {
+  if (!succeeded || scopeTypeOf(end.category) !== "tool") return;
+  const annotation = end.category_profile?.["tool_result_annotation"];
+  if (annotation === null || annotation === undefined) return;
+  attrs[`${ns}.tool.result.annotation`] = jsonText(annotation);
+}
+
+/** `category_profile[key]` when it is a non-empty string. */
+export function profileString(event: { category_profile: Json | null }, key: string): string | undefined {
+  const profile = event.category_profile;
+  if (!isJsonObject(profile)) return undefined;
+  const value = profile[key];
+  return typeof value === "string" && value !== "" ? value : undefined;
+}

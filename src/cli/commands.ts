@@ -1,0 +1,132 @@
+import { writeFile } from "node:fs/promises";
+import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { atofToAtif } from "../../exporters/atif/project.js";
+import type { AtifTrajectory } from "../../exporters/atif/types.js";
+import { validateAtif } from "../../exporters/atif/validate.js";
+import type { ProjectionName } from "../../exporters/otel/projection.js";
+import { toTree } from "../../exporters/testing/tree.js";
+import { parseAtofLine } from "../events/atof-codec.js";
+import { AtofPairingChecker } from "../events/atof-pairing.js";
+import { atifTree } from "./atif-tree.js";
+import { UsageError } from "./args.js";
+import { detectKind, InputError, readAtofEvents, readJsonDocument, spansFromEvents } from "./input.js";
+import { createReadStream } from "node:fs";
+import { createInterface } from "node:readline";
+
+export interface Io {
+  out(line: string): void;
+  err(line: string): void;
+  /** Progress on long work (stderr; overwritten in place on a terminal). */
+  progress(line: string): void;
+}
+
+export const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
+
+function progressReporter(io: Io, path: string): (lines: number) => void {
+  return (lines) => io.progress(`reading ${path}: ${lines.toLocaleString("en-US")} lines`);
+}
+
+/** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
+export async function convert(io: Io, file: string, to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string): Promise<number> {
+  const events = await readAtofEvents(file, progressReporter(io, file));
+  let text: string;
+  if (to === "atif") {
+    const docs = atofToAtif(events, { agent: { name: agentName, version: "0.0.0" } });
+    if (docs.length === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);
+    text = JSON.stringify(docs.length === 1 ? docs[0] : docs, null, 2);
+  } else {
+    const spans = await spansFromEvents(events, projection);
+    if (to === "tree") {
+      text = toTree(spans, { durations: true });
+    } else {
+      const bytes = JsonTraceSerializer.serializeRequest(spans);
+      if (!bytes) throw new InputError(`${file}: the spans could not be encoded as OTLP JSON`);
+      text = JSON.stringify(JSON.parse(Buffer.from(bytes).toString("utf8")), null, 2);
+    }
+  }
+  if (output) {
+    await writeFile(output, `${text}\n`);
+    io.err(`wrote ${output} (${events.length} events in)`);
+  } else {
+    io.out(text);
+  }
+  return 0;
+}
+
+/** `relaytrace validate FILE`: ATIF or ATOF; every problem with its JSON path or line number. */
+export async function validate(io: Io, file: string): Promise<number> {
+  const kind = await detectKind(file);
+  if (kind === "atif") {
+    const doc = await readJsonDocument(file);
+    const docs = Array.isArray(doc) ? doc : [doc];
+    let problems = 0;
+    docs.forEach((d, i) => {
+      const { errors } = validateAtif(d);
+      for (const e of errors) {
+        problems++;
+        io.out(`${file}: ${docs.length > 1 ? `[${i}]` : ""}${e.path || "/"}: ${e.message}`);
+      }
+    });
+    if (problems > 0) {
+      io.err(`${file}: invalid ATIF (${problems} problem${problems === 1 ? "" : "s"})`);
+      return 1;
+    }
+    io.out(`${file}: valid ATIF (${docs.map((d) => (d as AtifTrajectory).schema_version).join(", ")}, ${docs.reduce((n, d) => n + ((d as AtifTrajectory).steps?.length ?? 0), 0)} steps)`);
+    return 0;
+  }
+  // ATOF: keep going past a bad line so every problem is listed.
+  const pairing = new AtofPairingChecker();
+  let lineNo = 0;
+  let events = 0;
+  let problems = 0;
+  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
+  try {
+    for await (const line of lines) {
+      lineNo++;
+      if (line.trim() === "") continue;
+      try {
+        const event = parseAtofLine(line, lineNo);
+        pairing.check(event, lineNo);
+        events++;
+      } catch (error) {
+        problems++;
+        io.out(`${file}:${lineNo}: ${(error as Error).message}`);
+      }
+      if (lineNo % 50_000 === 0) io.progress(`validating ${file}: ${lineNo.toLocaleString("en-US")} lines`);
+    }
+  } catch (error) {
+    throw new InputError(`${file}: cannot read (${(error as Error).message})`);
+  }
+  if (problems > 0) {
+    io.err(`${file}: invalid ATOF (${problems} problem${problems === 1 ? "" : "s"} in ${lineNo} lines)`);
+    return 1;
+  }
+  io.out(`${file}: valid ATOF (${events} events)`);
+  return 0;
+}
+
+/** `relaytrace tree FILE`: the span tree of an ATOF file, or the step tree of an ATIF file. */
+export async function tree(io: Io, file: string, projection: ProjectionName): Promise<number> {
+  const kind = await detectKind(file);
+  if (kind === "atif") {
+    const doc = await readJsonDocument(file);
+    const docs = (Array.isArray(doc) ? doc : [doc]) as AtifTrajectory[];
+    for (const d of docs) {
+      if (!d || typeof d !== "object" || !Array.isArray(d.steps) || !d.agent) {
+        throw new InputError(`${file}: not an ATIF trajectory (run 'relaytrace validate ${file}' for details)`);
+      }
+      io.out(atifTree(d).join("\n"));
+    }
+    return 0;
+  }
+  const events = await readAtofEvents(file, progressReporter(io, file));
+  const spans = await spansFromEvents(events, projection);
+  io.out(spans.length > 0 ? toTree(spans, { durations: true }) : "(no spans: the file has no scope events)");
+  return 0;
+}
+
+export function requireFile(positionals: string[], command: string): string {
+  if (positionals.length === 0) throw new UsageError(`${command} needs a FILE (see 'relaytrace ${command} --help')`);
+  if (positionals.length > 1) throw new UsageError(`${command} takes one FILE, got ${positionals.length}`);
+  return positionals[0]!;
+}

@@ -1,0 +1,97 @@
+import { open, readFile } from "node:fs/promises";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { AtofEvent } from "../events/types.js";
+import { streamAtofFile } from "../events/atof-reader.js";
+import { parseTimestamp } from "../events/timestamp.js";
+import { SpanCapture } from "../../exporters/testing/span-capture.js";
+import type { ProjectionName } from "../../exporters/otel/projection.js";
+
+export type InputKind = "atif" | "atof";
+
+/** A missing or unreadable input file: one clear line, exit code 2. */
+export class InputError extends Error {
+  constructor(message: string) {
+    super(message);
+    this.name = "InputError";
+  }
+}
+
+function describeFsError(path: string, error: unknown): InputError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return new InputError(`${path}: no such file`);
+  if (code === "EISDIR") return new InputError(`${path}: is a directory, not a file`);
+  if (code === "EACCES") return new InputError(`${path}: permission denied`);
+  return new InputError(`${path}: cannot read (${(error as Error).message})`);
+}
+
+/**
+ * ATIF is one JSON document with a `schema_version`; ATOF is one event per line. The first
+ * line decides, so a large ATOF file is never read whole just to tell what it is.
+ */
+export async function detectKind(path: string): Promise<InputKind> {
+  let head: string;
+  try {
+    const handle = await open(path, "r");
+    try {
+      const buffer = Buffer.alloc(64 * 1024);
+      const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
+      head = buffer.subarray(0, bytesRead).toString("utf8");
+    } finally {
+      await handle.close();
+    }
+  } catch (error) {
+    throw describeFsError(path, error);
+  }
+  const firstLine = head.split("\n", 1)[0]!.trim();
+  try {
+    const first = JSON.parse(firstLine) as unknown;
+    if (first && typeof first === "object" && "kind" in first) return "atof";
+  } catch {
+    // not a complete JSON line: a pretty-printed document or garbage
+  }
+  if (/"schema_version"\s*:/.test(head) || path.endsWith(".json")) return "atif";
+  return "atof";
+}
+
+export async function readJsonDocument(path: string): Promise<unknown> {
+  let text: string;
+  try {
+    text = await readFile(path, "utf8");
+  } catch (error) {
+    throw describeFsError(path, error);
+  }
+  try {
+    return JSON.parse(text) as unknown;
+  } catch (error) {
+    throw new InputError(`${path}: not valid JSON (${(error as Error).message})`);
+  }
+}
+
+/** Reads an ATOF file (ours or another producer's), reporting progress on long files. */
+export async function readAtofEvents(path: string, onProgress?: (lines: number) => void): Promise<AtofEvent[]> {
+  const events: AtofEvent[] = [];
+  try {
+    for await (const event of streamAtofFile(path, { onProgress })) events.push(event);
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code) throw describeFsError(path, error);
+    throw new InputError(`${path}: ${(error as Error).message}`);
+  }
+  return events;
+}
+
+/** Sorts by normalized timestamp, keeping stream order on ties (events of other producers arrive unsorted). */
+export function sortByTime(events: readonly AtofEvent[]): AtofEvent[] {
+  return events
+    .map((event, index) => ({ event, index, us: parseTimestamp(event.timestamp) }))
+    .sort((a, b) => a.us - b.us || a.index - b.index)
+    .map((e) => e.event);
+}
+
+/** Projects ATOF events to finished spans through the real exporter, in memory. */
+export async function spansFromEvents(events: readonly AtofEvent[], projection: ProjectionName): Promise<ReadableSpan[]> {
+  const capture = new SpanCapture({ projection });
+  for (const event of sortByTime(events)) capture.onEvent(event);
+  await capture.shutdown(); // ends spans a crashed producer left open, so nothing is lost
+  return capture.spans();
+}

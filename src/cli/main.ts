@@ -1,0 +1,197 @@
+#!/usr/bin/env node
+import { relative, resolve } from "node:path";
+import { toTree } from "../../exporters/testing/tree.js";
+import type { ProjectionName } from "../../exporters/otel/projection.js";
+import { oneOf, parseArgs, UsageError } from "./args.js";
+import type { Io } from "./commands.js";
+import { convert, PROJECTIONS, requireFile, tree, validate } from "./commands.js";
+import type { LiveProvider } from "./demo-scenario.js";
+import { runDemo } from "./demo-scenario.js";
+import { InputError } from "./input.js";
+
+const HELP: Record<string, string> = {
+  main: `relaytrace — tracing for LLM agents: ATOF event logs, ATIF trajectories, OpenTelemetry spans
+
+Usage: relaytrace <command> [options]
+
+Commands:
+  demo       run a small traced agent on an embedded scripted model (no API key, no network)
+  convert    convert an ATOF file to ATIF, OTLP JSON or a span tree
+  validate   check an ATIF or ATOF file and list every problem
+  tree       print the span tree of an ATOF file or the step tree of an ATIF file
+
+Run 'relaytrace <command> --help' for a command's options.`,
+  demo: `Usage: relaytrace demo [--out DIR] [--otlp URL] [--projection full|openinference|gen_ai] [--live]
+
+Runs a weather agent with a local tool (annotated result, pending marks from an intercept),
+a relay tool the host answers, and an email-redaction sanitizer, against a scripted
+OpenAI-compatible model started inside this process on 127.0.0.1.
+
+Options:
+  --out DIR          where the ATOF and ATIF files go (default ./relaytrace-out)
+  --otlp URL         also send spans over OTLP/HTTP, e.g. http://localhost:4318/v1/traces
+  --projection P     span flavour: full (default), openinference or gen_ai
+  --live             use a real provider: OPENAI_API_KEY or ANTHROPIC_API_KEY from the environment
+  --base-url URL     with --live: the provider's base URL
+  --model NAME       with --live: the model (default gpt-4.1-mini / claude-sonnet-4-5)`,
+  convert: `Usage: relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME]
+
+Reads an ATOF file (relaytrace's or another producer's) and writes the chosen form to OUT or stdout.
+  --to atif        an ATIF v1.7 trajectory (an array when the file holds several runs)
+  --to otlp-json   an OTLP/JSON ExportTraceServiceRequest (projection: --projection, default full)
+  --to tree        the span tree`,
+  validate: `Usage: relaytrace validate FILE
+
+Checks an ATIF document (JSON Schema for ATIF v1.7 plus its cross-field rules) or an ATOF event
+log (every line, pairing of starts and ends). Prints each problem with its JSON path or line
+number. Exit status: 0 valid, 1 invalid, 2 unreadable input or bad arguments.`,
+  tree: `Usage: relaytrace tree FILE [--projection P]
+
+Prints the span tree (names, kinds, status, durations) of an ATOF file, or the step tree of an
+ATIF file.`,
+};
+
+function consoleIo(): Io {
+  const tty = process.stderr.isTTY === true;
+  let last = 0;
+  let shown = false;
+  const clear = () => {
+    if (shown && tty) process.stderr.write("\n");
+    shown = false;
+  };
+  return {
+    out: (line) => {
+      clear();
+      process.stdout.write(`${line}\n`);
+    },
+    err: (line) => {
+      clear();
+      process.stderr.write(`${line}\n`);
+    },
+    progress: (line) => {
+      const now = Date.now();
+      if (now - last < (tty ? 200 : 2000)) return;
+      last = now;
+      if (tty) {
+        process.stderr.write(`\r${line}`);
+        shown = true;
+      } else {
+        process.stderr.write(`${line}\n`);
+      }
+    },
+  };
+}
+
+function liveProvider(baseUrl: string | undefined, model: string | undefined): LiveProvider {
+  const anthropicKey = process.env.ANTHROPIC_API_KEY;
+  const openaiKey = process.env.OPENAI_API_KEY;
+  if (openaiKey) {
+    return { style: "openai", apiKey: openaiKey, baseUrl: baseUrl ?? "https://api.openai.com/v1", model: model ?? "gpt-4.1-mini" };
+  }
+  if (anthropicKey) {
+    return { style: "anthropic", apiKey: anthropicKey, baseUrl: baseUrl ?? "https://api.anthropic.com", model: model ?? "claude-sonnet-4-5" };
+  }
+  throw new UsageError("--live needs OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment (or drop --live for the embedded model)");
+}
+
+async function demo(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { values: ["out", "otlp", "projection", "base-url", "model"], switches: ["live"] });
+  if (args.switches.has("help")) return help(io, "demo");
+  if (args.positionals.length > 0) throw new UsageError(`demo takes no FILE (got ${args.positionals[0]})`);
+  const projection = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+  const otlp = args.values.get("otlp");
+  if (otlp !== undefined && !/^https?:\/\/.+/.test(otlp)) throw new UsageError(`--otlp must be an http(s) URL (got "${otlp}")`);
+  const outDir = resolve(args.values.get("out") ?? "relaytrace-out");
+  const live = args.switches.has("live") ? liveProvider(args.values.get("base-url"), args.values.get("model")) : undefined;
+
+  const demoResult = await runDemo({ outDir, projection, ...(otlp ? { otlp } : {}), ...(live ? { live } : {}) });
+  const { result } = demoResult;
+  const shown = (p: string) => {
+    const rel = relative(process.cwd(), p);
+    return rel && !rel.startsWith("..") ? rel : p;
+  };
+  io.out(live ? `relaytrace demo — live ${live.style} model ${live.model}` : `relaytrace demo — scripted OpenAI-compatible model at ${demoResult.providerUrl} (no API key, no network)`);
+  io.out("");
+  io.out(`Run: ${result.status} in ${result.turns} turns, ${result.toolCalls.length} tool calls, ${result.usage.totalTokens} tokens`);
+  io.out(`Answer: ${result.text}`);
+  io.out("");
+  io.out(`Spans (${projection} projection):`);
+  io.out(toTree(demoResult.spans, { durations: true }));
+  io.out("");
+  io.out("Files:");
+  io.out(`  ATOF  ${shown(demoResult.atofPath)}`);
+  for (const [i, p] of demoResult.atifPaths.entries()) {
+    const doc = demoResult.trajectories[i];
+    io.out(`  ATIF  ${shown(p)}${doc ? ` (${doc.schema_version}, ${doc.steps.length} steps)` : ""}`);
+  }
+  if (otlp) io.out(`  OTLP  spans sent to ${otlp}`);
+  const problems = demoResult.diagnostics.filter((d) => d.count > 0);
+  if (problems.length > 0) {
+    io.out("");
+    io.out("Diagnostics (telemetry problems, counted; the run itself was not affected):");
+    for (const d of problems) io.out(`  ${d.code} ×${d.count}: ${d.message}`);
+  }
+  io.out("");
+  io.out(`Next: relaytrace tree ${shown(demoResult.atofPath)}   ·   relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`);
+  return 0;
+}
+
+function help(io: Io, topic: string): number {
+  io.out(HELP[topic]!);
+  return 0;
+}
+
+export async function main(argv: string[], io: Io = consoleIo()): Promise<number> {
+  const [command, ...rest] = argv;
+  try {
+    if (command === undefined || command === "--help" || command === "-h" || command === "help") return help(io, "main");
+    switch (command) {
+      case "demo":
+        return await demo(io, rest);
+      case "convert": {
+        const args = parseArgs(rest, { values: ["to", "output", "projection", "agent-name"], aliases: { o: "output" } });
+        if (args.switches.has("help")) return help(io, "convert");
+        const file = requireFile(args.positionals, "convert");
+        const to = args.values.get("to");
+        if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
+        const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
+        const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+        return await convert(io, file, target, args.values.get("output"), projection, args.values.get("agent-name") ?? "agent");
+      }
+      case "validate": {
+        const args = parseArgs(rest, {});
+        if (args.switches.has("help")) return help(io, "validate");
+        return await validate(io, requireFile(args.positionals, "validate"));
+      }
+      case "tree": {
+        const args = parseArgs(rest, { values: ["projection"] });
+        if (args.switches.has("help")) return help(io, "tree");
+        const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+        return await tree(io, requireFile(args.positionals, "tree"), projection);
+      }
+      default:
+        throw new UsageError(`unknown command "${command}" (commands: demo, convert, validate, tree)`);
+    }
+  } catch (error) {
+    if (error instanceof UsageError || error instanceof InputError) {
+      io.err(`relaytrace: ${error.message}`);
+      return 2;
+    }
+    io.err(`relaytrace: ${error instanceof Error ? error.message : String(error)}`);
+    return 1;
+  }
+}
+
+// Run only as the program, not when imported by tests.
+const invoked = process.argv[1] ? resolve(process.argv[1]) : "";
+if (invoked.endsWith("/cli/main.js") || invoked.endsWith("/bin/relaytrace") || invoked.endsWith("/.bin/relaytrace")) {
+  main(process.argv.slice(2)).then(
+    (code) => {
+      process.exitCode = code;
+    },
+    (error: unknown) => {
+      process.stderr.write(`relaytrace: ${error instanceof Error ? error.message : String(error)}\n`);
+      process.exitCode = 1;
+    },
+  );
+}

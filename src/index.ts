@@ -1,0 +1,131 @@
+// relaytrace — the runtime and the agent loop. Exporters live in "relaytrace/exporters",
+// test helpers in "relaytrace/testing".
+
+// Event vocabulary (ATOF 0.1)
+export type { Json, JsonObject } from "./events/json.js";
+export type { AtofEvent, Category, DataSchema, LogSeverity, MarkEvent, ScopeEvent } from "./events/types.js";
+export { ATOF_VERSION, CATEGORIES } from "./events/types.js";
+export type { Clock } from "./events/clock.js";
+export { systemClock, MonotonicClock } from "./events/clock.js";
+export { formatTimestamp, parseTimestamp } from "./events/timestamp.js";
+export { uuidv7, spanIdOf } from "./events/uuid.js";
+export type { ScopeHandle } from "./events/scope-stack.js";
+export { serializeEvent, parseAtofLine } from "./events/atof-codec.js";
+export { parseAtof, readAtofFile, streamAtofFile } from "./events/atof-reader.js";
+export type { AtofReadResult, ParseAtofOptions, StreamAtofOptions } from "./events/atof-reader.js";
+export { AtofParseError, UnsupportedAtofVersion } from "./events/atof-errors.js";
+export type { AtofWarning } from "./events/atof-errors.js";
+
+// Runtime
+export { createRuntime, Runtime } from "./runtime/runtime.js";
+export type { ScopeControl } from "./runtime/runtime.js";
+export { defaultRuntime } from "./runtime/default-runtime.js";
+export { RelaytraceError, GuardrailRejectedError } from "./runtime/errors.js";
+export type { RelaytraceErrorCode } from "./runtime/errors.js";
+export { stripCredentials, CREDENTIAL_HEADERS } from "./runtime/llm-lifecycle.js";
+export type { ExecuteLlmOptions } from "./runtime/llm-lifecycle.js";
+export { toolResult, withAnnotation, withoutAnnotation, withPendingMark, toExecutionResult } from "./runtime/outcome.js";
+export { propagationContextFromJson, propagationContextToTraceparent } from "./runtime/propagation.js";
+export { toJsonSafe, CIRCULAR_MARKER, DEPTH_MARKER, MAX_JSON_DEPTH } from "./runtime/json-safe.js";
+export type {
+  Diagnostic,
+  EndLlmOptions,
+  EndToolOptions,
+  EventFields,
+  EventSanitizer,
+  ExporterLifecycle,
+  LlmFunction,
+  LlmHandle,
+  LlmOptions,
+  LlmRequest,
+  MarkOptions,
+  MetadataInjector,
+  PendingMarkSpec,
+  PopScopeOptions,
+  PropagationContext,
+  RegistrationOptions,
+  Remover,
+  RequestInterceptOptions,
+  RuntimeOptions,
+  ScopeOptions,
+  SubscribeOptions,
+  Subscriber,
+  Timestamp,
+  ToolExecutionInfo,
+  ToolExecutionIntercept,
+  ToolExecutionInterceptOutcome,
+  ToolExecutionResult,
+  ToolFunction,
+  ToolHandle,
+  ToolNext,
+  ToolOptions,
+} from "./runtime/types.js";
+export type { ToolContext as ManagedToolContext } from "./runtime/types.js";
+
+// Agent loop
+export {
+  createClient,
+  Client,
+  createToolkit,
+  Toolkit,
+  BUILTIN_TOOL_NAMES,
+  defineTool,
+  pending,
+  pendingOf,
+  authRequired,
+  isRequest,
+  relayTool,
+  isRelayRequest,
+  relayCallsOf,
+  relayAnswer,
+  RELAY_KIND,
+  RELAY_OUTPUT_KEY,
+  RELAY_IS_ERROR_KEY,
+  InMemoryConversationStore,
+  chainHooks,
+  codecFor,
+  ProviderError,
+  ProviderHttpError,
+  ProviderResponseError,
+  ProviderConnectionError,
+  ProviderTimeoutError,
+  translate,
+} from "./agent/index.js";
+export type {
+  AbandonOptions,
+  AfterLlmEvent,
+  AfterToolEvent,
+  Answer,
+  AskOptions,
+  AskResumeOptions,
+  BeforeLlmEvent,
+  BeforeToolEvent,
+  ClientOptions,
+  ConversationStore,
+  HaltRecord,
+  Hooks,
+  Metric,
+  ProviderStyle,
+  RelayCall,
+  RelayResult,
+  Request,
+  ResumeOptions,
+  RunOptions,
+  RunResult,
+  RunStatus,
+  RunUsage,
+  StreamEvent,
+  Tool,
+  ToolCallRecord,
+  ToolContext,
+  ToolDeclaration,
+  ToolDefinition,
+  ToolkitOptions,
+  ToolOutcome,
+  ToolResult,
+  ToolReturn,
+  ToolSource,
+  TranslateOptions,
+  TranslateResult,
+  Usage,
+} from "./agent/index.js";
