@@ -129,3 +129,7 @@ export type {
   TranslateResult,
   Usage,
 } from "./agent/index.js";
+
+// Ready-made sanitizers
+export { redactPII, PII_KINDS } from "./redact/index.js";
+export type { PiiKind, PiiRedactor, RedactPiiOptions, RedactionMode } from "./redact/index.js";

@@ -16,7 +16,7 @@ import {
   type FaultCollector,
 } from "./reliability-support.js";
 
-const TIMEOUT_MS = 1200;
+const TIMEOUT_MS = 1500;
 const collectors: FaultCollector[] = [];
 afterEach(async () => {
   await Promise.all(collectors.splice(0).map((c) => c.close()));

@@ -218,8 +218,11 @@ export class TrajectoryBuilder {
       results.push(q.result);
       return;
     }
-    // A second result for the same call merges: first non-null content wins, extras shallow-merge.
-    if ((same.content === undefined || same.content === null) && q.result.content !== undefined) same.content = q.result.content;
+    // A second result for the same call merges: first non-null content wins, extras shallow-merge —
+    // except that the real result of a call re-run after its suspension was answered replaces the
+    // suspension's placeholder text.
+    const answered = isSuspension(same) && !isSuspension(q.result);
+    if ((same.content === undefined || same.content === null || answered) && q.result.content !== undefined) same.content = q.result.content;
     if (!same.subagent_trajectory_ref && q.result.subagent_trajectory_ref) same.subagent_trajectory_ref = q.result.subagent_trajectory_ref;
     if (q.result.extra) same.extra = { ...(same.extra ?? {}), ...q.result.extra };
   }
@@ -287,4 +290,10 @@ export function toolContent(data: Json): AtifMessage | undefined {
     if (keys.length === 1 && only !== undefined && only !== null && typeof only !== "object") return String(only);
   }
   return undefined;
+}
+
+/** A result whose annotation is the agent loop's `{pending: Request}` (a suspended call). */
+function isSuspension(result: AtifObservationResult): boolean {
+  const annotation = result.extra?.["tool_result_annotation"];
+  return isJsonObject(annotation) && "pending" in annotation;
 }

@@ -26,6 +26,12 @@ export interface ToolResult {
   output: string;
   isError: boolean;
   metadata?: Record<string, unknown>;
+  /**
+   * Opaque metadata for observability, never sent to the model: it becomes the managed tool
+   * call's annotation (`category_profile.tool_result_annotation`). Set it by returning
+   * `{ result, annotation }` from a tool.
+   */
+  annotation?: unknown;
 }
 
 /** A tool result that suspends the call; `metadata.pending` holds the request. */

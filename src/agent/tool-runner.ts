@@ -61,7 +61,9 @@ async function executeManaged(
       if (req && isRelayRequest(req)) {
         result = { ...result, metadata: { ...result.metadata, pending: stampRelayRequest(req, call.id, call.arguments) } };
       }
-      return { result: result as unknown as Json };
+      // The annotation is observability data: it goes to the end event's profile, not into the model's result.
+      const { annotation, ...plain } = result;
+      return annotation === undefined ? { result: plain as unknown as Json } : { result: plain as unknown as Json, annotation: annotation as Json };
     },
     {
       toolCallId: call.id,

@@ -54,9 +54,11 @@ export function toToolResult(value: unknown): ToolResult {
     return out;
   }
   if (typeof value === "object" && !Array.isArray(value) && "result" in (value as object)) {
-    // A runtime-style ToolExecutionResult: its result is the payload.
-    const inner = (value as { result: unknown }).result;
-    return { output: typeof inner === "string" ? inner : JSON.stringify(inner) ?? "", isError: false };
+    // A runtime-style ToolExecutionResult: its result is the payload, its annotation rides along for tracing.
+    const { result: inner, annotation } = value as { result: unknown; annotation?: unknown };
+    const out: ToolResult = { output: typeof inner === "string" ? inner : JSON.stringify(inner) ?? "", isError: false };
+    if (annotation !== undefined && annotation !== null) out.annotation = annotation;
+    return out;
   }
   return { output: JSON.stringify(value) ?? String(value), isError: false };
 }
