@@ -26,7 +26,7 @@ export { stripCredentials, CREDENTIAL_HEADERS } from "./runtime/llm-lifecycle.js
 export type { ExecuteLlmOptions } from "./runtime/llm-lifecycle.js";
 export { toolResult, withAnnotation, withoutAnnotation, withPendingMark, toExecutionResult } from "./runtime/outcome.js";
 export { propagationContextFromJson, propagationContextToTraceparent } from "./runtime/propagation.js";
-export { toJsonSafe, CIRCULAR_MARKER, DEPTH_MARKER, MAX_JSON_DEPTH } from "./runtime/json-safe.js";
+export { toJsonSafe, CIRCULAR_MARKER, DEPTH_MARKER, MAX_JSON_DEPTH, UNREADABLE_MARKER } from "./runtime/json-safe.js";
 export type {
   Diagnostic,
   EndLlmOptions,
@@ -131,5 +131,5 @@ export type {
 } from "./agent/index.js";
 
 // Ready-made sanitizers
-export { redactPII, PII_KINDS } from "./redact/index.js";
-export type { PiiKind, PiiRedactor, RedactPiiOptions, RedactionMode } from "./redact/index.js";
+export { redactPII, PII_KINDS, DROPPED, maskToken } from "./redact/index.js";
+export type { PiiKind, PiiRedactor, RedactPiiOptions, RedactionMode, RedactionTarget } from "./redact/index.js";

@@ -55,7 +55,7 @@ export async function inAgentScope(settings: ClientSettings, opts: AgentScopeOpt
       async (scope) => {
         // Innermost intercept: a suspension becomes an annotation plus a `tool.pending` mark on the tool.
         runtime.registerToolExecutionIntercept(
-          "relaytrace.pending",
+          `relaytrace.pending.${scope.uuid}`, // unique per run: concurrent runs on one runtime each register their own
           Number.MAX_SAFE_INTEGER,
           async (args, next, info) => {
             const r = await next(args);

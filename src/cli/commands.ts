@@ -1,3 +1,4 @@
+import type { AtofEvent } from "../events/types.js";
 import { writeFile } from "node:fs/promises";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { atofToAtif } from "../../exporters/atif/project.js";
@@ -27,8 +28,11 @@ function progressReporter(io: Io, path: string): (lines: number) => void {
 }
 
 /** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
-export async function convert(io: Io, file: string, to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string): Promise<number> {
-  const events = await readAtofEvents(file, progressReporter(io, file));
+export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string): Promise<number> {
+  // Several files are one stream: events are sorted by time before projection.
+  const events: AtofEvent[] = [];
+  for (const f of files) events.push(...(await readAtofEvents(f, progressReporter(io, f))));
+  const file = files.join(", ");
   let text: string;
   if (to === "atif") {
     const docs = atofToAtif(events, { agent: { name: agentName, version: "0.0.0" } });
@@ -125,8 +129,7 @@ export async function tree(io: Io, file: string, projection: ProjectionName): Pr
   return 0;
 }
 
-export function requireFile(positionals: string[], command: string): string {
+export function requireFiles(positionals: string[], command: string): string[] {
   if (positionals.length === 0) throw new UsageError(`${command} needs a FILE (see 'relaytrace ${command} --help')`);
-  if (positionals.length > 1) throw new UsageError(`${command} takes one FILE, got ${positionals.length}`);
-  return positionals[0]!;
+  return positionals;
 }

@@ -4,7 +4,7 @@ import { toTree } from "../../exporters/testing/tree.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { oneOf, parseArgs, UsageError } from "./args.js";
 import type { Io } from "./commands.js";
-import { convert, PROJECTIONS, requireFile, tree, validate } from "./commands.js";
+import { convert, PROJECTIONS, requireFiles, tree, validate } from "./commands.js";
 import type { LiveProvider } from "./demo-scenario.js";
 import { runDemo } from "./demo-scenario.js";
 import { InputError } from "./input.js";
@@ -34,18 +34,18 @@ Options:
   --live             use a real provider: OPENAI_API_KEY or ANTHROPIC_API_KEY from the environment
   --base-url URL     with --live: the provider's base URL
   --model NAME       with --live: the model (default gpt-4.1-mini / claude-sonnet-4-5)`,
-  convert: `Usage: relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME]
+  convert: `Usage: relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME]
 
-Reads an ATOF file (relaytrace's or another producer's) and writes the chosen form to OUT or stdout.
+Reads ATOF files (relaytrace's or another producer's; several are merged by time) and writes the chosen form to OUT or stdout.
   --to atif        an ATIF v1.7 trajectory (an array when the file holds several runs)
   --to otlp-json   an OTLP/JSON ExportTraceServiceRequest (projection: --projection, default full)
   --to tree        the span tree`,
-  validate: `Usage: relaytrace validate FILE
+  validate: `Usage: relaytrace validate FILE...
 
 Checks an ATIF document (JSON Schema for ATIF v1.7 plus its cross-field rules) or an ATOF event
 log (every line, pairing of starts and ends). Prints each problem with its JSON path or line
 number. Exit status: 0 valid, 1 invalid, 2 unreadable input or bad arguments.`,
-  tree: `Usage: relaytrace tree FILE [--projection P]
+  tree: `Usage: relaytrace tree FILE... [--projection P]
 
 Prints the span tree (names, kinds, status, durations) of an ATOF file, or the step tree of an
 ATIF file.`,
@@ -53,7 +53,8 @@ ATIF file.`,
 
 function consoleIo(): Io {
   const tty = process.stderr.isTTY === true;
-  let last = 0;
+  // Progress only for work that runs long enough to wonder about.
+  let last = Date.now();
   let shown = false;
   const clear = () => {
     if (shown && tty) process.stderr.write("\n");
@@ -70,7 +71,7 @@ function consoleIo(): Io {
     },
     progress: (line) => {
       const now = Date.now();
-      if (now - last < (tty ? 200 : 2000)) return;
+      if (now - last < (tty ? 500 : 2000)) return;
       last = now;
       if (tty) {
         process.stderr.write(`\r${line}`);
@@ -151,23 +152,26 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
       case "convert": {
         const args = parseArgs(rest, { values: ["to", "output", "projection", "agent-name"], aliases: { o: "output" } });
         if (args.switches.has("help")) return help(io, "convert");
-        const file = requireFile(args.positionals, "convert");
+        const files = requireFiles(args.positionals, "convert");
         const to = args.values.get("to");
         if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
         const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        return await convert(io, file, target, args.values.get("output"), projection, args.values.get("agent-name") ?? "agent");
+        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name") ?? "agent");
       }
       case "validate": {
         const args = parseArgs(rest, {});
         if (args.switches.has("help")) return help(io, "validate");
-        return await validate(io, requireFile(args.positionals, "validate"));
+        let status = 0;
+        for (const file of requireFiles(args.positionals, "validate")) status = Math.max(status, await validate(io, file));
+        return status;
       }
       case "tree": {
         const args = parseArgs(rest, { values: ["projection"] });
         if (args.switches.has("help")) return help(io, "tree");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        return await tree(io, requireFile(args.positionals, "tree"), projection);
+        for (const file of requireFiles(args.positionals, "tree")) await tree(io, file, projection);
+        return 0;
       }
       default:
         throw new UsageError(`unknown command "${command}" (commands: demo, convert, validate, tree)`);

@@ -30,3 +30,24 @@ export function isCredentialHeader(name: string): boolean {
 export function eventSafeHeaders(headers: Record<string, string>): Record<string, string> {
   return Object.fromEntries(Object.entries(headers).filter(([k]) => !isCredentialHeader(k)));
 }
+
+/** What stands in for a credential that a provider echoed back in an error body. */
+export const SCRUBBED_CREDENTIAL = "[credential]";
+
+/**
+ * Removes the values of the credential headers from `text` (a provider error body may echo the
+ * key, and error messages reach span status and diagnostics). Each whole value and each of its
+ * space-, `;`- or `=`-separated parts of 8+ characters (the token after `Bearer`, a cookie value) is replaced.
+ */
+export function scrubCredentials(text: string, headers: Record<string, string> | undefined): string {
+  if (headers === undefined || text === "") return text;
+  const secrets = new Set<string>();
+  for (const [key, value] of Object.entries(headers)) {
+    if (!isCredentialHeader(key) || typeof value !== "string") continue;
+    for (const part of [value, ...value.split(/[\s;=]+/)]) if (part.length >= 8) secrets.add(part);
+  }
+  let out = text;
+  // Longest first, so a whole value goes before the token inside it.
+  for (const secret of [...secrets].sort((a, b) => b.length - a.length)) out = out.split(secret).join(SCRUBBED_CREDENTIAL);
+  return out;
+}

@@ -1,7 +1,7 @@
 import { request } from "undici";
 import type { Dispatcher } from "undici";
 import { isRetryableStatus, ProviderConnectionError, ProviderError, ProviderHttpError, ProviderResponseError, ProviderTimeoutError, preview } from "./errors.js";
-import { mergeHeaders } from "./headers.js";
+import { mergeHeaders, scrubCredentials } from "./headers.js";
 import { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
 import { parseSse } from "./sse.js";
 import type { SseEvent } from "./types.js";
@@ -139,7 +139,8 @@ async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: stri
         if (abortFailure(ctx) !== undefined) throw err;
         return "";
       });
-      const final = new ProviderHttpError(res.statusCode, text);
+      // A provider may echo the key in its error body; the message reaches spans and diagnostics.
+      const final = new ProviderHttpError(res.statusCode, scrubCredentials(text, headers));
       if (!isRetryableStatus(res.statusCode)) throw final;
       failure = { status: res.statusCode, retryAfter: retryAfterMs(headerValue(res.headers, "retry-after")), final };
     } catch (err) {
@@ -178,7 +179,7 @@ export async function postJson(opts: PostOptions): Promise<PostJsonResult> {
     json = JSON.parse(text);
   } catch (cause) {
     throw new ProviderResponseError(
-      `LLM reply (status ${res.statusCode}) is not JSON: ${text.trim() === "" ? "<empty body>" : preview(text)}`,
+      `LLM reply (status ${res.statusCode}) is not JSON: ${text.trim() === "" ? "<empty body>" : preview(scrubCredentials(text, opts.headers))}`,
       { cause },
     );
   }
@@ -206,7 +207,7 @@ export async function postStream(opts: PostOptions): Promise<StreamResponse> {
   if (contentType.includes("application/json")) {
     // The provider ignored `stream: true` or sent an error envelope with a 2xx status.
     const text = await readBody(res, ctx);
-    throw new ProviderResponseError(`expected an event stream from ${opts.url} but the reply is JSON: ${preview(text)}`);
+    throw new ProviderResponseError(`expected an event stream from ${opts.url} but the reply is JSON: ${preview(scrubCredentials(text, opts.headers))}`);
   }
   let used = false;
   const events: AsyncIterable<SseEvent> = {

@@ -1,0 +1,204 @@
+import { rm } from "node:fs/promises";
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
+import { dirname } from "node:path";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
+import { readAtofFile, type AtofEvent, type ScopeEvent } from "relaytrace";
+import { main as relayBasic } from "../examples/relay-basic.js";
+import { main as relayThreeCalls } from "../examples/relay-three-calls.js";
+import { main as relayWithLocalTool } from "../examples/relay-with-local-tool.js";
+import { main as interceptAnnotation } from "../examples/intercept-annotation.js";
+import { main as jaegerExport } from "../examples/jaeger-export.js";
+import { main as durableResume } from "../examples/durable-resume.js";
+import { main as snapshotExample } from "../examples/snapshot-test.js";
+import { CARD, EMAIL, main as piiRedaction } from "../examples/pii-redaction.js";
+
+// The examples talk to the reader on stdout; keep the test output readable.
+beforeAll(() => void vi.spyOn(console, "log").mockImplementation(() => undefined));
+afterAll(() => vi.restoreAllMocks());
+
+const label = (e: AtofEvent) => (e.kind === "mark" ? `mark:${e.name}` : `${e.scope_category}:${e.name}`);
+const scopes = (events: AtofEvent[]) => events.filter((e): e is ScopeEvent => e.kind === "scope");
+
+describe("the toolnexus relay seed, in relaytrace", () => {
+  it("relay-basic: the relay call reaches the host and its output becomes the tool result", async () => {
+    const { result, request, events } = await relayBasic();
+    expect(result).toMatchObject({ status: "done", text: "it is sunny" });
+    expect(request?.kind).toBe("tool_call");
+    expect(result.toolCalls[0]).toMatchObject({ name: "lookup", output: "sunny, 31C", isError: false });
+    // the trace records the relayed call as a tool scope that went pending, then its answer
+    expect(events.map(label)).toEqual(expect.arrayContaining(["start:lookup", "mark:tool.pending", "mark:tool.answer"]));
+    const agentStart = events[0]!;
+    expect(agentStart.kind === "scope" && agentStart.category).toBe("agent");
+    expect(events.filter((e) => e.name === "lookup").every((e) => e.parent_uuid === agentStart.uuid)).toBe(true);
+  });
+
+  it("relay-three-calls: all three calls ride one pending request, in order, after one model request", async () => {
+    const { result, calls, modelRequests } = await relayThreeCalls();
+    expect(result.status).toBe("pending");
+    expect(calls.map((c) => [c.id, c.name])).toEqual([["c1", "alpha"], ["c2", "beta"], ["c3", "gamma"]]);
+    expect(result.halt?.calls.map((c) => c.state)).toEqual(["suspended", "suspended", "suspended"]);
+    expect(modelRequests).toBe(1);
+  });
+
+  it("relay-with-local-tool: the local tool runs, the declined relay becomes an error result, the run completes", async () => {
+    const { result, realRan, events } = await relayWithLocalTool();
+    expect(realRan).toBe(true);
+    expect(result).toMatchObject({ status: "done", text: "handled the decline" });
+    expect(result.toolCalls.map((c) => [c.name, c.output, c.isError])).toEqual([
+      ["real_tool", "real-output", false],
+      ["relayed_tool", "relay declined for relayed_tool: declined", true],
+    ]);
+    expect(events.map(label)).toContain("end:real_tool");
+  });
+});
+
+describe("intercept-annotation", () => {
+  it("records the annotation on the tool end and emits the pending marks right after it, under the tool", async () => {
+    const { appResult, events, lines } = await interceptAnnotation();
+    expect(appResult).toEqual({ result: { city: "Oslo", temp_c: 4 }, annotation: { cache: "miss", source: "weather-service" } });
+    expect(events.map(label)).toEqual(["start:weather-agent", "start:get_weather", "end:get_weather", "mark:cache.lookup", "mark:audit.recorded", "end:weather-agent"]);
+    const toolEnd = events[2]!;
+    expect(toolEnd.category_profile).toEqual({ tool_call_id: "call_1", tool_result_annotation: { cache: "miss", source: "weather-service" } });
+    const [cache, audit] = [events[3]!, events[4]!];
+    expect(cache).toMatchObject({ parent_uuid: toolEnd.uuid, category: "custom", category_profile: { subtype: "example.cache" }, data: { hit: false, key: "weather:oslo" } });
+    expect(audit).toMatchObject({ parent_uuid: toolEnd.uuid, data: { policy: "weather-v1" } });
+    // the printed lines are the wire form: snake_case keys, parseable JSON
+    expect(JSON.parse(lines[2]!)).toMatchObject({ kind: "scope", scope_category: "end", category_profile: { tool_result_annotation: { cache: "miss" } } });
+  });
+});
+
+describe("jaeger-export", () => {
+  let server: Server;
+  let endpoint: string;
+  const received: { path: string; names: string[]; service: string | undefined }[] = [];
+
+  beforeAll(async () => {
+    // A real OTLP/HTTP JSON receiver standing in for Jaeger's port 4318.
+    server = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+          resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string }[] }[] }[];
+        };
+        for (const rs of body.resourceSpans) {
+          const service = rs.resource.attributes.find((a) => a.key === "service.name")?.value.stringValue;
+          received.push({ path: req.url ?? "", service, names: rs.scopeSpans.flatMap((s) => s.spans.map((span) => span.name)) });
+        }
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
+    endpoint = `http://127.0.0.1:${(server.address() as AddressInfo).port}/v1/traces`;
+  });
+  afterAll(async () => {
+    server.closeAllConnections();
+    await new Promise<void>((r) => server.close(() => r()));
+  });
+
+  it.each([
+    ["full", ["weather-agent", "openai.chat_completions", "openai.chat_completions", "get_weather"]],
+    ["openinference", ["weather-agent", "openai.chat_completions", "openai.chat_completions", "get_weather"]],
+    ["gen_ai", ["invoke_agent weather-agent", "chat demo-model", "chat demo-model", "execute_tool get_weather"]],
+  ])("exports the run with the %s projection", async (projection, names) => {
+    received.length = 0;
+    const out = await jaegerExport({ projection, endpoint });
+    expect(out.projection).toBe(projection);
+    expect(out.result.text).toBe("It is 4 °C with light rain in Oslo.");
+    expect(out.diagnostics.filter((d) => d.code.startsWith("otel."))).toEqual([]);
+    expect(received.map((r) => r.path)).toEqual(received.map(() => "/v1/traces"));
+    expect(received.every((r) => r.service === "relaytrace-example")).toBe(true);
+    expect(received.flatMap((r) => r.names).sort()).toEqual([...names].sort());
+  });
+
+  it("takes the projection from RELAYTRACE_PROJECTION and the endpoint from OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", async () => {
+    received.length = 0;
+    vi.stubEnv("RELAYTRACE_PROJECTION", "gen_ai");
+    vi.stubEnv("OTEL_EXPORTER_OTLP_TRACES_ENDPOINT", endpoint);
+    try {
+      const out = await jaegerExport();
+      expect(out).toMatchObject({ projection: "gen_ai", endpoint });
+      expect(received.flatMap((r) => r.names)).toContain("invoke_agent weather-agent");
+    } finally {
+      vi.unstubAllEnvs();
+    }
+  });
+
+  it("rejects an unknown projection before running anything", async () => {
+    await expect(jaegerExport({ projection: "zipkin", endpoint })).rejects.toThrow(/unknown projection "zipkin"/);
+  });
+
+  it("never throws into the app when no collector listens: failures are counted in diagnostics", async () => {
+    const closed = createServer();
+    await new Promise<void>((r) => closed.listen(0, "127.0.0.1", () => r()));
+    const deadEndpoint = `http://127.0.0.1:${(closed.address() as AddressInfo).port}/v1/traces`;
+    await new Promise<void>((r) => closed.close(() => r()));
+    const out = await jaegerExport({ projection: "full", endpoint: deadEndpoint });
+    expect(out.result.status).toBe("done");
+    expect(out.diagnostics.map((d) => d.code)).toContain("otel.export_failed");
+  });
+});
+
+describe("durable-resume (two processes)", () => {
+  it("the second process resumes the halted run and continues the same trace", { timeout: 30_000 }, async () => {
+    const out = await durableResume();
+    try {
+      expect(out.halted.status).toBe("pending");
+      expect(out.resumed).toEqual({ status: "done", text: "Invoice INV-7 sent to acme." });
+
+      const first = (await readAtofFile(out.firstAtofPath)).events;
+      const second = (await readAtofFile(out.secondAtofPath)).events;
+      const haltedAgent = scopes(first).find((e) => e.category === "agent" && e.scope_category === "start")!;
+      const resumedAgent = scopes(second).find((e) => e.category === "agent" && e.scope_category === "start")!;
+      expect(first.map(label)).toContain("mark:tool.pending");
+      // the resumed agent scope hangs under the halted one (via pending.data.traceContext)
+      expect(resumedAgent.parent_uuid).toBe(haltedAgent.uuid);
+      expect(resumedAgent.metadata).toMatchObject({ "relaytrace.resume_of": out.halted.pending!.id });
+      // one trace id across both processes: the halted agent is the trace root
+      const traceIds = out.traceparents.map((t) => t.split("-")[1]);
+      expect(traceIds).toHaveLength(2);
+      expect(traceIds[0]).toBe(haltedAgent.uuid.replace(/-/g, ""));
+      expect(traceIds[1]).toBe(traceIds[0]);
+    } finally {
+      await rm(dirname(out.statePath), { recursive: true, force: true });
+    }
+  });
+});
+
+describe("snapshot-test", () => {
+  it("gives the same snapshot on every run and matches the committed one", async () => {
+    const { snapshot, tree } = await snapshotExample();
+    const again = await snapshotExample();
+    expect(again.snapshot).toEqual(snapshot);
+    expect(tree).toBe(
+      [
+        "support-agent (INTERNAL, OK) openinference.span.kind=AGENT",
+        "├─ • answer.ready",
+        "├─ openai.chat_completions (CLIENT, OK) openinference.span.kind=LLM",
+        "└─ lookup_order (CLIENT, OK) openinference.span.kind=TOOL",
+      ].join("\n"),
+    );
+    expect(snapshot).toMatchSnapshot();
+  });
+});
+
+describe("pii-redaction", () => {
+  it.each(["mask", "hash", "drop"] as const)("%s: the email and card vanish from ATOF, ATIF and all span projections; the app still sees them", async (mode) => {
+    const out = await piiRedaction({ mode });
+    expect(out.result.text).toBe(`Refunded 20 EUR to card ${CARD}; a receipt went to ${EMAIL}.`);
+    expect(out.toolSaw).toMatchObject({ email: EMAIL, card: CARD });
+    const texts = { atof: out.atofText, atif: out.atifText, ...out.spansText };
+    expect(Object.keys(texts)).toEqual(["atof", "atif", "full", "openinference", "gen_ai"]);
+    for (const [where, text] of Object.entries(texts)) {
+      expect(text.length, where).toBeGreaterThan(0);
+      expect(text, where).not.toContain(EMAIL);
+      expect(text, where).not.toContain(CARD);
+      expect(text, where).not.toContain(CARD.replace(/ /g, ""));
+      // the content was exported, just redacted
+      const marker = mode === "mask" ? "[REDACTED:email]" : mode === "hash" ? "[email:" : "[redacted]";
+      expect(text, where).toContain(marker);
+    }
+  });
+});

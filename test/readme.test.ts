@@ -1,0 +1,179 @@
+import { execFile } from "node:child_process";
+import { mkdir, mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { fileURLToPath, pathToFileURL } from "node:url";
+import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { validateAtif } from "../exporters/atif/validate.js";
+import { parseAtofLine, serializeEvent } from "../src/events/atof-codec.js";
+
+/**
+ * Every code block of the README is checked here, so the README cannot drift from the code:
+ * TypeScript blocks are type-checked and run as a user would run them, shell blocks are run,
+ * and sample output blocks are compared with real output.
+ */
+const ROOT = fileURLToPath(new URL("..", import.meta.url));
+const CLI = join(ROOT, "dist/src/cli/main.js");
+const BLOCK_DIR = join(ROOT, ".readme-blocks");
+// Resolved from the repository, not from the temp directory the blocks run in.
+const TSX = pathToFileURL(join(ROOT, "node_modules/tsx/dist/loader.mjs")).href;
+
+interface Block {
+  kind: string;
+  lang: string;
+  code: string;
+  line: number;
+}
+
+function readmeBlocks(text: string): Block[] {
+  const blocks: Block[] = [];
+  const lines = text.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    const open = /^```(\w*)\s*$/.exec(lines[i]!);
+    if (!open) continue;
+    const marker = /^<!-- readme-test: ([\w-]+) -->$/.exec(lines[i - 1] ?? "");
+    const start = i;
+    const body: string[] = [];
+    for (i++; i < lines.length && lines[i] !== "```"; i++) body.push(lines[i]!);
+    blocks.push({ kind: marker?.[1] ?? "UNMARKED", lang: open[1]!, code: body.join("\n"), line: start + 1 });
+  }
+  return blocks;
+}
+
+function run(command: string, args: string[], options: { cwd: string; env?: NodeJS.ProcessEnv }): Promise<{ code: number; stdout: string; stderr: string }> {
+  return new Promise((resolve) => {
+    execFile(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, timeout: 60_000 }, (error, stdout, stderr) => {
+      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+    });
+  });
+}
+
+/** The output a block promises: `// text` after a console.log line, and comment lines right after it. */
+function promisedOutput(code: string): string[] {
+  const expected: string[] = [];
+  const lines = code.split("\n");
+  for (let i = 0; i < lines.length; i++) {
+    if (!lines[i]!.includes("console.log(")) continue;
+    const texts: string[] = [];
+    const trailing = /\);\s*\/\/ (.+)$/.exec(lines[i]!);
+    if (trailing) texts.push(trailing[1]!);
+    for (let j = i + 1; j < lines.length && /^\s*\/\/ /.test(lines[j]!); j++) texts.push(lines[j]!.replace(/^\s*\/\/ /, ""));
+    for (const text of texts) {
+      for (const part of text.split(" — ")[0]!.split(" · ")) expected.push(part.trim());
+    }
+  }
+  return expected.filter((e) => e.length > 0);
+}
+
+let readme: string;
+let blocks: Block[];
+let work: string;
+
+beforeAll(async () => {
+  readme = await readFile(join(ROOT, "README.md"), "utf8");
+  blocks = readmeBlocks(readme);
+  work = await mkdtemp(join(tmpdir(), "relaytrace-readme-"));
+  await rm(BLOCK_DIR, { recursive: true, force: true });
+  await mkdir(BLOCK_DIR, { recursive: true });
+});
+
+afterAll(async () => {
+  await rm(BLOCK_DIR, { recursive: true, force: true });
+});
+
+describe("README", () => {
+  it("marks every code block with how it is checked", () => {
+    expect(blocks.length).toBeGreaterThan(8);
+    expect(blocks.filter((b) => b.kind === "UNMARKED").map((b) => `line ${b.line}`)).toEqual([]);
+    expect(readme).not.toContain("<!-- guarantees -->");
+  });
+
+  it("TypeScript blocks type-check against the built package and run, printing what they promise", async () => {
+    const runnable = blocks.filter((b) => b.kind === "run");
+    expect(runnable.length).toBeGreaterThanOrEqual(4);
+    const files = runnable.map((_b, i) => join(BLOCK_DIR, `block-${i + 1}.ts`));
+    await Promise.all(runnable.map((b, i) => writeFile(files[i]!, `${b.code}\n`)));
+    await writeFile(
+      join(BLOCK_DIR, "tsconfig.json"),
+      JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { noEmit: true, rootDir: ".." }, include: ["*.ts"] }),
+    );
+    const typecheck = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(BLOCK_DIR, "tsconfig.json")], { cwd: ROOT });
+    expect(typecheck.stdout + typecheck.stderr).toBe("");
+
+    // A real OTLP/HTTP receiver: the quick start's OtelExporter finds it through the standard variable.
+    const received: string[] = [];
+    const collector = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push(Buffer.concat(chunks).toString("utf8"));
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
+      });
+    });
+    await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`;
+    try {
+      for (const [i, block] of runnable.entries()) {
+        const result = await run(process.execPath, ["--import", TSX, files[i]!], { cwd: work, env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint } });
+        expect({ block: block.line, code: result.code, stderr: result.stderr }).toEqual({ block: block.line, code: 0, stderr: "" });
+        let from = 0;
+        for (const expected of promisedOutput(block.code)) {
+          const at = result.stdout.indexOf(expected, from);
+          expect({ block: block.line, expected, found: at >= 0 }).toEqual({ block: block.line, expected, found: true });
+          from = at + expected.length;
+        }
+      }
+    } finally {
+      await new Promise<void>((r) => collector.close(() => r()));
+    }
+    expect(received.join("")).toContain('"name":"add"');
+  });
+
+  it("the set-up commands are the package's real demo and test scripts, and CI runs the same test command", async () => {
+    const [setup] = blocks.filter((b) => b.kind === "shell");
+    expect(setup!.code.split("\n")).toEqual(["npm ci && npm run demo", "npm test"]);
+    const pkg = JSON.parse(await readFile(join(ROOT, "package.json"), "utf8")) as { scripts: Record<string, string> };
+    expect(pkg.scripts.demo).toBe("npm run build --silent && node dist/src/cli/main.js demo");
+    expect(await readFile(join(ROOT, ".ci/run"), "utf8")).toMatch(/^npm ci\b.*\nnpm test$/m);
+    // `npm test` is this very run; the demo is run for real (the build is already done by `npm test`).
+    const demo = await run(process.execPath, [CLI, "demo"], { cwd: work });
+    expect(demo.code).toBe(0);
+    expect(demo.stdout).toContain("relaytrace-out/relaytrace-atof-");
+  });
+
+  it("the demo's span tree sample matches a real run (durations aside)", async () => {
+    const sample = blocks.find((b) => b.kind === "demo-tree")!.code;
+    const demo = await run(process.execPath, [CLI, "demo", "--out", "tree-check"], { cwd: work });
+    const strip = (text: string) => text.split("\n").map((l) => l.replace(/ \d+\.\d{3}ms/, "").trimEnd());
+    const actual = strip(demo.stdout);
+    const start = actual.indexOf("Spans (full projection):");
+    const expected = strip(sample);
+    expect(actual.slice(start, start + expected.length)).toEqual(expected);
+  });
+
+  it("the command-line blocks run (Jaeger itself aside) and exit 0", async () => {
+    for (const block of blocks.filter((b) => b.kind === "shell-cli" || b.kind === "shell-external")) {
+      for (const line of block.code.split("\n")) {
+        if (line.startsWith("docker run")) {
+          // Jaeger is not run here: check the ports the text relies on.
+          expect(line).toContain("-p 4318:4318");
+          expect(line).toContain("-p 16686:16686");
+          continue;
+        }
+        expect(line.startsWith("npx relaytrace ")).toBe(true);
+        const result = await run("sh", ["-c", line.replace("npx relaytrace", `"${process.execPath}" "${CLI}"`)], { cwd: work });
+        expect({ line, code: result.code }).toEqual({ line, code: 0 });
+      }
+    }
+  });
+
+  it("the ATOF sample line is exactly what the serializer writes, and the ATIF sample is valid", () => {
+    const line = blocks.find((b) => b.kind === "atof-line")!.code;
+    expect(serializeEvent(parseAtofLine(line, 1))).toBe(line);
+    const doc = JSON.parse(blocks.find((b) => b.kind === "atif")!.code) as unknown;
+    expect(validateAtif(doc)).toEqual({ valid: true, errors: [] });
+  });
+});
