@@ -50,6 +50,9 @@ export interface CallbackError {
   message: string;
 }
 
+/** Pending publications past which delivery moves from the check phase to the microtask queue. */
+const EAGER_DRAIN_BACKLOG = 256;
+
 const INJECTOR_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
 function messageOf(error: unknown): string {
@@ -66,6 +69,15 @@ export class Publisher {
   private queue: (Publication | undefined)[] = [];
   private head = 0;
   private scheduled = false;
+  private eagerScheduled = false;
+  private readonly drainTask = (): void => {
+    this.scheduled = false;
+    this.drain();
+  };
+  private readonly eagerDrainTask = (): void => {
+    this.eagerScheduled = false;
+    this.drain();
+  };
   private draining = false;
   private enqueued = 0;
   private delivered = 0;
@@ -108,9 +120,18 @@ export class Publisher {
     }
     this.queue.push({ event, transform, injectors, sanitizers: sanitizerRegistry.effective(stack), subscribers });
     this.enqueued++;
-    if (!this.scheduled && !this.draining) {
+    if (this.draining) return; // the running drain picks it up
+    const backlog = this.queue.length - this.head;
+    if (!this.scheduled) {
+      // Deliver after the app's pending I/O callbacks, so exporter work overlaps with waiting on
+      // the network instead of delaying the request that is about to be written.
       this.scheduled = true;
-      queueMicrotask(() => this.drain());
+      setImmediate(this.drainTask);
+    } else if (backlog >= EAGER_DRAIN_BACKLOG && !this.eagerScheduled) {
+      // An app that never yields to I/O (a tight loop of tool calls) would fill the queue before
+      // the check phase comes: drain on the microtask queue instead, which such loops do run.
+      this.eagerScheduled = true;
+      queueMicrotask(this.eagerDrainTask);
     }
   }
 
@@ -124,7 +145,6 @@ export class Publisher {
   }
 
   private drain(): void {
-    this.scheduled = false;
     if (this.draining) return;
     this.draining = true;
     try {
