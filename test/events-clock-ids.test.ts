@@ -18,6 +18,14 @@ describe("timestamps", () => {
     expect(parseTimestamp("2026-01-01T00:00:00Z")).toBe(1_767_225_600_000_000);
   });
 
+  it("reads its own six-digit form exactly, across second boundaries, and still rejects impossible dates", () => {
+    for (const us of [1_772_366_399_999_999, 1_772_366_400_000_000, 1_772_366_400_000_001, 1_767_225_600_123_456]) {
+      expect(parseTimestamp(formatTimestamp(us))).toBe(us);
+    }
+    expect(() => parseTimestamp("2026-13-01T12:00:00.000000Z")).toThrow(/not a valid date/);
+    expect(() => parseTimestamp("2026-03-01T12:00:00.00000xZ")).toThrow(/not RFC 3339/);
+  });
+
   it("rejects what is not a timestamp", () => {
     expect(() => parseTimestamp("yesterday")).toThrow(TypeError);
     expect(() => parseTimestamp(-1)).toThrow(/safe integer/);

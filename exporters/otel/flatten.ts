@@ -8,10 +8,43 @@ import type { Json } from "../../src/events/json.js";
 export function flattenInto(attrs: Attributes, prefix: string, value: Json | undefined): void {
   if (value === null || value === undefined) return;
   if (typeof value === "object" && !Array.isArray(value)) {
-    for (const key of Object.keys(value)) setScalarOrJson(attrs, `${prefix}.${key}`, value[key]);
+    for (const key of Object.keys(value)) setScalarOrJson(attrs, attributeKey(prefix, key), value[key]);
     return;
   }
   setScalarOrJson(attrs, prefix, value);
+}
+
+// Attribute keys repeat from span to span; building `prefix.key` once keeps one string per key
+// instead of a fresh concatenation (and a fresh hash) per attribute. Bounded per prefix.
+const keyCache = new Map<string, Map<string, string>>();
+const MAX_KEYS_PER_PREFIX = 1024;
+
+function attributeKey(prefix: string, key: string): string {
+  let keys = keyCache.get(prefix);
+  if (keys === undefined) {
+    keys = new Map();
+    keyCache.set(prefix, keys);
+  }
+  let full = keys.get(key);
+  if (full === undefined) {
+    full = `${prefix}.${key}`;
+    if (keys.size < MAX_KEYS_PER_PREFIX) keys.set(key, full);
+  }
+  return full;
+}
+
+// Events reach exporters deep-frozen, so the JSON text of one of their objects never changes:
+// it is computed once even when several attributes (data and its input alias) need it.
+const jsonCache = new WeakMap<object, string>();
+
+function frozenJson(value: object): string {
+  if (!Object.isFrozen(value)) return jsonText(value);
+  let text = jsonCache.get(value);
+  if (text === undefined) {
+    text = jsonText(value);
+    jsonCache.set(value, text);
+  }
+  return text;
 }
 
 function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined): void {
@@ -25,12 +58,16 @@ function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined
       if (Number.isFinite(value)) attrs[key] = value;
       return;
     default:
-      attrs[key] = JSON.stringify(value);
+      attrs[key] = frozenJson(value);
   }
 }
 
 /** JSON text of a value, tolerant of anything (never throws). */
 export function jsonText(value: unknown): string {
+  if (typeof value === "object" && value !== null && Object.isFrozen(value)) {
+    const cached = jsonCache.get(value);
+    if (cached !== undefined) return cached;
+  }
   try {
     return JSON.stringify(value) ?? "null";
   } catch {

@@ -19,6 +19,33 @@ export function formatTimestamp(us: number): string {
   return `${cachedPrefix}.${pad(us - second * 1_000_000, 6)}Z`;
 }
 
+let parsedPrefix = "";
+let parsedPrefixUs = 0;
+
+/**
+ * relaytrace's own form (`YYYY-MM-DDTHH:MM:SS.ffffffZ`): the seconds part is parsed once per
+ * second and the fraction by digit arithmetic, since exporters read every event's timestamp.
+ */
+function parseCanonical(value: string): number | undefined {
+  if (value.length !== 27 || value.charCodeAt(26) !== 90 || value.charCodeAt(19) !== 46) return undefined;
+  let fraction = 0;
+  for (let i = 20; i < 26; i++) {
+    const digit = value.charCodeAt(i) - 48;
+    if (digit < 0 || digit > 9) return undefined;
+    fraction = fraction * 10 + digit;
+  }
+  const prefix = value.slice(0, 19);
+  if (prefix !== parsedPrefix) {
+    const m = RFC3339.exec(`${prefix}Z`);
+    if (!m) return undefined;
+    const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
+    if (Number.isNaN(ms) || Number(m[2]) > 12 || Number(m[3]) > 31 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return undefined;
+    parsedPrefix = prefix;
+    parsedPrefixUs = ms * 1000;
+  }
+  return parsedPrefixUs + fraction;
+}
+
 /** Parses either ATOF timestamp form into integer epoch microseconds; throws a TypeError on anything else. */
 export function parseTimestamp(value: unknown): number {
   if (typeof value === "number") {
@@ -26,6 +53,8 @@ export function parseTimestamp(value: unknown): number {
     throw new TypeError("timestamp must be a safe integer number of Unix microseconds");
   }
   if (typeof value === "string") {
+    const fast = parseCanonical(value);
+    if (fast !== undefined) return fast;
     const m = RFC3339.exec(value);
     if (!m) throw new TypeError(`timestamp ${JSON.stringify(value)} is not RFC 3339`);
     const [, y, mo, d, h, mi, s, frac = "", zone] = m;
