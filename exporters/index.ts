@@ -23,3 +23,4 @@ export type {
 
 export { OtelExporter, DEFAULT_NAMESPACE } from "./otel/index.js";
 export type { OtelExporterOptions, ProjectionName, MarkProjectionSetting } from "./otel/index.js";
+export type { ExporterRuntime } from "./exporter-runtime.js";

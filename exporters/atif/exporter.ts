@@ -1,4 +1,4 @@
-import { uniqueSubscriberName } from "../subscriber-name.js";
+import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
 import { join } from "node:path";
@@ -24,14 +24,8 @@ export interface AtifExporterDiagnostic {
   count: number;
 }
 
-/** The part of the runtime the exporter needs (typed structurally: exporters do not import the runtime). */
-export interface AtifSubscribable {
-  subscribe(
-    name: string,
-    callback: (event: AtofEvent) => void,
-    options?: { exporter?: { forceFlush(): Promise<void>; shutdown(): Promise<void> } },
-  ): () => boolean;
-}
+/** The part of a runtime the exporter needs (see ExporterRuntime). */
+export type AtifSubscribable = ExporterRuntime;
 
 interface Group {
   root: string;
@@ -46,6 +40,7 @@ interface Group {
  * `diagnostics()`, never thrown into the app.
  */
 export class AtifExporter {
+  private readonly registrations = new ExporterRegistrations("atif");
   private readonly options: AtofToAtifOptions;
   private readonly groups = new Map<string, Group>();
   /** uuid of every scope seen in a still-collecting group → that group's root. */
@@ -55,7 +50,6 @@ export class AtifExporter {
   /** Writes run one after another, so files appear (and `files()` lists them) in completion order. */
   private writes: Promise<void> = Promise.resolve();
   private readonly problems = new Map<string, AtifExporterDiagnostic>();
-  private readonly removers: (() => boolean)[] = [];
   private closed = false;
 
   constructor(private readonly config: AtifExporterOptions) {
@@ -67,16 +61,8 @@ export class AtifExporter {
     };
   }
 
-  /** This instance's subscriber name (unique, so exporters of one kind can share a runtime). */
-  private get subscriberName(): string {
-    return (this.uniqueName ??= uniqueSubscriberName("atif"));
-  }
-  private uniqueName: string | undefined;
-
   register(runtime: AtifSubscribable): () => boolean {
-    const remove = runtime.subscribe(this.subscriberName, (event) => this.onEvent(event), { exporter: this });
-    this.removers.push(remove);
-    return remove;
+    return this.registrations.register(runtime, (event) => this.onEvent(event), this);
   }
 
   /** Feeds one event by hand (what the subscription does); never throws. */
@@ -105,6 +91,7 @@ export class AtifExporter {
 
   /** Resolves once every completed trajectory is written. */
   async forceFlush(): Promise<void> {
+    await this.registrations.flushDelivery();
     let seen: Promise<void>;
     do {
       seen = this.writes;

@@ -1,4 +1,4 @@
-import { uniqueSubscriberName } from "../subscriber-name.js";
+import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { resolve } from "node:path";
 import { serializeEvent } from "../../src/events/atof-codec.js";
 import type { AtofEvent } from "../../src/events/types.js";
@@ -9,14 +9,8 @@ import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./
 import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
 
-/** The part of a runtime the exporter needs; structural so exporters do not depend on runtime internals. */
-export interface AtofSubscribable {
-  subscribe(
-    name: string,
-    callback: (event: AtofEvent) => void,
-    options?: { exporter?: { forceFlush(): Promise<void>; shutdown(): Promise<void> } },
-  ): () => boolean;
-}
+/** The part of a runtime the exporter needs (see ExporterRuntime). */
+export type AtofSubscribable = ExporterRuntime;
 
 let filesNamed = 0;
 
@@ -74,6 +68,7 @@ function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnos
  * serializes and buffers; I/O happens in batches. Failures are counted in `diagnostics()`, never thrown.
  */
 export class AtofExporter {
+  private readonly registrations = new ExporterRegistrations("atof");
   /** The resolved file path (file sink only). */
   readonly filePath: string | undefined;
   private readonly sink: AtofSink;
@@ -98,14 +93,8 @@ export class AtofExporter {
   }
 
   /** Subscribes to the runtime as `atof`; `runtime.shutdown()` then flushes and shuts this exporter down. */
-  /** This instance's subscriber name (unique, so exporters of one kind can share a runtime). */
-  private get subscriberName(): string {
-    return (this.uniqueName ??= uniqueSubscriberName("atof"));
-  }
-  private uniqueName: string | undefined;
-
   register(runtime: AtofSubscribable): () => boolean {
-    return runtime.subscribe(this.subscriberName, (event) => this.onEvent(event), { exporter: this });
+    return this.registrations.register(runtime, (event) => this.onEvent(event), this);
   }
 
   /** Serializes and buffers one event (the subscriber callback; also usable directly). */
@@ -131,6 +120,7 @@ export class AtofExporter {
 
   /** Writes (file: and fsyncs) or sends everything delivered so far. Never rejects. */
   async forceFlush(): Promise<void> {
+    await this.registrations.flushDelivery();
     try {
       await this.sink.flush();
     } catch (err) {

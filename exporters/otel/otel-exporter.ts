@@ -1,4 +1,4 @@
-import { uniqueSubscriberName } from "../subscriber-name.js";
+import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext, type SpanStatus } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { defaultResource, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
@@ -43,17 +43,12 @@ export interface OtelExporterOptions {
   instrumentationScope?: string;
 }
 
-/** The part of the runtime an exporter needs: typed structurally so exporters do not import the runtime. */
-export interface SubscribableRuntime {
-  subscribe(
-    name: string,
-    callback: (event: AtofEvent) => void,
-    options?: { exporter?: { forceFlush(): Promise<void>; shutdown(): Promise<void> } },
-  ): () => boolean;
-}
+/** The part of a runtime the exporter needs (see ExporterRuntime). */
+export type SubscribableRuntime = ExporterRuntime;
 
 /** Projects ATOF events to OpenTelemetry spans and ships them through a BatchSpanProcessor. */
 export class OtelExporter {
+  private readonly registrations: ExporterRegistrations;
   readonly projection: ProjectionName;
   readonly namespace: string;
   private readonly impl: Projection;
@@ -74,6 +69,7 @@ export class OtelExporter {
 
   constructor(options: OtelExporterOptions) {
     this.projection = options.projection;
+    this.registrations = new ExporterRegistrations(`otel:${options.projection}`);
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
     this.impl = createProjection(options.projection, this.namespace);
     this.markSetting = options.markProjection ?? "inherit";
@@ -97,14 +93,8 @@ export class OtelExporter {
   }
 
   /** Subscribes to the runtime; `runtime.flush()/shutdown()` then reach this exporter too. */
-  /** This instance's subscriber name (unique, so exporters of one kind can share a runtime). */
-  private get subscriberName(): string {
-    return (this.uniqueName ??= uniqueSubscriberName(`otel:${this.projection}`));
-  }
-  private uniqueName: string | undefined;
-
   register(runtime: SubscribableRuntime): () => boolean {
-    return runtime.subscribe(this.subscriberName, (event) => this.onEvent(event), { exporter: this });
+    return this.registrations.register(runtime, (event) => this.onEvent(event), this);
   }
 
   /** Feeds one event (what the subscription does); never throws. */
@@ -123,6 +113,7 @@ export class OtelExporter {
 
   /** Exports every finished span; bounded by `timeoutMillis`, failures counted, never rejects. */
   async forceFlush(): Promise<void> {
+    await this.registrations.flushDelivery();
     await this.bounded(this.processor.forceFlush(), "otel.flush_failed");
   }
 

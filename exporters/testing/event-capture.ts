@@ -1,5 +1,5 @@
 import type { AtofEvent } from "../../src/events/types.js";
-import type { SubscribableRuntime } from "../otel/otel-exporter.js";
+import type { ExporterRuntime } from "../exporter-runtime.js";
 
 /** An in-memory subscriber: every delivered event, in delivery order. */
 export class EventCapture {
@@ -7,7 +7,7 @@ export class EventCapture {
 
   constructor(private readonly name = "testing:events") {}
 
-  register(runtime: SubscribableRuntime): () => boolean {
+  register(runtime: ExporterRuntime): () => boolean {
     return runtime.subscribe(this.name, (event) => {
       this.captured.push(event);
     });
