@@ -1,5 +1,4 @@
-import { constants } from "node:fs";
-import { mkdir, open, type FileHandle } from "node:fs/promises";
+import { close, constants, fsync, mkdirSync, openSync, write, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import type { DiagnosticCounter } from "./diagnostics.js";
 import type { LineBuffer } from "./line-buffer.js";
@@ -16,7 +15,7 @@ function messageOf(err: unknown): string {
  * is one write of whole lines on an O_APPEND descriptor, so a killed process never leaves half a line.
  */
 export class FileSink implements AtofSink {
-  private handle: FileHandle | null = null;
+  private fd: number | null = null;
   private truncateOnOpen: boolean;
   private writing: Promise<void> | null = null;
   private scheduled = false;
@@ -33,31 +32,50 @@ export class FileSink implements AtofSink {
 
   enqueue(line: string): boolean {
     if (!this.buffer.push(line)) return false;
-    this.schedule();
+    // An app that never yields to the event loop (a tight loop of tool calls) never lets the
+    // batched write run: past half the buffer, write synchronously instead of dropping later.
+    if (this.buffer.pastHighWater && this.writing === null) this.writeNowSync();
+    else this.schedule();
     return true;
   }
 
   async flush(): Promise<void> {
     while (this.writing !== null || this.buffer.length > 0) await this.pump();
-    if (this.handle === null) return;
-    try {
-      await this.handle.sync();
-    } catch (err) {
-      this.diagnostics.add("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
-    }
+    const fd = this.fd;
+    if (fd === null) return;
+    await new Promise<void>((resolve) => {
+      fsync(fd, (err) => {
+        if (err) this.diagnostics.add("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
+        resolve();
+      });
+    });
   }
 
   close(): Promise<void> {
     this.closed ??= this.flush().then(async () => {
-      const handle = this.handle;
-      this.handle = null;
-      try {
-        await handle?.close();
-      } catch (err) {
-        this.diagnostics.add("atof.write_failed", `close ${this.filePath}: ${messageOf(err)}`);
-      }
+      const fd = this.fd;
+      this.fd = null;
+      if (fd === null) return;
+      await new Promise<void>((resolve) => {
+        close(fd, (err) => {
+          if (err) this.diagnostics.add("atof.write_failed", `close ${this.filePath}: ${messageOf(err)}`);
+          resolve();
+        });
+      });
     });
     return this.closed;
+  }
+
+  private writeNowSync(): void {
+    const lines = this.buffer.take();
+    try {
+      const fd = this.open();
+      const bytes = Buffer.from(lines.join(""), "utf8");
+      let offset = 0;
+      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+    } catch (err) {
+      this.lost(err, lines.length);
+    }
   }
 
   /** Batches everything delivered in the same turn of the event loop into one write. */
@@ -88,27 +106,35 @@ export class FileSink implements AtofSink {
 
   private async writeBatch(text: string, lineCount: number): Promise<void> {
     try {
-      const handle = await this.open();
+      const fd = this.open();
       const bytes = Buffer.from(text, "utf8");
       let offset = 0;
       // A short write only happens on errors like a full disk; finish the batch so lines stay whole.
       while (offset < bytes.length) {
-        const { bytesWritten } = await handle.write(bytes, offset, bytes.length - offset);
-        offset += bytesWritten;
+        offset += await new Promise<number>((resolve, reject) => {
+          write(fd, bytes, offset, bytes.length - offset, null, (err, written) => (err ? reject(err) : resolve(written)));
+        });
       }
     } catch (err) {
-      this.diagnostics.add("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
-      this.diagnostics.add("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
+      this.lost(err, lineCount);
     }
   }
 
-  /** Opens lazily (and again after a failure, in case the directory becomes writable). */
-  private async open(): Promise<FileHandle> {
-    if (this.handle !== null) return this.handle;
-    await mkdir(dirname(this.filePath), { recursive: true });
+  private lost(err: unknown, lineCount: number): void {
+    this.diagnostics.add("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
+    this.diagnostics.add("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
+  }
+
+  /**
+   * Opens lazily, once (again after a failure, in case the directory becomes writable). Opening
+   * is synchronous so both write paths share one descriptor and one order.
+   */
+  private open(): number {
+    if (this.fd !== null) return this.fd;
+    mkdirSync(dirname(this.filePath), { recursive: true });
     const flags = this.truncateOnOpen ? APPEND | constants.O_TRUNC : APPEND;
-    this.handle = await open(this.filePath, flags, 0o644);
+    this.fd = openSync(this.filePath, flags, 0o644);
     this.truncateOnOpen = false;
-    return this.handle;
+    return this.fd;
   }
 }

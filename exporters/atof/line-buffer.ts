@@ -19,6 +19,11 @@ export class LineBuffer {
     return true;
   }
 
+  /** Half full: time to write synchronously rather than wait for an event-loop turn that may not come. */
+  get pastHighWater(): boolean {
+    return this.lines.length * 2 >= this.maxLines || this.size * 2 >= this.maxSize;
+  }
+
   get length(): number {
     return this.lines.length;
   }
