@@ -29,11 +29,11 @@ function note(issues: JsonCopyIssues | undefined, what: string): void {
  * an object whose reading throws (getter, revoked Proxy) → "[Unreadable]".
  * Each change is counted in `issues` so the caller can report a diagnostic.
  */
-export function toJsonSafe(value: unknown, issues?: JsonCopyIssues): Json {
-  return copy(value, 0, [], issues);
+export function toJsonSafe(value: unknown, issues?: JsonCopyIssues, freeze = false): Json {
+  return copy(value, 0, [], issues, freeze);
 }
 
-function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined): Json {
+function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -56,14 +56,15 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
   }
   if (value === null) return null;
   try {
-    return copyObject(value as object, depth, path, issues);
+    return copyObject(value as object, depth, path, issues, freeze);
   } catch {
     note(issues, "unreadable value");
     return UNREADABLE_MARKER;
   }
 }
 
-function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined): Json {
+// `freeze` freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
+function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
   if (depth >= MAX_JSON_DEPTH) {
     note(issues, "nesting too deep");
     return DEPTH_MARKER;
@@ -81,13 +82,14 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
       note(issues, "toJSON threw");
       return null;
     }
-    if (replaced !== obj) return copy(replaced, depth + 1, path, issues);
+    if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze);
   }
   path.push(obj);
   try {
     if (Array.isArray(obj)) {
       const out: Json[] = new Array(obj.length);
-      for (let i = 0; i < obj.length; i++) out[i] = copy(obj[i], depth + 1, path, issues);
+      for (let i = 0; i < obj.length; i++) out[i] = copy(obj[i], depth + 1, path, issues, freeze);
+      if (freeze) Object.freeze(out);
       return out;
     }
     const out: JsonObject = {};
@@ -106,8 +108,9 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         note(issues, typeof v);
         continue;
       }
-      out[key] = copy(v, depth + 1, path, issues);
+      out[key] = copy(v, depth + 1, path, issues, freeze);
     }
+    if (freeze) Object.freeze(out);
     return out;
   } finally {
     path.pop();

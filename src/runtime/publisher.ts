@@ -28,12 +28,16 @@ export interface DraftEvent {
 /** Work done at delivery time on the dispatcher (payload sanitize chains); throwing drops the event. */
 export type Transform = (event: DraftEvent) => void;
 
-interface Publication {
-  event: DraftEvent;
-  transform: Transform | undefined;
+/** The registrations one event passes through, snapshotted when it is emitted. */
+export interface Route {
   injectors: readonly RegistryEntry<MetadataInjector>[];
   sanitizers: readonly RegistryEntry<EventSanitizer>[];
   subscribers: readonly RegistryEntry<Subscriber>[];
+}
+
+interface Publication extends Route {
+  event: DraftEvent;
+  transform: Transform | undefined;
 }
 
 export interface PublisherRegistries {
@@ -93,32 +97,28 @@ export class Publisher {
     private readonly maxQueueSize: number,
   ) {}
 
-  /** Subscribers visible from `stack`; an empty list means the event need not be built at all. */
-  subscribersFor(stack: ScopeStack): readonly RegistryEntry<Subscriber>[] {
-    return this.registries.subscribers.effective(stack);
-  }
-
-  publish(
-    event: DraftEvent,
-    stack: ScopeStack,
-    subscribers: readonly RegistryEntry<Subscriber>[],
-    transform?: Transform,
-  ): void {
-    if (this.queue.length - this.head >= this.maxQueueSize) {
-      this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
-      return;
-    }
+  /**
+   * What an event emitted from `stack` will pass through, snapshotted now; undefined when no
+   * subscriber is visible, in which case the event need not be built at all.
+   */
+  route(stack: ScopeStack, kind: "mark" | "start" | "end"): Route | undefined {
+    const subscribers = this.registries.subscribers.effective(stack);
+    if (subscribers.length === 0) return undefined;
     const sanitizerRegistry =
-      event.kind === "mark"
-        ? this.registries.markSanitizers
-        : event.scope_category === "start"
-          ? this.registries.scopeStartSanitizers
-          : this.registries.scopeEndSanitizers;
+      kind === "mark" ? this.registries.markSanitizers : kind === "start" ? this.registries.scopeStartSanitizers : this.registries.scopeEndSanitizers;
     let injectors = this.registries.injectors.effective(stack);
     if (injectors.length > 1) {
       injectors = [...injectors].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }
-    this.queue.push({ event, transform, injectors, sanitizers: sanitizerRegistry.effective(stack), subscribers });
+    return { subscribers, injectors, sanitizers: sanitizerRegistry.effective(stack) };
+  }
+
+  publish(event: DraftEvent, route: Route, transform?: Transform): void {
+    if (this.queue.length - this.head >= this.maxQueueSize) {
+      this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
+      return;
+    }
+    this.queue.push({ event, transform, ...route });
     this.enqueued++;
     if (this.draining) return; // the running drain picks it up
     const backlog = this.queue.length - this.head;

@@ -108,13 +108,13 @@ export class RuntimeCore {
     return us;
   }
 
-  /** Copies an app payload into JSON, counting what had to change. */
-  copy(value: unknown, what: string): Json {
+  /** Copies an app payload into JSON, counting what had to change; `freeze` freezes the copy as it goes. */
+  copy(value: unknown, what: string, freeze = false): Json {
     if (value === null || value === undefined) return null;
     const t = typeof value;
     if (t === "string" || t === "boolean") return value as Json;
     const issues: JsonCopyIssues = { count: 0 };
-    const out = toJsonSafe(value, issues);
+    const out = toJsonSafe(value, issues, freeze);
     if (issues.count > 0) {
       this.diagnostics.record("payload_not_json", `${what}: ${issues.count} value(s) were not JSON (first: ${issues.first}); replaced`);
     }
@@ -129,8 +129,10 @@ export class RuntimeCore {
     fields: { data: unknown; metadata: unknown; profile: JsonObject | null; dataSchema?: DataSchema | null },
     transform?: Transform,
   ): void {
-    const subscribers = this.publisher.subscribersFor(stack);
-    if (subscribers.length === 0) return; // nothing wants it: build nothing, run nothing
+    const route = this.publisher.route(stack, phase);
+    if (route === undefined) return; // nothing wants it: build nothing, run nothing
+    // Payloads nobody will rewrite (no sanitizer, injector or transform) are frozen while copied.
+    const untouched = route.sanitizers.length === 0;
     const event: DraftEvent = {
       kind: "scope",
       scope_category: phase,
@@ -141,12 +143,12 @@ export class RuntimeCore {
       name: scope.name,
       attributes: scope.attributes as string[],
       category: scope.category,
-      category_profile: fields.profile === null ? null : (this.copy(fields.profile, `${scope.name} profile`) as JsonObject),
-      data: this.copy(fields.data, `${scope.name} data`),
+      category_profile: fields.profile === null ? null : (this.copy(fields.profile, `${scope.name} profile`, untouched) as JsonObject),
+      data: this.copy(fields.data, `${scope.name} data`, untouched && transform === undefined),
       data_schema: fields.dataSchema ?? null,
-      metadata: this.copy(fields.metadata, `${scope.name} metadata`),
+      metadata: this.copy(fields.metadata, `${scope.name} metadata`, untouched && route.injectors.length === 0),
     };
-    this.publisher.publish(event, stack, subscribers, transform);
+    this.publisher.publish(event, route, transform);
   }
 
   emitMark(
@@ -163,8 +165,9 @@ export class RuntimeCore {
       metadata: unknown;
     },
   ): void {
-    const subscribers = this.publisher.subscribersFor(stack);
-    if (subscribers.length === 0) return;
+    const route = this.publisher.route(stack, "mark");
+    if (route === undefined) return;
+    const untouched = route.sanitizers.length === 0;
     const event: DraftEvent = {
       kind: "mark",
       atof_version: ATOF_VERSION,
@@ -173,12 +176,12 @@ export class RuntimeCore {
       timestamp: mark.timestampUs,
       name: mark.name,
       category: mark.category,
-      category_profile: mark.profile === null ? null : (this.copy(mark.profile, `${mark.name} profile`) as JsonObject),
-      data: this.copy(mark.data, `${mark.name} data`),
+      category_profile: mark.profile === null ? null : (this.copy(mark.profile, `${mark.name} profile`, untouched) as JsonObject),
+      data: this.copy(mark.data, `${mark.name} data`, untouched),
       data_schema: mark.dataSchema ? { name: mark.dataSchema.name, version: mark.dataSchema.version } : null,
-      metadata: this.copy(mark.metadata, `${mark.name} metadata`),
+      metadata: this.copy(mark.metadata, `${mark.name} metadata`, untouched && route.injectors.length === 0),
     };
-    this.publisher.publish(event, stack, subscribers);
+    this.publisher.publish(event, route);
   }
 
   /**
