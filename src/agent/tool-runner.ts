@@ -55,6 +55,11 @@ async function executeManaged(
         toolUuid: ctx.toolUuid,
       };
       if (opts.answer) toolCtx.answer = opts.answer;
+      const unparseable = source !== "relay" ? invalidArgumentsText(call.arguments) : undefined;
+      if (unparseable !== undefined) {
+        // The provider sent arguments that are not JSON: say so, rather than run the tool on `{}`.
+        return { result: { output: `invalid arguments for ${call.name}: not valid JSON (${unparseable})`, isError: true } };
+      }
       let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
       const req = pendingOf(result);
       // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the pending mark is made.
@@ -149,4 +154,15 @@ export async function resolveWithAnswer(
   const result = await afterTool(run, call, args, turn, second.result);
   recordToolMetric(run, call, turn, started, result, false);
   return { call, args, result, toolUuid: second.toolUuid };
+}
+
+/** A short preview of raw arguments text that does not parse as JSON; undefined when it parses or is empty. */
+function invalidArgumentsText(raw: string): string | undefined {
+  if (raw.trim() === "") return undefined;
+  try {
+    JSON.parse(raw);
+    return undefined;
+  } catch {
+    return raw.length > 60 ? `${raw.slice(0, 60)}…` : raw;
+  }
 }
