@@ -154,6 +154,12 @@ describe("README", () => {
     expect(actual.slice(start, start + expected.length)).toEqual(expected);
   });
 
+  it("`npx relaytrace` resolves to this package's own command inside the repository", async () => {
+    const help = await run("npx", ["--no-install", "relaytrace", "--help"], { cwd: ROOT });
+    expect(help.code).toBe(0);
+    expect(help.stdout).toContain("Usage: relaytrace <command>");
+  });
+
   it("the command-line blocks run (Jaeger itself aside) and exit 0", async () => {
     for (const block of blocks.filter((b) => b.kind === "shell-cli" || b.kind === "shell-external")) {
       for (const line of block.code.split("\n")) {

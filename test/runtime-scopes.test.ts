@@ -1,4 +1,5 @@
 import { describe, expect, it } from "vitest";
+import { serializeEvent } from "../src/events/atof-codec.js";
 import { RelaytraceError } from "../src/runtime/errors.js";
 import { capturingRuntime, labels, marks, scopes } from "./support/capture.js";
 
@@ -28,6 +29,21 @@ describe("event shapes (ATOF 0.1)", () => {
     expect(mark).not.toHaveProperty("attributes");
     expect(end!.uuid).toBe(start!.uuid);
     expect(end!.parent_uuid).toBe(start!.parent_uuid);
+  });
+
+  it("serializes runtime events (fast path) exactly as any other event with the same fields", async () => {
+    const { rt, settle } = capturingRuntime();
+    await rt.withScope("s", async () => {
+      rt.mark("m", { data: { x: [1, "two"] }, severity: "info", category: "custom", categoryProfile: { subtype: "acme.x" } });
+      await rt.executeTool("t", { q: "é\u2028" }, () => ({ result: { ok: true }, annotation: { a: 1 } }), { toolCallId: "c1" });
+    }, { attributes: ["parallel"], metadata: { session_id: "s1" } });
+    const events = await settle();
+    expect(events).toHaveLength(5);
+    for (const event of events) {
+      const plain = JSON.parse(JSON.stringify(event)) as typeof event; // same fields, no fast-path marker
+      expect(serializeEvent(event)).toBe(serializeEvent(plain));
+      expect(Object.keys(JSON.parse(serializeEvent(event)) as object)).toEqual(event.kind === "mark" ? MARK_KEYS : SCOPE_KEYS);
+    }
   });
 
   it("gives a top-level scope the hidden root as parent, which never emits", async () => {

@@ -14,14 +14,17 @@ export function flattenInto(attrs: Attributes, prefix: string, value: Json | und
   setScalarOrJson(attrs, prefix, value);
 }
 
-// Attribute keys repeat from span to span; building `prefix.key` once keeps one string per key
-// instead of a fresh concatenation (and a fresh hash) per attribute. Bounded per prefix.
+// Attribute names repeat from span to span: building `prefix.key` once keeps one string per name
+// instead of a fresh concatenation (and hash) per attribute. Bounded per prefix.
 const keyCache = new Map<string, Map<string, string>>();
 const MAX_KEYS_PER_PREFIX = 1024;
+const MAX_PREFIXES = 256;
 
-function attributeKey(prefix: string, key: string): string {
+/** `prefix.key`, one string per pair (attribute names repeat from span to span). */
+export function attributeKey(prefix: string, key: string): string {
   let keys = keyCache.get(prefix);
   if (keys === undefined) {
+    if (keyCache.size >= MAX_PREFIXES) return `${prefix}.${key}`;
     keys = new Map();
     keyCache.set(prefix, keys);
   }
@@ -37,16 +40,6 @@ function attributeKey(prefix: string, key: string): string {
 // it is computed once even when several attributes (data and its input alias) need it.
 const jsonCache = new WeakMap<object, string>();
 
-function frozenJson(value: object): string {
-  if (!Object.isFrozen(value)) return jsonText(value);
-  let text = jsonCache.get(value);
-  if (text === undefined) {
-    text = jsonText(value);
-    jsonCache.set(value, text);
-  }
-  return text;
-}
-
 function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined): void {
   if (value === null || value === undefined) return;
   switch (typeof value) {
@@ -58,19 +51,23 @@ function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined
       if (Number.isFinite(value)) attrs[key] = value;
       return;
     default:
-      attrs[key] = frozenJson(value);
+      attrs[key] = jsonText(value);
   }
 }
 
-/** JSON text of a value, tolerant of anything (never throws). */
+/** JSON text of a value, tolerant of anything (never throws); remembered for frozen event objects. */
 export function jsonText(value: unknown): string {
-  if (typeof value === "object" && value !== null && Object.isFrozen(value)) {
+  const frozen = typeof value === "object" && value !== null && Object.isFrozen(value);
+  if (frozen) {
     const cached = jsonCache.get(value);
     if (cached !== undefined) return cached;
   }
+  let text: string;
   try {
-    return JSON.stringify(value) ?? "null";
+    text = JSON.stringify(value) ?? "null";
   } catch {
     return String(value);
   }
+  if (frozen) jsonCache.set(value as object, text);
+  return text;
 }

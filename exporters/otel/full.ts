@@ -1,7 +1,7 @@
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import { isJsonObject } from "../../src/events/json.js";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
-import { flattenInto } from "./flatten.js";
+import { attributeKey, flattenInto } from "./flatten.js";
 import type { OpenSpan } from "./open-span.js";
 import type { MarkSpanMode, Projection } from "./projection.js";
 import {
@@ -50,23 +50,23 @@ export class FullProjection implements Projection {
     writeIdentity(attrs, ns, start);
     if (scopeTypeOf(start.category) === "llm") {
       const model = profileString(start, "model_name");
-      if (model) attrs[`${ns}.model_name`] = model;
+      if (model) attrs[attributeKey(ns, "model_name")] = model;
     }
     const toolCallId = profileString(start, "tool_call_id");
-    if (toolCallId) attrs[`${ns}.tool_call_id`] = toolCallId;
+    if (toolCallId) attrs[attributeKey(ns, "tool_call_id")] = toolCallId;
     writeStartData(attrs, ns, start);
-    flattenInto(attrs, `${ns}.start.metadata`, start.metadata);
+    flattenInto(attrs, attributeKey(ns, "start.metadata"), start.metadata);
   }
 
   onEnd(end: ScopeEvent, span: OpenSpan, succeeded: boolean): void {
     const ns = this.ns;
     const attrs = span.attributes;
     writeEndData(attrs, ns, end);
-    flattenInto(attrs, `${ns}.end.metadata`, end.metadata);
+    flattenInto(attrs, attributeKey(ns, "end.metadata"), end.metadata);
     writeAnnotation(attrs, ns, end, succeeded);
     if (scopeTypeOf(span.category) === "llm") {
       const model = responseModelOf(end.data) ?? profileString(end, "model_name");
-      if (model) attrs[`${ns}.model_name`] = model;
+      if (model) attrs[attributeKey(ns, "model_name")] = model;
     }
   }
 

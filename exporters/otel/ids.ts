@@ -2,7 +2,6 @@ import { createHash } from "node:crypto";
 import type { HrTime } from "@opentelemetry/api";
 
 const HEX32 = /^[0-9a-f]{32}$/;
-const CANONICAL = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/;
 const cache = new Map<string, string>();
 
 /**
@@ -11,7 +10,7 @@ const cache = new Map<string, string>();
  */
 export function idHex(id: string): string {
   // fast path: the runtime's own lowercase canonical uuids (all-zero span ids take the hashed path)
-  if (id.length === 36 && CANONICAL.test(id) && !id.endsWith("0000-000000000000")) {
+  if (id.length === 36 && isCanonical(id) && !id.endsWith("0000-000000000000")) {
     return id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
   }
   const plain = id.replace(/-/g, "").toLowerCase();
@@ -23,6 +22,19 @@ export function idHex(id: string): string {
     cache.set(id, hashed);
   }
   return hashed;
+}
+
+/** Lowercase 8-4-4-4-12 hex (checked by char codes: this runs for every span). */
+function isCanonical(id: string): boolean {
+  for (let i = 0; i < 36; i++) {
+    const c = id.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false;
+    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) {
+      return false;
+    }
+  }
+  return true;
 }
 
 /** Trace id derived from the trace-root uuid (§1.2). */

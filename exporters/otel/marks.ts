@@ -1,7 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
-import { flattenInto } from "./flatten.js";
+import { attributeKey, flattenInto } from "./flatten.js";
 
 /** Marks with this data schema carry metrics and never reach traces. */
 export const METRIC_SCHEMA_NAME = "nemo.relay.metric_measurements";
@@ -16,13 +16,13 @@ export function isMetricMark(mark: MarkEvent): boolean {
 /** The `<ns>.mark.*` attributes shared by span events and mark spans (§2). */
 export function markAttributes(ns: string, mark: MarkEvent): Attributes {
   const attrs: Attributes = {
-    [`${ns}.mark.uuid`]: mark.uuid,
-    [`${ns}.mark.parent_uuid`]: mark.parent_uuid ?? "",
+    [attributeKey(ns, "mark.uuid")]: mark.uuid,
+    [attributeKey(ns, "mark.parent_uuid")]: mark.parent_uuid ?? "",
   };
-  flattenInto(attrs, `${ns}.mark.data`, mark.data);
-  flattenInto(attrs, `${ns}.mark.metadata`, mark.metadata);
-  if (mark.category !== null && mark.category !== undefined) attrs[`${ns}.mark.category`] = mark.category;
-  flattenInto(attrs, `${ns}.mark.category_profile`, mark.category_profile);
+  flattenInto(attrs, attributeKey(ns, "mark.data"), mark.data);
+  flattenInto(attrs, attributeKey(ns, "mark.metadata"), mark.metadata);
+  if (mark.category !== null && mark.category !== undefined) attrs[attributeKey(ns, "mark.category")] = mark.category;
+  flattenInto(attrs, attributeKey(ns, "mark.category_profile"), mark.category_profile);
   return attrs;
 }
 

@@ -17,6 +17,7 @@ import { writeSessionIdentity } from "./session.js";
 import { SpanRegistry } from "./span-registry.js";
 import { applyErrorOutcome, statusOf } from "./status.js";
 import { DroppingSpanExporter } from "./dropping-span-exporter.js";
+import { attributeKey } from "./flatten.js";
 
 export const DEFAULT_NAMESPACE = "nemo_relay";
 export const UNENDED_SPAN_DESCRIPTION = "span not ended before shutdown";
@@ -202,9 +203,9 @@ export class OtelExporter {
       parent.open.events.push({ name: mark.name, time: hrTimeFromMicros(us), attributes: attrs, droppedAttributesCount: 0 });
       return;
     }
-    if (asTool) attrs[`${ns}.mark.projection`] = "tool";
+    if (asTool) attrs[attributeKey(ns, "mark.projection")] = "tool";
     this.impl.decorateMarkSpan(mark, attrs, asTool ? "tool" : "orphan");
-    if (!parent?.open) attrs[`${ns}.mark.orphan`] = true;
+    if (!parent?.open) attrs[attributeKey(ns, "mark.orphan")] = true;
     const context: SpanContext = {
       traceId: parent ? parent.context.traceId : traceIdFromUuid(mark.uuid),
       spanId: spanIdFromUuid(mark.uuid),

@@ -1,7 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import { CATEGORIES, type Category, type ScopeEvent } from "../../src/events/types.js";
-import { flattenInto, jsonText } from "./flatten.js";
+import { attributeKey, flattenInto, jsonText } from "./flatten.js";
 
 const KNOWN = new Set<string>(CATEGORIES);
 
@@ -13,22 +13,22 @@ export function scopeTypeOf(category: string | null | undefined): Category {
 
 /** Attributes every full/openinference scope span starts with. */
 export function writeIdentity(attrs: Attributes, ns: string, start: ScopeEvent): void {
-  attrs[`${ns}.uuid`] = start.uuid;
-  attrs[`${ns}.parent_uuid`] = start.parent_uuid ?? "";
-  attrs[`${ns}.scope_type`] = scopeTypeOf(start.category);
+  attrs[attributeKey(ns, "uuid")] = start.uuid;
+  attrs[attributeKey(ns, "parent_uuid")] = start.parent_uuid ?? "";
+  attrs[attributeKey(ns, "scope_type")] = scopeTypeOf(start.category);
 }
 
 /** `<ns>.handle_attributes`, `<ns>.start.data.*` and its `<ns>.start.input.*` alias. */
 export function writeStartData(attrs: Attributes, ns: string, start: ScopeEvent): void {
-  attrs[`${ns}.handle_attributes`] = jsonText(Array.isArray(start.attributes) ? start.attributes : []);
-  flattenInto(attrs, `${ns}.start.data`, start.data);
-  flattenInto(attrs, `${ns}.start.input`, start.data);
+  attrs[attributeKey(ns, "handle_attributes")] = jsonText(Array.isArray(start.attributes) ? start.attributes : []);
+  flattenInto(attrs, attributeKey(ns, "start.data"), start.data);
+  flattenInto(attrs, attributeKey(ns, "start.input"), start.data);
 }
 
 /** `<ns>.end.data.*` and its `<ns>.end.output.*` alias. */
 export function writeEndData(attrs: Attributes, ns: string, end: ScopeEvent): void {
-  flattenInto(attrs, `${ns}.end.data`, end.data);
-  flattenInto(attrs, `${ns}.end.output`, end.data);
+  flattenInto(attrs, attributeKey(ns, "end.data"), end.data);
+  flattenInto(attrs, attributeKey(ns, "end.output"), end.data);
 }
 
 /** The tool annotation as ONE JSON-text attribute, only on successful tool ends. */
@@ -36,7 +36,7 @@ export function writeAnnotation(attrs: Attributes, ns: string, end: ScopeEvent, 
   if (!succeeded || scopeTypeOf(end.category) !== "tool") return;
   const annotation = end.category_profile?.["tool_result_annotation"];
   if (annotation === null || annotation === undefined) return;
-  attrs[`${ns}.tool.result.annotation`] = jsonText(annotation);
+  attrs[attributeKey(ns, "tool.result.annotation")] = jsonText(annotation);
 }
 
 /** `category_profile[key]` when it is a non-empty string. */

@@ -1,5 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
+import { attributeKey } from "./flatten.js";
 
 /**
  * Trace-root session identity (§1.6, full and openinference): `session.id`, `user.id`,
@@ -9,9 +10,9 @@ export function writeSessionIdentity(attrs: Attributes, ns: string, metadata: Js
   if (isJsonObject(metadata)) {
     copyString(attrs, "session.id", metadata["session_id"]);
     copyString(attrs, "user.id", metadata["user_id"]);
-    copyString(attrs, `${ns}.agent.kind`, metadata["agent_kind"]);
+    copyString(attrs, attributeKey(ns, "agent.kind"), metadata["agent_kind"]);
   }
-  if (instanceId) attrs[`${ns}.session.instance_id`] = instanceId;
+  if (instanceId) attrs[attributeKey(ns, "session.instance_id")] = instanceId;
 }
 
 function copyString(attrs: Attributes, key: string, value: Json | undefined): void {

@@ -8,7 +8,7 @@ import { chainHooks } from "./hooks.js";
 import { runTurns } from "./loop.js";
 import type { ClientSettings } from "./loop-context.js";
 import { abandonTranscript, repairTranscript, validateResume } from "./resume.js";
-import { defaultAgentRuntime } from "./default-runtime.js";
+import { defaultRuntime } from "../runtime/default-runtime.js";
 import { MetricsRecorder } from "./metrics.js";
 import { InMemoryConversationStore, type ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
@@ -34,7 +34,7 @@ function resolveApiKey(options: ClientOptions): string | undefined {
 
 function settingsOf(options: ClientOptions): ClientSettings {
   const s: ClientSettings = {
-    runtime: options.runtime ?? defaultAgentRuntime(),
+    runtime: options.runtime ?? defaultRuntime(),
     codec: codecFor(options.style),
     baseUrl: options.baseUrl,
     model: options.model,

@@ -133,7 +133,7 @@ async function demo(io: Io, argv: string[]): Promise<number> {
     for (const d of problems) io.out(`  ${d.code} ×${d.count}: ${d.message}`);
   }
   io.out("");
-  io.out(`Next: relaytrace tree ${shown(demoResult.atofPath)}   ·   relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`);
+  io.out(`Next: npx relaytrace tree ${shown(demoResult.atofPath)}   ·   npx relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`);
   return 0;
 }
 

@@ -1,7 +1,7 @@
 import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "./atof-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
 import { parseTimestamp } from "./timestamp.js";
-import { MARK_KEY_ORDER, SCOPE_KEY_ORDER, type AtofEvent, type DataSchema, type MarkEvent, type ScopeEvent } from "./types.js";
+import { CANONICAL_EVENT, MARK_KEY_ORDER, SCOPE_KEY_ORDER, type AtofEvent, type DataSchema, type MarkEvent, type ScopeEvent } from "./types.js";
 
 const SCOPE_KEYS: ReadonlySet<string> = new Set(SCOPE_KEY_ORDER);
 const MARK_KEYS: ReadonlySet<string> = new Set(MARK_KEY_ORDER);
@@ -32,6 +32,7 @@ function unknownKeys(event: object, known: ReadonlySet<string>): string {
  * nulls; built by concatenation because this runs once per event on the exporter hot path.
  */
 export function serializeEvent(event: AtofEvent): string {
+  if ((event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] === true) return JSON.stringify(event);
   if (event.kind === "scope") {
     const e: ScopeEvent = event;
     return (

@@ -104,6 +104,13 @@ export const MARK_KEY_ORDER = [
   "metadata",
 ] as const;
 
+/**
+ * Set (as a symbol property, invisible to JSON and `Object.keys`) on events the runtime built
+ * itself: their keys are exactly the canonical ones, in the canonical order, so one
+ * `JSON.stringify` of the whole event is already the ATOF line.
+ */
+export const CANONICAL_EVENT: unique symbol = Symbol.for("relaytrace.canonicalEvent");
+
 export function isScopeEvent(event: AtofEvent): event is ScopeEvent {
   return event.kind === "scope";
 }

@@ -1,26 +1,23 @@
 import { randomFillSync } from "node:crypto";
 
-const HEX: string[] = Array.from({ length: 256 }, (_, i) => i.toString(16).padStart(2, "0"));
-const POOL_SIZE = 8 * 1024;
-const pool = new Uint8Array(POOL_SIZE);
-let poolOffset = POOL_SIZE;
+// Lookup tables: "-7ccc-" for each value of the 12-bit counter (version nibble 7), and two hex
+// digits per byte. Building an id from table entries keeps it cheap.
+const COUNTER_PART: string[] = Array.from({ length: 4096 }, (_, c) => `-7${c.toString(16).padStart(3, "0")}-`);
+const HEX: string[] = Array.from({ length: 256 }, (_, v) => v.toString(16).padStart(2, "0"));
 
-function randomBytes8(): number {
-  if (poolOffset + 8 > POOL_SIZE) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const at = poolOffset;
-  poolOffset += 8;
-  return at;
-}
+const POOL_BYTES = 8192;
+const pool = new Uint8Array(POOL_BYTES);
+let poolOffset = POOL_BYTES;
 
 let lastMs = -1;
 let counter = 0;
+let prefixMs = -1;
+let prefix = "";
 
 /**
  * RFC 9562 UUIDv7. The 12-bit `rand_a` field is a sub-millisecond counter, so the uuids one
  * process creates are strictly increasing even when the wall clock stands still or steps back.
+ * The time part is formatted once per millisecond.
  */
 export function uuidv7(nowMs: number = Date.now()): string {
   if (nowMs > lastMs) {
@@ -30,18 +27,20 @@ export function uuidv7(nowMs: number = Date.now()): string {
     lastMs += 1; // borrow the next millisecond rather than repeat a value
     counter = 0;
   }
-  const ms = lastMs;
-  const hi = Math.floor(ms / 0x1000000); // upper 24 bits of the 48-bit time
-  const lo = ms % 0x1000000;
-  const at = randomBytes8();
-  const b6 = 0x70 | (counter >> 8);
-  const b7 = counter & 0xff;
-  const b8 = 0x80 | (pool[at]! & 0x3f);
+  if (lastMs !== prefixMs) {
+    const hex = lastMs.toString(16).padStart(12, "0");
+    prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
+    prefixMs = lastMs;
+  }
+  if (poolOffset + 8 > POOL_BYTES) {
+    randomFillSync(pool);
+    poolOffset = 0;
+  }
+  const at = poolOffset;
+  poolOffset += 8;
+  // 62 random bits after the RFC variant bits `10`.
   return (
-    HEX[(hi >> 16) & 0xff]! + HEX[(hi >> 8) & 0xff]! + HEX[hi & 0xff]! + HEX[(lo >> 16) & 0xff]! + "-" +
-    HEX[(lo >> 8) & 0xff]! + HEX[lo & 0xff]! + "-" +
-    HEX[b6]! + HEX[b7]! + "-" +
-    HEX[b8]! + HEX[pool[at + 1]!]! + "-" +
+    prefix + COUNTER_PART[counter]! + HEX[(pool[at]! & 0x3f) | 0x80]! + HEX[pool[at + 1]!]! + "-" +
     HEX[pool[at + 2]!]! + HEX[pool[at + 3]!]! + HEX[pool[at + 4]!]! + HEX[pool[at + 5]!]! + HEX[pool[at + 6]!]! + HEX[pool[at + 7]!]!
   );
 }

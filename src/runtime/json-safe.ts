@@ -73,42 +73,56 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
     note(issues, "cycle");
     return CIRCULAR_MARKER;
   }
-  const toJSON = (obj as { toJSON?: unknown }).toJSON;
-  if (typeof toJSON === "function") {
-    let replaced: unknown;
-    try {
-      replaced = (toJSON as () => unknown).call(obj);
-    } catch {
-      note(issues, "toJSON threw");
-      return null;
+  const isArray = Array.isArray(obj);
+  // Plain objects and arrays (nearly every payload) skip the toJSON lookup up the prototype chain.
+  if (!isArray && Object.getPrototypeOf(obj) !== Object.prototype) {
+    const toJSON = (obj as { toJSON?: unknown }).toJSON;
+    if (typeof toJSON === "function") {
+      let replaced: unknown;
+      try {
+        replaced = (toJSON as () => unknown).call(obj);
+      } catch {
+        note(issues, "toJSON threw");
+        return null;
+      }
+      if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze);
     }
-    if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze);
   }
   path.push(obj);
   try {
-    if (Array.isArray(obj)) {
-      const out: Json[] = new Array(obj.length);
-      for (let i = 0; i < obj.length; i++) out[i] = copy(obj[i], depth + 1, path, issues, freeze);
+    if (isArray) {
+      const list = obj as unknown[];
+      const out: Json[] = new Array(list.length);
+      for (let i = 0; i < list.length; i++) out[i] = copy(list[i], depth + 1, path, issues, freeze);
       if (freeze) Object.freeze(out);
       return out;
     }
     const out: JsonObject = {};
-    for (const key of Object.keys(obj)) {
+    const record = obj as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
       let v: unknown;
       try {
-        v = (obj as Record<string, unknown>)[key];
+        v = record[key];
       } catch {
         // one throwing getter costs only its own key
         note(issues, "unreadable value");
         out[key] = UNREADABLE_MARKER;
         continue;
       }
-      if (v === undefined) continue;
-      if (typeof v === "function" || typeof v === "symbol") {
-        note(issues, typeof v);
-        continue;
+      switch (typeof v) {
+        case "string":
+        case "boolean":
+          out[key] = v as string | boolean;
+          continue;
+        case "undefined":
+          continue;
+        case "function":
+        case "symbol":
+          note(issues, typeof v);
+          continue;
+        default:
+          out[key] = copy(v, depth + 1, path, issues, freeze);
       }
-      out[key] = copy(v, depth + 1, path, issues, freeze);
     }
     if (freeze) Object.freeze(out);
     return out;

@@ -3,6 +3,7 @@ import { isJsonObject } from "../events/json.js";
 import type { ScopeStack } from "../events/scope-stack.js";
 import { formatTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, DataSchema } from "../events/types.js";
+import { CANONICAL_EVENT } from "../events/types.js";
 import type { DiagnosticCounter } from "./diagnostics.js";
 import { deepFreeze, toJsonSafe } from "./json-safe.js";
 import type { Registry, RegistryEntry } from "./registry.js";
@@ -189,6 +190,7 @@ export class Publisher {
       if (typeof event.timestamp === "number") event.timestamp = formatTimestamp(event.timestamp);
       for (const injector of publication.injectors) this.inject(injector, event);
       if (publication.sanitizers.length > 0) this.sanitize(publication.sanitizers, event);
+      (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] = true;
       const frozen = deepFreeze(event) as unknown as AtofEvent;
       for (const subscriber of publication.subscribers) this.notify(subscriber, frozen);
     } finally {

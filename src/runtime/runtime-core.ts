@@ -108,6 +108,11 @@ export class RuntimeCore {
     return us;
   }
 
+  /** Whether any subscriber would receive an event emitted from `stack` (else build nothing). */
+  listening(stack: ScopeStack): boolean {
+    return this.registries.subscribers.effective(stack).length > 0;
+  }
+
   /** Copies an app payload into JSON, counting what had to change; `freeze` freezes the copy as it goes. */
   copy(value: unknown, what: string, freeze = false): Json {
     if (value === null || value === undefined) return null;

@@ -20,6 +20,7 @@ import type {
 } from "./types.js";
 
 interface InternalToolHandle extends ToolHandle {
+  readonly category: "tool";
   ended: boolean;
   readonly fallbackData: Json | undefined;
 }
@@ -56,11 +57,7 @@ export class ToolLifecycle {
       handle.toolCallId === undefined
         ? { signal, toolUuid: handle.uuid }
         : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
-    const execContext: ScopeContext = {
-      stack: stack.snapshot(),
-      activeEventUuid: handle.uuid,
-      ...(context.propagatedRootUuid !== undefined ? { propagatedRootUuid: context.propagatedRootUuid } : {}),
-    };
+    const execContext: ScopeContext = { stack: stack.snapshot(), activeEventUuid: handle.uuid, propagatedRootUuid: context.propagatedRootUuid };
     const intercepts = regs.toolExecutionIntercepts.effective(stack);
 
     let outcome: LayerOutcome;
@@ -71,7 +68,8 @@ export class ToolLifecycle {
         // promise costs a hook call per promise while AsyncLocalStorage is active on Node 20).
         const value = runInScopeContext(execContext, () => fn(realArgs, toolCtx));
         const settled = signal === NEVER_ABORTED ? await value : await raceAbort(Promise.resolve(value), signal);
-        outcome = { ...toToolResult(settled), marks: NO_MARKS };
+        const checked = toToolResult(settled);
+        outcome = checked.annotation === undefined ? { result: checked.result, marks: NO_MARKS } : { result: checked.result, annotation: checked.annotation, marks: NO_MARKS };
       } else {
         const run = runInScopeContext(execContext, () =>
           buildToolChain(intercepts, (a) => fn(a, toolCtx), { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) }, execContext)(realArgs),
@@ -97,7 +95,7 @@ export class ToolLifecycle {
       throw error;
     }
 
-    const endUs = this.close(stack, handle, outcome, okMetadata(handle.metadata), undefined);
+    const endUs = this.close(stack, handle, outcome, true, undefined);
     this.emitPendingMarks(stack, handle, endUs, outcome.marks);
     return outcome.annotation === undefined ? { result: outcome.result } : { result: outcome.result, annotation: outcome.annotation };
   }
@@ -125,25 +123,27 @@ export class ToolLifecycle {
       return;
     }
     const result = toToolResult(outcome, "endTool");
-    this.close(stack, internal, result, metadata, options);
+    this.close(stack, internal, result, false, options);
   }
 
   private open(stack: ScopeStack, name: string, args: Json, options: ToolOptions, parentUuid: string): InternalToolHandle {
     const handle: InternalToolHandle = {
       uuid: this.core.newId(),
       name,
+      category: "tool",
       parentUuid,
       startedAtUs: this.core.startTime(options.timestamp),
       attributes: normalizeAttributes(options.attributes),
       metadata: options.metadata ?? null,
       ended: false,
       fallbackData: options.data,
-      ...(options.toolCallId !== undefined ? { toolCallId: options.toolCallId } : {}),
+      toolCallId: options.toolCallId,
     };
+    if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
     const sanitize = this.payloadChain(stack, name, "request");
     this.core.emitScope(
       stack,
-      scopeOf(handle),
+      handle,
       "start",
       handle.startedAtUs,
       { data: args, metadata: handle.metadata, profile: toolProfile(handle.toolCallId) },
@@ -160,18 +160,21 @@ export class ToolLifecycle {
     stack: ScopeStack,
     handle: InternalToolHandle,
     outcome: ToolExecutionResult,
-    metadata: Json,
+    managed: boolean,
     options: EndToolOptions | undefined,
   ): number {
     handle.ended = true;
     const endUs = this.core.endTime(handle.startedAtUs, options?.timestamp);
+    if (!this.core.listening(stack)) return endUs;
+    // Managed ends carry status OK; the manual path adds no status keys.
+    const metadata = managed ? okMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
     const profile = toolProfile(handle.toolCallId);
     if (outcome.annotation !== undefined && outcome.annotation !== null) profile.tool_result_annotation = outcome.annotation;
     const fallback = options?.data ?? handle.fallbackData;
     const sanitize = this.payloadChain(stack, handle.name, "response");
     this.core.emitScope(
       stack,
-      scopeOf(handle),
+      handle,
       "end",
       endUs,
       { data: outcome.result, metadata, profile },
