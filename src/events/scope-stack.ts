@@ -19,32 +19,56 @@ export interface ScopeHandle {
  * popped; a top-level user scope is parented to it.
  */
 export class ScopeStack {
-  readonly frames: ScopeHandle[];
+  private list: ScopeHandle[];
+  // Copy-on-write: a snapshot shares the array until either side pushes or pops, so the
+  // snapshot every managed call takes costs nothing unless the callback opens scopes.
+  private shared = false;
 
   constructor(frames?: ScopeHandle[]) {
-    this.frames = frames ?? [hiddenRoot(uuidv7())];
+    this.list = frames ?? [hiddenRoot(uuidv7())];
+  }
+
+  /** The open scopes, root first. Read-only: change the stack with push and pop. */
+  get frames(): readonly ScopeHandle[] {
+    return this.list;
   }
 
   get root(): ScopeHandle {
-    return this.frames[0]!;
+    return this.list[0]!;
   }
 
   top(): ScopeHandle {
-    return this.frames[this.frames.length - 1]!;
+    return this.list[this.list.length - 1]!;
   }
 
   push(handle: ScopeHandle): void {
-    this.frames.push(handle);
+    this.own();
+    this.list.push(handle);
+  }
+
+  pop(): ScopeHandle | undefined {
+    this.own();
+    return this.list.pop();
   }
 
   indexOf(uuid: string): number {
-    for (let i = this.frames.length - 1; i >= 0; i--) if (this.frames[i]!.uuid === uuid) return i;
+    for (let i = this.list.length - 1; i >= 0; i--) if (this.list[i]!.uuid === uuid) return i;
     return -1;
   }
 
   /** An independent copy: same handles, its own push and pop. */
   snapshot(): ScopeStack {
-    return new ScopeStack(this.frames.slice());
+    const copy = new ScopeStack(this.list);
+    copy.shared = true;
+    this.shared = true;
+    return copy;
+  }
+
+  private own(): void {
+    if (this.shared) {
+      this.list = this.list.slice();
+      this.shared = false;
+    }
   }
 }
 

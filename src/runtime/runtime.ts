@@ -129,7 +129,7 @@ export class Runtime {
       );
     }
     this.close(stack, handle as OpenScope, options.output ?? null, shallowMerge(handle.metadata, options.metadata), options.timestamp);
-    stack.frames.pop();
+    stack.pop();
   }
 
   /** Emits a point-in-time mark; returns its uuid. */
