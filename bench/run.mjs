@@ -21,14 +21,14 @@ const CONFIG = quick
   ? {
     overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
     peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
-    loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1 },
+    loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1, perExporter: false },
     throughput: { calls: 20_000, quick: true },
     scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
   }
   : {
     overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
     peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
-    loop: { rounds: 10, runsPerRound: 10, warmupRuns: 5 },
+    loop: { rounds: 14, runsPerRound: 8, warmupRuns: 3 },
     throughput: { calls: 1_000_000, quick: false },
     scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
   };
