@@ -25,7 +25,10 @@ export function buildToolChain(
   info: ToolExecutionInfo,
   context: ScopeContext,
 ): Layer {
-  let current: Layer = async (args) => ({ ...toToolResult(await base(args)), marks: [] });
+  let current: Layer = async (args) => {
+    const checked = toToolResult(await base(args));
+    return checked.annotation === undefined ? { result: checked.result, marks: [] } : { result: checked.result, annotation: checked.annotation, marks: [] };
+  };
   for (let i = intercepts.length - 1; i >= 0; i--) {
     const intercept = intercepts[i]!;
     const downstream = current;
@@ -38,17 +41,17 @@ export function buildToolChain(
           throw new RelaytraceError("invalid_argument", `continuation used after intercept settled (${intercept.name})`);
         }
         const seq = calls++;
-        const snapshot: ScopeContext = { ...context, stack: context.stack.snapshot() };
+        const snapshot: ScopeContext = { stack: context.stack.snapshot(), activeEventUuid: context.activeEventUuid, propagatedRootUuid: context.propagatedRootUuid };
         const outcome = await runInScopeContext(snapshot, () => downstream(nextArgs));
         batches.push({ seq, marks: outcome.marks });
         return outcome.annotation === undefined ? { result: outcome.result } : { result: outcome.result, annotation: outcome.annotation };
       };
       try {
         const outcome = toInterceptOutcome(await intercept.callback(args, next, info), intercept.name);
-        batches.sort((a, b) => a.seq - b.seq);
+        if (batches.length > 1) batches.sort((a, b) => a.seq - b.seq);
         const marks: PendingMarkSpec[] = [];
-        for (const batch of batches) marks.push(...batch.marks);
-        marks.push(...outcome.pendingMarks);
+        for (const batch of batches) for (const mark of batch.marks) marks.push(mark);
+        for (const mark of outcome.pendingMarks) marks.push(mark);
         return outcome.annotation === undefined
           ? { result: outcome.result, marks }
           : { result: outcome.result, annotation: outcome.annotation, marks };

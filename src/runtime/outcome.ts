@@ -23,15 +23,24 @@ export function toToolResult(value: unknown, where = "tool callback"): ToolExecu
 
 /** Checks an intercept return: `{result, annotation?, pendingMarks?}`; unknown extra fields are accepted. */
 export function toInterceptOutcome(value: unknown, interceptName: string): Required<Pick<ToolExecutionInterceptOutcome, "pendingMarks">> & ToolExecutionResult {
-  const base = toToolResult(value, `execution intercept ${interceptName}`);
-  const marks = (value as ToolExecutionInterceptOutcome).pendingMarks;
-  if (marks === undefined || marks === null) return { ...base, pendingMarks: [] };
+  if (typeof value !== "object" || value === null || Array.isArray(value) || !("result" in value)) {
+    toToolResult(value, `execution intercept ${interceptName}`); // throws the descriptive error
+  }
+  const outcome = value as ToolExecutionInterceptOutcome;
+  const annotation = outcome.annotation === null ? undefined : outcome.annotation;
+  const marks = outcome.pendingMarks;
+  if (marks === undefined || marks === null) {
+    return annotation === undefined ? { result: outcome.result, pendingMarks: NO_MARKS } : { result: outcome.result, annotation, pendingMarks: NO_MARKS };
+  }
   if (!Array.isArray(marks)) {
     throw new TypeError(`execution intercept ${interceptName}: pendingMarks must be an array of { name, ... } specs`);
   }
   marks.forEach((spec, i) => validatePendingMarkSpec(spec, `execution intercept ${interceptName}: pendingMarks[${i}]`));
-  return { ...base, pendingMarks: marks };
+  return annotation === undefined ? { result: outcome.result, pendingMarks: marks } : { result: outcome.result, annotation, pendingMarks: marks };
 }
+
+/** Shared, never mutated: an outcome without pending marks. */
+const NO_MARKS: PendingMarkSpec[] = [];
 
 export function validatePendingMarkSpec(spec: unknown, where: string): asserts spec is PendingMarkSpec {
   if (!isJsonObject(spec as Json)) throw new TypeError(`${where} must be an object with a name`);
