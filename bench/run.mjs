@@ -14,7 +14,10 @@ import { formatScale, runScale } from "./suites/scale.mjs";
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
 const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
-const out = argv.find((a) => a.startsWith("--out="))?.slice(6) ?? fileURLToPath(new URL("./results.json", import.meta.url));
+// A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
+const out =
+  argv.find((a) => a.startsWith("--out="))?.slice(6) ??
+  fileURLToPath(new URL(quick || only ? "./results-partial.json" : "./results.json", import.meta.url));
 const want = (name) => !only || only.includes(name);
 
 const CONFIG = quick
