@@ -1,17 +1,19 @@
-import type { Json, JsonObject } from "../events/json.js";
-import { isJsonObject } from "../events/json.js";
-import type { ScopeContext, ScopeHandle } from "../events/scope-stack.js";
+import type { Json } from "../events/json.js";
+import type { ScopeHandle } from "../events/scope-stack.js";
 import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
 import { RelaytraceError } from "./errors.js";
-import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
 import { LlmLifecycle } from "./llm-lifecycle.js";
-import { wireSeverity } from "./outcome.js";
+import type { MetricMeasurement } from "./metric.js";
 import { captureFrom, contextFromPropagation, propagationContextFromJson, traceparentFrom } from "./propagation.js";
 import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
+import { ScopeLifecycle } from "./scope-lifecycle.js";
+import type { ScopeControl } from "./scope-lifecycle.js";
+
+export type { ScopeControl };
 import type {
   Diagnostic,
   EndLlmOptions,
@@ -39,24 +41,13 @@ import type {
   ToolOptions,
 } from "./types.js";
 
-/** What a `withScope` callback receives: the handle plus setters for the end event. */
-export interface ScopeControl extends ScopeHandle {
-  /** Becomes the end event's `data`. */
-  setOutput(output: Json): void;
-  /** Merged into the end event's metadata. */
-  addMetadata(metadata: JsonObject): void;
-}
-
-interface OpenScope extends ScopeHandle {
-  ended: boolean;
-}
-
 /**
  * One relaytrace runtime: scopes and marks, managed tool and LLM calls, registries and the
  * publication pipeline. Telemetry failures are counted in `diagnostics()`, never thrown into the app.
  */
 export class Runtime {
   private readonly core: RuntimeCore;
+  private readonly scopes: ScopeLifecycle;
   private readonly tools: ToolLifecycle;
   private readonly llms: LlmLifecycle;
   private readonly exporters = new Set<ExporterLifecycle>();
@@ -64,6 +55,7 @@ export class Runtime {
 
   constructor(options: RuntimeOptions = {}) {
     this.core = new RuntimeCore(options);
+    this.scopes = new ScopeLifecycle(this.core);
     this.tools = new ToolLifecycle(this.core);
     this.llms = new LlmLifecycle(this.core);
   }
@@ -75,90 +67,33 @@ export class Runtime {
   // ---- scopes -------------------------------------------------------------------------------
 
   /** Runs `fn` inside a new scope; the scope always ends (OK on return, ERROR keys on throw). */
-  async withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options: ScopeOptions = {}): Promise<T> {
-    const outer = currentScopeContext();
-    const handle = this.open(outer, name, options);
-    let output: Json = null;
-    let extraMetadata: JsonObject | undefined;
-    const control: ScopeControl = Object.assign(Object.create(handle) as ScopeHandle, {
-      setOutput(value: Json) {
-        output = value;
-      },
-      addMetadata(value: JsonObject) {
-        extraMetadata = { ...extraMetadata, ...value };
-      },
-    });
-    // The body runs on its own copy of the stack, so concurrent scopes never see each other.
-    const stack = outer.stack.snapshot();
-    stack.push(handle);
-    const inner: ScopeContext = {
-      stack,
-      ...(outer.propagatedRootUuid !== undefined ? { propagatedRootUuid: outer.propagatedRootUuid } : {}),
-    };
-    let metadata: Json;
-    try {
-      const result = await runInScopeContext(inner, () => fn(control));
-      metadata = okMetadata(shallowMerge(handle.metadata, extraMetadata));
-      return result;
-    } catch (error) {
-      metadata = errorMetadata(shallowMerge(handle.metadata, extraMetadata), error);
-      throw error;
-    } finally {
-      this.close(stack, handle, output, metadata!, undefined);
-    }
+  withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options?: ScopeOptions): Promise<T> {
+    return this.scopes.withScope(name, fn, options);
   }
 
   /** Opens a scope on the current stack; it must be closed with `popScope`. */
-  pushScope(name: string, options: ScopeOptions = {}): ScopeHandle {
-    const context = currentScopeContext();
-    const handle = this.open(context, name, options);
-    context.stack.push(handle);
-    return handle;
+  pushScope(name: string, options?: ScopeOptions): ScopeHandle {
+    return this.scopes.pushScope(name, options);
   }
 
-  popScope(handle: ScopeHandle, options: PopScopeOptions = {}): void {
-    const stack = currentScopeContext().stack;
-    const index = stack.indexOf(handle.uuid);
-    if (index === 0) throw new RelaytraceError("scope_stack_empty", "the hidden root scope cannot be popped");
-    if (index < 0) throw new RelaytraceError("not_found", `scope ${handle.name} (${handle.uuid}) is not on the current stack`);
-    if (index !== stack.frames.length - 1) {
-      const top = stack.top();
-      throw new RelaytraceError(
-        "invalid_argument",
-        `scope handle is not at the top of the stack: popping ${handle.name} (${handle.uuid}) but ${top.name} (${top.uuid}) is on top`,
-      );
-    }
-    this.close(stack, handle as OpenScope, options.output ?? null, shallowMerge(handle.metadata, options.metadata), options.timestamp);
-    stack.pop();
+  /** Closes the scope on top of the current stack; any other handle is an error naming both. */
+  popScope(handle: ScopeHandle, options?: PopScopeOptions): void {
+    this.scopes.popScope(handle, options);
   }
 
   /** Emits a point-in-time mark; returns its uuid. */
-  mark(name: string, options: MarkOptions = {}): string {
-    const context = currentScopeContext();
-    let metadata: Json = options.metadata ?? null;
-    if (options.severity !== undefined) {
-      if (metadata !== null && !isJsonObject(metadata)) {
-        throw new RelaytraceError("invalid_argument", "mark metadata must be a JSON object when severity is provided");
-      }
-      metadata = { ...(metadata ?? {}), [`${this.core.namespace}.log.severity`]: wireSeverity(options.severity) };
-    }
-    if (options.category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
-      throw new TypeError('a "custom" mark needs categoryProfile.subtype');
-    }
-    const uuid = this.core.newId();
-    this.core.emitMark(context.stack, {
-      uuid,
-      parentUuid: options.parent?.uuid ?? context.stack.top().uuid,
-      timestampUs: this.core.startTime(options.timestamp),
-      name,
-      category: options.category ?? null,
-      profile: options.categoryProfile ?? null,
-      data: options.data ?? null,
-      dataSchema: options.dataSchema ?? null,
-      metadata,
-    });
-    return uuid;
+  mark(name: string, options?: MarkOptions): string {
+    return this.scopes.mark(name, options);
   }
+
+  /**
+   * Emits a metric mark (`data_schema` `nemo.relay.metric_measurements` v1); every measurement is
+   * validated first, so a bad one emits nothing. Trace projections never render metric marks.
+   */
+  metric(name: string, measurements: readonly MetricMeasurement[], options?: Pick<MarkOptions, "parent" | "metadata" | "timestamp">): string {
+    return this.scopes.metric(name, measurements, options);
+  }
+
 
   // ---- tools and LLM calls --------------------------------------------------------------------
 
@@ -333,40 +268,6 @@ export class Runtime {
 
   // ---- internals ----------------------------------------------------------------------------
 
-  private open(context: ScopeContext, name: string, options: ScopeOptions): OpenScope {
-    const category = options.category ?? "function";
-    if (category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
-      throw new TypeError('a "custom" scope needs categoryProfile.subtype');
-    }
-    const handle: OpenScope = {
-      uuid: this.core.newId(),
-      name,
-      category,
-      parentUuid: options.parent?.uuid ?? context.stack.top().uuid,
-      attributes: normalizeAttributes(options.attributes),
-      startedAtUs: this.core.startTime(options.timestamp),
-      metadata: options.metadata ?? null,
-      categoryProfile: options.categoryProfile ?? null,
-      ended: false,
-    };
-    this.core.emitScope(context.stack, handle, "start", handle.startedAtUs, {
-      data: options.input ?? null,
-      metadata: handle.metadata,
-      profile: handle.categoryProfile,
-    });
-    return handle;
-  }
-
-  private close(stack: ScopeContext["stack"], handle: OpenScope, output: Json, metadata: Json, timestamp: PopScopeOptions["timestamp"]): void {
-    handle.ended = true;
-    // Built and snapshotted while the scope is still visible, so its scope-local registrations apply.
-    this.core.emitScope(stack, handle, "end", this.core.endTime(handle.startedAtUs, timestamp), {
-      data: output,
-      metadata,
-      profile: handle.categoryProfile,
-    });
-    for (const registry of this.core.registries.all()) registry.removeScope(handle.uuid);
-  }
 }
 
 function scopeOf(options: RegistrationOptions | undefined): { scopeUuid?: string } {
