@@ -22,5 +22,5 @@ export type {
 } from "./atif/index.js";
 
 export { OtelExporter, DEFAULT_NAMESPACE } from "./otel/index.js";
-export type { OtelExporterOptions, ProjectionName, MarkProjectionSetting } from "./otel/index.js";
+export type { OtelExporterOptions, ProjectionName, MarkProjectionSetting, AttributeMapping } from "./otel/index.js";
 export type { ExporterRuntime } from "./exporter-runtime.js";

@@ -4,3 +4,4 @@ export type { ProjectionName } from "./projection.js";
 export type { MarkProjectionSetting } from "./marks.js";
 export type { OtelDiagnostic } from "./diagnostics.js";
 export { flattenInto } from "./flatten.js";
+export type { AttributeMapping } from "./attribute-controls.js";

@@ -18,6 +18,7 @@ import { SpanRegistry } from "./span-registry.js";
 import { applyErrorOutcome, statusOf } from "./status.js";
 import { DroppingSpanExporter } from "./dropping-span-exporter.js";
 import { attributeKey } from "./flatten.js";
+import { AttributeControls, type AttributeMapping } from "./attribute-controls.js";
 
 export const DEFAULT_NAMESPACE = "nemo_relay";
 export const UNENDED_SPAN_DESCRIPTION = "span not ended before shutdown";
@@ -42,6 +43,17 @@ export interface OtelExporterOptions {
   scheduledDelayMillis?: number;
   resourceAttributes?: Record<string, string | number | boolean>;
   instrumentationScope?: string;
+  /**
+   * `full` and `openinference` only (ignored by `gen_ai`): after projection, copy the last value
+   * of attribute `key` to `alias` unless `alias` is already set; also on mark events and mark spans.
+   */
+  attributeMappings?: AttributeMapping[];
+  /**
+   * All projections: copy scope metadata keys starting with one of these prefixes to top-level
+   * span attributes (scalars or homogeneous scalar arrays only; reserved namespaces and
+   * projection-set keys are never touched; the end event's value wins over the start's).
+   */
+  promoteMetadataPrefixes?: string[];
 }
 
 /** The part of a runtime the exporter needs (see ExporterRuntime). */
@@ -63,6 +75,8 @@ export class OtelExporter {
   private readonly markExclude: ReadonlySet<string>;
   private readonly maxQueueSize: number;
   private readonly timeoutMillis: number;
+  /** Undefined unless a §1.8 option is set, so spans without them pay one check. */
+  private readonly controls: AttributeControls | undefined;
   private enqueued = 0;
   private lastSeenUs = 0;
   private stopped = false;
@@ -75,6 +89,7 @@ export class OtelExporter {
     this.impl = createProjection(options.projection, this.namespace);
     this.markSetting = options.markProjection ?? "inherit";
     this.markExclude = new Set(options.markExcludeNames ?? DEFAULT_MARK_EXCLUDE_NAMES);
+    this.controls = AttributeControls.create(options, options.projection, this.namespace, this.counter);
     this.timeoutMillis = options.timeoutMillis ?? 3000;
     this.maxQueueSize = options.maxQueueSize ?? 2048;
     this.resource = defaultResource().merge(
@@ -185,7 +200,7 @@ export class OtelExporter {
     const failed = status.code === SpanStatusCode.ERROR;
     this.impl.onEnd(end, span, !failed);
     if (failed) applyErrorOutcome(span, end.metadata, us, this.impl.writesErrorType);
-    this.finish(span, us, status);
+    this.finish(span, us, status, end);
   }
 
   private onMark(mark: MarkEvent, us: number): void {
@@ -200,12 +215,14 @@ export class OtelExporter {
     const attrs = markAttributes(ns, mark);
     const asTool = usesToolProjection(mark, this.markSetting, this.markExclude);
     if (!asTool && parent?.open) {
+      this.controls?.applyMappings(attrs);
       parent.open.events.push({ name: mark.name, time: hrTimeFromMicros(us), attributes: attrs, droppedAttributesCount: 0 });
       return;
     }
     if (asTool) attrs[attributeKey(ns, "mark.projection")] = "tool";
     this.impl.decorateMarkSpan(mark, attrs, asTool ? "tool" : "orphan");
     if (!parent?.open) attrs[attributeKey(ns, "mark.orphan")] = true;
+    this.controls?.applyMappings(attrs);
     const context: SpanContext = {
       traceId: parent ? parent.context.traceId : traceIdFromUuid(mark.uuid),
       spanId: spanIdFromUuid(mark.uuid),
@@ -229,8 +246,9 @@ export class OtelExporter {
     );
   }
 
-  private finish(span: OpenSpan, endUs: number, status: SpanStatus): void {
+  private finish(span: OpenSpan, endUs: number, status: SpanStatus, end?: ScopeEvent): void {
     span.ended = true;
+    this.controls?.finishScope(span.attributes, span.start.metadata, end?.metadata);
     this.registry.complete(span);
     this.enqueue(
       new FinishedSpan({
