@@ -1,6 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
-import type { ScopeEvent } from "../../src/events/types.js";
 import { jsonText } from "./flatten.js";
 import { contentText, finishKindOf, requestMessages, responseOf, type LlmMessage, type LlmResponse } from "./llm-body.js";
 import * as G from "./semconv.js";
