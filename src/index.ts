@@ -106,6 +106,8 @@ export type {
   ConversationStore,
   HaltRecord,
   Hooks,
+  LlmErrorInfo,
+  BodyTransform,
   Metric,
   ProviderStyle,
   RelayCall,

@@ -10,6 +10,7 @@ import type { ClientSettings } from "./loop-context.js";
 import { abandonTranscript, repairTranscript, validateResume } from "./resume.js";
 import { defaultRuntime } from "../runtime/default-runtime.js";
 import { MetricsRecorder } from "./metrics.js";
+import { checkRequestParams } from "./request-body.js";
 import { InMemoryConversationStore, type ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
 import type {
@@ -54,6 +55,10 @@ function settingsOf(options: ClientOptions): ClientSettings {
   if (options.waitFor) s.waitFor = options.waitFor;
   if (options.dispatcher) s.dispatcher = options.dispatcher;
   if (options.onMetric) s.onMetric = options.onMetric;
+  const requestParams = checkRequestParams(options.requestParams);
+  if (requestParams) s.requestParams = requestParams;
+  if (options.bodyTransform) s.bodyTransform = options.bodyTransform;
+  if (options.onError) s.onError = options.onError;
   return s;
 }
 
@@ -211,6 +216,9 @@ export class Client {
     if (s.apiKey) deps.apiKey = s.apiKey;
     if (s.timeoutMs !== undefined) deps.timeoutMs = s.timeoutMs;
     if (s.dispatcher) deps.dispatcher = s.dispatcher;
+    if (s.requestParams) deps.requestParams = s.requestParams;
+    if (s.bodyTransform) deps.bodyTransform = s.bodyTransform;
+    if (s.onError) deps.onError = s.onError;
     return translate(deps, options);
   }
 }

@@ -18,6 +18,7 @@ export type { RelayCall, RelayResult } from "./relay.js";
 export { InMemoryConversationStore } from "./store.js";
 export type { ConversationStore } from "./store.js";
 export { chainHooks } from "./hooks.js";
+export type { BodyTransform } from "./request-body.js";
 export { bashTool, readTool, writeTool, questionTool, builtinTools } from "./builtins/index.js";
 export type { AgentRuntime, ScopeControlLike } from "./runtime-port.js";
 export type {
@@ -31,6 +32,7 @@ export type {
   ClientOptions,
   HaltRecord,
   Hooks,
+  LlmErrorInfo,
   Metric,
   ResumeOptions,
   RunOptions,

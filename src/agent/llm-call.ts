@@ -68,6 +68,7 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
           retryBaseMs: settings.retryBaseMs,
           onRetry: retryMark(run, ctx.llmUuid),
         };
+        if (settings.onError) options.onError = settings.onError;
         if (settings.dispatcher) options.dispatcher = settings.dispatcher;
         const res = await postJson(options);
         return res.json as Json;
@@ -107,6 +108,7 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
       retryBaseMs: settings.retryBaseMs,
       onRetry: retryMark(run, handle.uuid),
     };
+    if (settings.onError) options.onError = settings.onError;
     if (settings.dispatcher) options.dispatcher = settings.dispatcher;
     const events = await postStream(options);
     const gen = settings.codec.parseStream(events);

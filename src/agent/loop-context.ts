@@ -5,7 +5,8 @@ import type { AgentRuntime } from "./runtime-port.js";
 import type { Toolkit } from "./toolkit.js";
 import type { ChainedHooks } from "./hooks.js";
 import type { MetricsRecorder } from "./metrics.js";
-import type { Metric, StreamEvent } from "./types.js";
+import type { BodyTransform } from "./request-body.js";
+import type { LlmErrorInfo, Metric, StreamEvent } from "./types.js";
 
 /** Settings a client resolves once and every run shares. */
 export interface ClientSettings {
@@ -27,6 +28,10 @@ export interface ClientSettings {
   hooks: ChainedHooks;
   onMetric?: (metric: Metric) => void;
   metrics: MetricsRecorder;
+  /** validated and copied by `createClient` */
+  requestParams?: Readonly<Record<string, unknown>>;
+  bodyTransform?: BodyTransform;
+  onError?: (info: LlmErrorInfo) => "retry" | "fail";
 }
 
 /** One run in progress. */

@@ -4,6 +4,7 @@ import type { Request } from "./pending.js";
 import { appendResults, balanceHalt, recordsOf, surfacedRequest } from "./halt.js";
 import { callLlm, streamLlm } from "./llm-call.js";
 import type { RunContext } from "./loop-context.js";
+import { shapeBody } from "./request-body.js";
 import { runToolCall, type CallSlot } from "./tool-runner.js";
 import type { RunResult, RunUsage, ToolCallRecord } from "./types.js";
 
@@ -55,7 +56,8 @@ export async function runTurns(run: RunContext, messages: unknown[], stream: boo
     const hooked = await settings.hooks.beforeLLM({ messages, tools, model: settings.model, turn });
     if (hooked.messages) messages.splice(0, messages.length, ...hooked.messages);
     if (hooked.tools) tools = hooked.tools;
-    const body = settings.codec.buildBody({ model: settings.model, systemPrompt, messages, tools, stream });
+    // base → requestParams → bodyTransform: the result is both what is sent and what is traced.
+    const body = shapeBody(settings, settings.codec.buildBody({ model: settings.model, systemPrompt, messages, tools, stream }));
     const { parsed, raw } = stream ? await streamLlm(run, body, turn) : await callLlm(run, body, turn);
     turns++;
     usage.promptTokens += parsed.usage.promptTokens;

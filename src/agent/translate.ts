@@ -4,7 +4,8 @@ import { eventSafeHeaders, mergeHeaders } from "./providers/headers.js";
 import { openAiTools } from "./providers/openai-shared.js";
 import { isDict } from "./providers/shape.js";
 import { postJson } from "./providers/transport.js";
-import type { PostOptions, RetryInfo } from "./providers/transport.js";
+import type { AttemptFailure, PostOptions, RetryInfo } from "./providers/transport.js";
+import { shapeBody, type BodyTransform } from "./request-body.js";
 import { anthropicMessages, anthropicToolChoice, anthropicToolsFromOpenAi, hoistedSystem } from "./providers/translate-anthropic.js";
 import type { FinishReason, ProviderCodec, ToolDeclaration, Usage } from "./providers/types.js";
 import type { Dispatcher } from "undici";
@@ -33,6 +34,12 @@ export interface TranslateDeps {
   timeoutMs?: number;
   dispatcher?: Dispatcher;
   onRetry?: (info: RetryInfo) => void;
+  /** shallow-merged into the body; `messages`, `tools`, `stream` are rejected with a TypeError */
+  requestParams?: Readonly<Record<string, unknown>>;
+  /** runs last on the body; `undefined` keeps it */
+  bodyTransform?: BodyTransform;
+  /** decides after each failed attempt (see `ClientOptions.onError`) */
+  onError?: (info: AttemptFailure) => "retry" | "fail";
   callLlm: CallLlm;
 }
 
@@ -108,7 +115,8 @@ function anthropicBody(deps: TranslateDeps, options: TranslateOptions): JsonObje
  */
 export async function translate(deps: TranslateDeps, options: TranslateOptions): Promise<TranslateResult> {
   const { codec } = deps;
-  const body = codec.style === "anthropic" ? anthropicBody(deps, options) : openAiBody(deps, options);
+  const base = codec.style === "anthropic" ? anthropicBody(deps, options) : openAiBody(deps, options);
+  const body = shapeBody(deps, base);
   const headers = mergeHeaders(codec.authHeaders(deps.apiKey), deps.headers);
   const send = async (request?: { headers?: Record<string, Json>; content?: Json }): Promise<unknown> => {
     // Headers added by the wrapper join ours; ours (credentials included) win on a clash.
@@ -123,6 +131,7 @@ export async function translate(deps: TranslateDeps, options: TranslateOptions):
     if (deps.timeoutMs !== undefined) post.timeoutMs = deps.timeoutMs;
     if (deps.dispatcher !== undefined) post.dispatcher = deps.dispatcher;
     if (deps.onRetry !== undefined) post.onRetry = deps.onRetry;
+    if (deps.onError !== undefined) post.onError = deps.onError;
     return (await postJson(post)).json;
   };
   // Credentials never travel into the event record; the real request keeps them.

@@ -4,6 +4,7 @@ import type { Answer, Request, ToolResult } from "./pending.js";
 import type { AgentRuntime } from "./runtime-port.js";
 import type { ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
+import type { BodyTransform } from "./request-body.js";
 
 export type RunStatus = "done" | "pending" | "incomplete";
 
@@ -66,6 +67,18 @@ export type Metric =
   | { event: "tool"; tool: string; source: string; isError: boolean; ms: number; pending?: true; runUuid: string; turn: number; toolCallId: string }
   | { event: "run"; model: string; turns: number; toolCalls: number; totalTokens: number; ms: number; error?: string; runUuid: string };
 
+/** What `onError` sees after a failed provider attempt (agent-loop §5). Aborts never reach it. */
+export interface LlmErrorInfo {
+  /** the error this attempt would surface; for an HTTP failure a ProviderHttpError carrying the body text */
+  error?: unknown;
+  /** the HTTP status, when the provider answered */
+  status?: number;
+  /** 0-based index of the failed attempt */
+  attempt: number;
+  /** true for 429, 500, 502, 503, 504 and network errors */
+  retryable: boolean;
+}
+
 export interface ClientOptions {
   baseUrl: string;
   style: ProviderStyle;
@@ -89,6 +102,25 @@ export interface ClientOptions {
   injectTraceparent?: boolean;
   hooks?: Hooks | Hooks[];
   onMetric?: (metric: Metric) => void;
+  /**
+   * Fields shallow-merged into every provider body (run, stream and translate), over the loop's
+   * own fields (e.g. `temperature`, `max_tokens`, `tool_choice`). The loop owns `messages`,
+   * `tools` and `stream`: naming one of them makes `createClient` throw a TypeError (failing
+   * loudly instead of ignoring it with a warning). Copied when the client is made.
+   */
+  requestParams?: Record<string, unknown>;
+  /**
+   * Runs last on every body (after `requestParams`), on a copy: return a new body, or edit it in
+   * place and return `undefined` to keep it. What it produces is what is sent and what the `llm`
+   * scope records as `data.content`. A throw fails the call (the run rejects).
+   */
+  bodyTransform?: BodyTransform;
+  /**
+   * Called after each failed provider attempt (aborts excluded), last attempt included.
+   * `"fail"` surfaces the failure now; `"retry"` tries again, but never beyond `retries`.
+   * Default: `retryable ? "retry" : "fail"`. A throw rejects the call with that error.
+   */
+  onError?: (info: LlmErrorInfo) => "retry" | "fail";
 }
 
 export interface RunOptions {

@@ -29,6 +29,23 @@ export interface PostOptions {
   timeoutMs?: number;
   dispatcher?: Dispatcher;
   onRetry?: (info: RetryInfo) => void;
+  /**
+   * Decides after each failed attempt (aborts excluded) whether to try again; `"retry"` is still
+   * bounded by `retries`. Default: `retryable ? "retry" : "fail"`. A throw rejects the call with it.
+   */
+  onError?: (info: AttemptFailure) => "retry" | "fail";
+}
+
+/** What `onError` sees about one failed attempt. */
+export interface AttemptFailure {
+  /** the failure this attempt would surface (for HTTP failures a ProviderHttpError with the body text) */
+  error?: unknown;
+  /** HTTP status, when the provider answered */
+  status?: number;
+  /** 0-based index of the attempt that failed */
+  attempt: number;
+  /** 429/500/502/503/504 and network errors */
+  retryable: boolean;
 }
 
 export interface PostJsonResult {
@@ -120,6 +137,14 @@ function serialize(body: unknown): string {
   }
 }
 
+/** `onError`'s verdict (default: retry what is retryable). */
+function decideAfterFailure(opts: PostOptions, failure: { status?: number; retryable: boolean; final: Error }, attempt: number): "retry" | "fail" {
+  if (!opts.onError) return failure.retryable ? "retry" : "fail";
+  const info: AttemptFailure = { error: failure.final, attempt, retryable: failure.retryable };
+  if (failure.status !== undefined) info.status = failure.status;
+  return opts.onError(info) === "retry" ? "retry" : "fail";
+}
+
 /**
  * Sends the POST, retrying 429/500/502/503/504 and network errors with backoff (or Retry-After).
  * Resolves with the first 2xx response, body unread; the final failure is thrown.
@@ -131,7 +156,7 @@ async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: stri
   const payload = serialize(opts.body);
 
   for (let attempt = 0; ; attempt++) {
-    let failure: { status?: number; error?: string; retryAfter?: number; final: Error };
+    let failure: { status?: number; error?: string; retryAfter?: number; retryable: boolean; final: Error };
     try {
       const res = await request(opts.url, { method: "POST", headers, body: payload, signal: ctx.signal, dispatcher: opts.dispatcher });
       if (res.statusCode >= 200 && res.statusCode < 300) return { res, attempts: attempt + 1 };
@@ -141,20 +166,23 @@ async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: stri
       });
       // A provider may echo the key in its error body; the message reaches spans and diagnostics.
       const final = new ProviderHttpError(res.statusCode, scrubCredentials(text, headers));
-      if (!isRetryableStatus(res.statusCode)) throw final;
-      failure = { status: res.statusCode, retryAfter: retryAfterMs(headerValue(res.headers, "retry-after")), final };
+      const retryAfter = retryAfterMs(headerValue(res.headers, "retry-after"));
+      failure = { status: res.statusCode, retryable: isRetryableStatus(res.statusCode), final };
+      if (retryAfter !== undefined) failure.retryAfter = retryAfter;
     } catch (err) {
-      if (err instanceof ProviderHttpError) throw err;
       const aborted = abortFailure(ctx);
       if (aborted !== undefined) throw aborted;
       if (err instanceof ProviderConnectionError) throw err;
       if (isCallerMistake(err)) {
-        throw new ProviderError("invalid_request", `LLM request to ${opts.url} could not be sent: ${errorText(err)}`, { cause: err });
+        const final = new ProviderError("invalid_request", `LLM request to ${opts.url} could not be sent: ${errorText(err)}`, { cause: err });
+        failure = { error: errorText(err), retryable: false, final };
+      } else {
+        const message = `LLM request to ${opts.url} failed: ${errorText(err)}`;
+        failure = { error: errorText(err), retryable: true, final: new ProviderConnectionError(message, { retryable: true, cause: err }) };
       }
-      const message = `LLM request to ${opts.url} failed: ${errorText(err)}`;
-      failure = { error: errorText(err), final: new ProviderConnectionError(message, { retryable: true, cause: err }) };
     }
-    if (attempt >= retries) throw failure.final;
+    const decision = decideAfterFailure(opts, failure, attempt);
+    if (attempt >= retries || decision === "fail") throw failure.final;
     const delayMs = failure.retryAfter ?? backoffMs(retryBaseMs, attempt);
     try {
       opts.onRetry?.({ attempt, ...(failure.status !== undefined ? { status: failure.status } : { error: failure.error }), delayMs });
