@@ -4,7 +4,7 @@ import { atofToAtif, validateAtif, type AtifStep, type AtifTrajectory } from "..
 import { parseTimestamp } from "../src/events/timestamp.js";
 import type { AtofEvent } from "../src/events/types.js";
 
-const fixtures = new URL("../../shared/fixtures/nat-atof/", import.meta.url);
+const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
 
 async function load(name: string): Promise<{ events: AtofEvent[]; nat: AtifTrajectory }> {
   const lines = (await readFile(new URL(`${name}_atof.jsonl`, fixtures), "utf8")).split("\n").filter((l) => l.trim() !== "");

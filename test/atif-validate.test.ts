@@ -2,7 +2,7 @@ import { readdir, readFile } from "node:fs/promises";
 import { describe, expect, it } from "vitest";
 import { AtifValidationError, assertValidAtif, validateAtif } from "../exporters/atif/index.js";
 
-const fixtures = new URL("../../shared/fixtures/nat-atof/", import.meta.url);
+const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
 
 function minimal(): Record<string, unknown> {
   // atif.md §4.1, verbatim

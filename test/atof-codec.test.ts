@@ -6,7 +6,7 @@ import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "../src
 import { parseTimestamp } from "../src/events/timestamp.js";
 import type { MarkEvent, ScopeEvent } from "../src/events/types.js";
 
-const fixtures = new URL("../../shared/fixtures/nat-atof/", import.meta.url);
+const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
 const fixtureFiles = readdirSync(fileURLToPath(fixtures)).filter((f) => f.endsWith(".jsonl"));
 
 const toolEnd: ScopeEvent = {

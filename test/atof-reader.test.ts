@@ -7,7 +7,7 @@ import { AtofParseError, UnsupportedAtofVersion } from "../src/events/atof-error
 import { parseAtof, readAtofFile, streamAtofFile } from "../src/events/atof-reader.js";
 import type { AtofEvent } from "../src/events/types.js";
 
-const fixtures = new URL("../../shared/fixtures/nat-atof/", import.meta.url);
+const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
 
 function scope(category: "start" | "end", uuid: string, extra: Record<string, unknown> = {}): string {
   return JSON.stringify({

@@ -11,7 +11,7 @@ import { main } from "../src/cli/main.js";
 import type { Io } from "../src/cli/commands.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli/main.js", import.meta.url));
-const FIXTURES = fileURLToPath(new URL("../../shared/fixtures/nat-atof/", import.meta.url));
+const FIXTURES = fileURLToPath(new URL("./fixtures/nat-atof/", import.meta.url));
 
 interface Run {
   code: number;

@@ -6,7 +6,7 @@ import { AtofParseError } from "../src/events/atof-errors.js";
 import { parseAtof } from "../src/events/atof-reader.js";
 import type { AtofEvent } from "../src/events/types.js";
 
-const fixtures = new URL("../../shared/fixtures/nat-atof/", import.meta.url);
+const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
 const NAMES = ["exmp01", "exmp02", "exmp03"];
 
 async function fixtureLines(): Promise<string[]> {
