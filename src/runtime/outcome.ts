@@ -1,6 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { LogSeverity } from "../events/types.js";
+import { checkCategory } from "./options.js";
 import type { PendingMarkSpec, ToolExecutionInterceptOutcome, ToolExecutionResult } from "./types.js";
 
 const SPEC_KEYS = new Set(["name", "category", "categoryProfile", "data", "dataSchema", "metadata", "severity"]);
@@ -55,6 +56,7 @@ export function validatePendingMarkSpec(spec: unknown, where: string): asserts s
   if (s.category !== undefined && s.category !== null && typeof s.category !== "string") {
     throw new TypeError(`${where}: category must be a string or null`);
   }
+  checkCategory(s.category, where);
   if (s.categoryProfile !== undefined && s.categoryProfile !== null && !isJsonObject(s.categoryProfile as Json)) {
     throw new TypeError(`${where}: categoryProfile must be an object or null`);
   }

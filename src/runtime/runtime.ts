@@ -5,6 +5,20 @@ import { RelaytraceError } from "./errors.js";
 import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
 import { LlmLifecycle } from "./llm-lifecycle.js";
 import type { MetricMeasurement } from "./metric.js";
+import {
+  checkOptions,
+  END_LLM_OPTIONS,
+  END_TOOL_OPTIONS,
+  LLM_OPTIONS,
+  MARK_OPTIONS,
+  METRIC_OPTIONS,
+  POP_OPTIONS,
+  REGISTRATION_OPTIONS,
+  RUNTIME_OPTIONS,
+  SCOPE_OPTIONS,
+  SUBSCRIBE_OPTIONS,
+  TOOL_OPTIONS,
+} from "./options.js";
 import { captureFrom, contextFromPropagation, propagationContextFromJson, traceparentFrom } from "./propagation.js";
 import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
@@ -54,6 +68,7 @@ export class Runtime {
   private shutdownPromise: Promise<void> | undefined;
 
   constructor(options: RuntimeOptions = {}) {
+    checkOptions(options, RUNTIME_OPTIONS, "createRuntime");
     this.core = new RuntimeCore(options);
     this.scopes = new ScopeLifecycle(this.core);
     this.tools = new ToolLifecycle(this.core);
@@ -68,21 +83,25 @@ export class Runtime {
 
   /** Runs `fn` inside a new scope; the scope always ends (OK on return, ERROR keys on throw). */
   withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options?: ScopeOptions): Promise<T> {
+    checkOptions(options, SCOPE_OPTIONS, "withScope");
     return this.scopes.withScope(name, fn, options);
   }
 
   /** Opens a scope on the current stack; it must be closed with `popScope`. */
   pushScope(name: string, options?: ScopeOptions): ScopeHandle {
+    checkOptions(options, SCOPE_OPTIONS, "pushScope");
     return this.scopes.pushScope(name, options);
   }
 
   /** Closes the scope on top of the current stack; any other handle is an error naming both. */
   popScope(handle: ScopeHandle, options?: PopScopeOptions): void {
+    checkOptions(options, POP_OPTIONS, "popScope");
     this.scopes.popScope(handle, options);
   }
 
   /** Emits a point-in-time mark; returns its uuid. */
   mark(name: string, options?: MarkOptions): string {
+    checkOptions(options, MARK_OPTIONS, "mark");
     return this.scopes.mark(name, options);
   }
 
@@ -91,6 +110,7 @@ export class Runtime {
    * validated first, so a bad one emits nothing. Trace projections never render metric marks.
    */
   metric(name: string, measurements: readonly MetricMeasurement[], options?: Pick<MarkOptions, "parent" | "metadata" | "timestamp">): string {
+    checkOptions(options, METRIC_OPTIONS, "metric");
     return this.scopes.metric(name, measurements, options);
   }
 
@@ -98,26 +118,32 @@ export class Runtime {
   // ---- tools and LLM calls --------------------------------------------------------------------
 
   executeTool(name: string, args: Json, fn: ToolFunction, options?: ToolOptions): Promise<ToolExecutionResult> {
+    checkOptions(options, TOOL_OPTIONS, "executeTool");
     return this.tools.execute(name, args, fn, options);
   }
 
   startTool(name: string, args: Json, options?: ToolOptions): ToolHandle {
+    checkOptions(options, TOOL_OPTIONS, "startTool");
     return this.tools.start(name, args, options);
   }
 
   endTool(handle: ToolHandle, outcome: ToolExecutionResult | { error: unknown }, options?: EndToolOptions): void {
+    checkOptions(options, END_TOOL_OPTIONS, "endTool");
     this.tools.end(handle, outcome, options);
   }
 
   executeLlm(name: string, request: LlmRequest, fn: LlmFunction, options?: ExecuteLlmOptions): Promise<Json> {
+    checkOptions(options, LLM_OPTIONS, "executeLlm");
     return this.llms.execute(name, request, fn, options);
   }
 
   startLlm(name: string, request: LlmRequest, options?: ExecuteLlmOptions): LlmHandle {
+    checkOptions(options, LLM_OPTIONS, "startLlm");
     return this.llms.start(name, request, options);
   }
 
   endLlm(handle: LlmHandle, response: Json, options?: EndLlmOptions & { error?: unknown }): void {
+    checkOptions(options, END_LLM_OPTIONS, "endLlm");
     this.llms.end(handle, response, options);
   }
 
@@ -181,7 +207,8 @@ export class Runtime {
 
   /** Delivers every later event to `callback`. With `exporter`, `flush`/`shutdown` reach it too. */
   subscribe(name: string, callback: Subscriber, options: SubscribeOptions = {}): Remover {
-    const remove = this.core.registries.subscribers.add(name, 0, callback, scopeOf(options));
+    checkOptions(options, SUBSCRIBE_OPTIONS, "subscribe");
+    const remove = this.core.registries.subscribers.add(name, 0, callback, options.scope ? { scopeUuid: options.scope.uuid } : {});
     const exporter = options.exporter;
     if (exporter) this.exporters.add(exporter);
     return () => {
@@ -271,6 +298,7 @@ export class Runtime {
 }
 
 function scopeOf(options: RegistrationOptions | undefined): { scopeUuid?: string } {
+  checkOptions(options, REGISTRATION_OPTIONS, "register");
   return options?.scope ? { scopeUuid: options.scope.uuid } : {};
 }
 

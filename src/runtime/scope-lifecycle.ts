@@ -6,6 +6,7 @@ import { RelaytraceError } from "./errors.js";
 import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
+import { checkCategory } from "./options.js";
 import { wireSeverity } from "./outcome.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import type { MarkOptions, PopScopeOptions, ScopeOptions } from "./types.js";
@@ -94,6 +95,7 @@ export class ScopeLifecycle {
       }
       metadata = { ...(metadata ?? {}), [`${this.core.namespace}.log.severity`]: wireSeverity(options.severity) };
     }
+    checkCategory(options.category, `mark ${name}`);
     if (options.category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
       throw new TypeError('a "custom" mark needs categoryProfile.subtype');
     }
@@ -135,6 +137,7 @@ export class ScopeLifecycle {
   }
 
   private open(context: ScopeContext, name: string, options: ScopeOptions): OpenScope {
+    checkCategory(options.category, name);
     const category = options.category ?? "function";
     if (category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
       throw new TypeError('a "custom" scope needs categoryProfile.subtype');
