@@ -22,6 +22,16 @@ export function checkOptions(options: unknown, allowed: ReadonlySet<string>, whe
   }
 }
 
+/** `checkOptions` as a value: the error, or undefined when the options are fine. */
+export function optionsError(options: unknown, allowed: ReadonlySet<string>, where: string): TypeError | undefined {
+  try {
+    checkOptions(options, allowed, where);
+    return undefined;
+  } catch (error) {
+    return error as TypeError;
+  }
+}
+
 /** The producer API emits only the ATOF 0.1 category vocabulary. */
 export function checkCategory(category: unknown, where: string): void {
   if (category !== undefined && category !== null && !CATEGORY_SET.has(category as string)) {

@@ -7,6 +7,7 @@ import { LlmLifecycle } from "./llm-lifecycle.js";
 import type { MetricMeasurement } from "./metric.js";
 import {
   checkOptions,
+  optionsError,
   END_LLM_OPTIONS,
   END_TOOL_OPTIONS,
   LLM_OPTIONS,
@@ -83,7 +84,8 @@ export class Runtime {
 
   /** Runs `fn` inside a new scope; the scope always ends (OK on return, ERROR keys on throw). */
   withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options?: ScopeOptions): Promise<T> {
-    checkOptions(options, SCOPE_OPTIONS, "withScope");
+    const bad = optionsError(options, SCOPE_OPTIONS, "withScope");
+    if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.scopes.withScope(name, fn, options);
   }
 
@@ -118,7 +120,8 @@ export class Runtime {
   // ---- tools and LLM calls --------------------------------------------------------------------
 
   executeTool(name: string, args: Json, fn: ToolFunction, options?: ToolOptions): Promise<ToolExecutionResult> {
-    checkOptions(options, TOOL_OPTIONS, "executeTool");
+    const bad = optionsError(options, TOOL_OPTIONS, "executeTool");
+    if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.tools.execute(name, args, fn, options);
   }
 
@@ -133,7 +136,8 @@ export class Runtime {
   }
 
   executeLlm(name: string, request: LlmRequest, fn: LlmFunction, options?: ExecuteLlmOptions): Promise<Json> {
-    checkOptions(options, LLM_OPTIONS, "executeLlm");
+    const bad = optionsError(options, LLM_OPTIONS, "executeLlm");
+    if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.llms.execute(name, request, fn, options);
   }
 
