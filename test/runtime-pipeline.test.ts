@@ -187,7 +187,8 @@ describe("subscribers and delivery", () => {
   });
 
   it("bounds the queue: past maxQueueSize events are dropped and counted, never blocking", async () => {
-    const rt = createRuntime({ maxQueueSize: 100 });
+    const heard: { code: string; count: number }[] = [];
+    const rt = createRuntime({ maxQueueSize: 100, onDiagnostic: (d) => heard.push({ code: d.code, count: d.count }) });
     let delivered = 0;
     rt.subscribe("count", () => {
       delivered++;
@@ -196,6 +197,8 @@ describe("subscribers and delivery", () => {
     await rt.flush();
     expect(delivered).toBe(100);
     expect(rt.diagnostics().find((d) => d.code === "queue_overflow")?.count).toBe(150);
+    expect(heard.length).toBe(150);
+    expect(heard.at(-1)).toEqual({ code: "queue_overflow", count: 150 });
   });
 
   it("flush waits for delivery and for subscriber promises of earlier events", async () => {

@@ -4,19 +4,20 @@ import type { Diagnostic } from "./types.js";
 export class DiagnosticCounter {
   private readonly entries = new Map<string, Diagnostic>();
 
-  constructor(private readonly listener?: (d: { code: string; message: string }) => void) {}
+  constructor(private readonly listener?: (d: Diagnostic) => void) {}
 
   record(code: string, message: string): void {
-    const entry = this.entries.get(code);
+    let entry = this.entries.get(code);
     if (entry) {
       entry.count++;
       entry.message = message;
     } else {
-      this.entries.set(code, { code, message, count: 1 });
+      entry = { code, message, count: 1 };
+      this.entries.set(code, entry);
     }
     if (this.listener) {
       try {
-        this.listener({ code, message });
+        this.listener({ code, message, count: entry.count });
       } catch {
         // A broken diagnostic listener must not break telemetry either.
       }

@@ -194,5 +194,6 @@ export interface RuntimeOptions {
   maxQueueSize?: number;
   /** Private attribute/metadata namespace (default `nemo_relay`). */
   namespace?: string;
-  onDiagnostic?: (d: { code: string; message: string }) => void;
+  /** Called for each counted problem (with its running count); a throwing listener is ignored. */
+  onDiagnostic?: (d: Diagnostic) => void;
 }
