@@ -119,33 +119,46 @@ export class Runtime {
 
   // ---- tools and LLM calls --------------------------------------------------------------------
 
+  /**
+   * Runs `fn` as a managed tool call: guardrails, request intercepts, start event, the
+   * execution-intercept chain around `fn`, end event, then pending marks. Resolves with the
+   * unsanitized `{result, annotation?}`; rejects with the original error (or the abort reason).
+   */
   executeTool(name: string, args: Json, fn: ToolFunction, options?: ToolOptions): Promise<ToolExecutionResult> {
     const bad = optionsError(options, TOOL_OPTIONS, "executeTool");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.tools.execute(name, args, fn, options);
   }
 
+  /** Starts a tool call by hand (no guardrails or intercepts); end it with `endTool`. */
   startTool(name: string, args: Json, options?: ToolOptions): ToolHandle {
     checkOptions(options, TOOL_OPTIONS, "startTool");
     return this.tools.start(name, args, options);
   }
 
+  /** Ends a hand-started tool call with its result (no status keys) or `{error}` (ERROR keys). */
   endTool(handle: ToolHandle, outcome: ToolExecutionResult | { error: unknown }, options?: EndToolOptions): void {
     checkOptions(options, END_TOOL_OPTIONS, "endTool");
     this.tools.end(handle, outcome, options);
   }
 
+  /**
+   * Runs `fn` as a managed LLM call named after the provider route. Credential headers never reach
+   * an event; `fn` gets the real request with a W3C `traceparent` added. Resolves with `fn`'s response.
+   */
   executeLlm(name: string, request: LlmRequest, fn: LlmFunction, options?: ExecuteLlmOptions): Promise<Json> {
     const bad = optionsError(options, LLM_OPTIONS, "executeLlm");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.llms.execute(name, request, fn, options);
   }
 
+  /** Starts an LLM call by hand (streaming, say); end it with `endLlm`. */
   startLlm(name: string, request: LlmRequest, options?: ExecuteLlmOptions): LlmHandle {
     checkOptions(options, LLM_OPTIONS, "startLlm");
     return this.llms.start(name, request, options);
   }
 
+  /** Ends a hand-started LLM call with its response (status OK), or with `{ error }` in the options. */
   endLlm(handle: LlmHandle, response: Json, options?: EndLlmOptions & { error?: unknown }): void {
     checkOptions(options, END_LLM_OPTIONS, "endLlm");
     this.llms.end(handle, response, options);
@@ -153,63 +166,81 @@ export class Runtime {
 
   // ---- registrations ------------------------------------------------------------------------
 
+  /** A guardrail on raw tool args: return a reason string to reject the call before it starts. */
   registerToolConditionalGuardrail(name: string, priority: number, fn: ToolGuardrail, options?: RegistrationOptions): Remover {
     return this.core.registries.toolGuardrails.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Rewrites the real tool args before the start event; `breakChain` stops the later ones. */
   registerToolRequestIntercept(name: string, priority: number, fn: ToolRequestIntercept, options?: RequestInterceptOptions): Remover {
     return this.core.registries.toolRequestIntercepts.add(name, priority, fn, { ...scopeOf(options), breakChain: options?.breakChain === true });
   }
 
+  /** Wraps tool execution (lowest priority outermost): call `next` 0..n times, return `{result, annotation?, pendingMarks?}`. */
   registerToolExecutionIntercept(name: string, priority: number, fn: ToolExecutionIntercept, options?: RegistrationOptions): Remover {
     return this.core.registries.toolExecutionIntercepts.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Rewrites the tool start event's `data` only (the tool still gets the real args). Fails closed. */
   registerToolSanitizeRequest(name: string, priority: number, fn: (tool: string, args: Json) => Json, options?: RegistrationOptions): Remover {
     return this.core.registries.toolSanitizeRequest.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Rewrites the tool end event's `data` only; never sees the annotation. Fails closed. */
   registerToolSanitizeResponse(name: string, priority: number, fn: (tool: string, result: Json) => Json, options?: RegistrationOptions): Remover {
     return this.core.registries.toolSanitizeResponse.add(name, priority, fn, scopeOf(options));
   }
 
+  /** A guardrail on the LLM request: return a reason string to reject the call. */
   registerLlmConditionalGuardrail(name: string, priority: number, fn: LlmGuardrail, options?: RegistrationOptions): Remover {
     return this.core.registries.llmGuardrails.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Rewrites the real LLM request before the start event; `breakChain` stops the later ones. */
   registerLlmRequestIntercept(name: string, priority: number, fn: LlmRequestIntercept, options?: RequestInterceptOptions): Remover {
     return this.core.registries.llmRequestIntercepts.add(name, priority, fn, { ...scopeOf(options), breakChain: options?.breakChain === true });
   }
 
+  /** Wraps the provider call: `(request, next, info) => response`. */
   registerLlmExecutionIntercept(name: string, priority: number, fn: LlmExecutionIntercept, options?: RegistrationOptions): Remover {
     return this.core.registries.llmExecutionIntercepts.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Rewrites the LLM start event's `data` (credentials are already stripped). Fails closed. */
   registerLlmSanitizeRequest(name: string, priority: number, fn: (request: Json) => Json, options?: RegistrationOptions): Remover {
     return this.core.registries.llmSanitizeRequest.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Rewrites the LLM end event's `data`. Fails closed. */
   registerLlmSanitizeResponse(name: string, priority: number, fn: (response: Json) => Json, options?: RegistrationOptions): Remover {
     return this.core.registries.llmSanitizeResponse.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Adds metadata keys to every event (insert-only; values scalar or homogeneous arrays). Fails open. */
   registerMetadataInjector(name: string, priority: number, fn: MetadataInjector, options?: RegistrationOptions): Remover {
     return this.core.registries.injectors.add(name, priority, fn, scopeOf(options));
   }
 
+  /**
+   * Replaces a mark's `data`, `categoryProfile` and `metadata`: the returned object replaces all
+   * three, so return `{ ...fields, data }` to keep the others (an omitted field is cleared).
+   * A throwing or invalid sanitizer clears all three (fails closed).
+   */
   registerMarkSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
     return this.core.registries.markSanitizers.add(name, priority, fn, scopeOf(options));
   }
 
+  /** As `registerMarkSanitizer`, for scope start events. */
   registerScopeStartSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
     return this.core.registries.scopeStartSanitizers.add(name, priority, fn, scopeOf(options));
   }
 
+  /** As `registerMarkSanitizer`, for scope end events; the only stage that can change the tool annotation. */
   registerScopeEndSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
     return this.core.registries.scopeEndSanitizers.add(name, priority, fn, scopeOf(options));
   }
 
-  /** Delivers every later event to `callback`. With `exporter`, `flush`/`shutdown` reach it too. */
+  /** Delivers every later event to `callback`. With `exporter`, `forceFlush()` and `shutdown()` reach it too. */
   subscribe(name: string, callback: Subscriber, options: SubscribeOptions = {}): Remover {
     checkOptions(options, SUBSCRIBE_OPTIONS, "subscribe");
     const remove = this.core.registries.subscribers.add(name, 0, callback, options.scope ? { scopeUuid: options.scope.uuid } : {});
@@ -223,7 +254,11 @@ export class Runtime {
 
   // ---- barriers, diagnostics, propagation ---------------------------------------------------
 
-  /** Resolves when every event emitted before the call has been delivered to its subscribers. */
+  /**
+   * Resolves when every event emitted before the call has been delivered to its subscribers (and
+   * their returned promises settled). Exporters may still hold the events in their own buffers:
+   * `forceFlush()` also drains those.
+   */
   flush(): Promise<void> {
     if (this.core.publisher.callbackDepth > 0) {
       return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));
@@ -269,10 +304,12 @@ export class Runtime {
     return list;
   }
 
+  /** The most recent failure of a sanitizer, injector or subscriber, if any. */
   getLastCallbackError(): CallbackError | undefined {
     return this.core.publisher.lastCallbackError;
   }
 
+  /** Forgets the recorded callback failure. */
   clearLastCallbackError(): void {
     this.core.publisher.lastCallbackError = undefined;
   }

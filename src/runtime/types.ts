@@ -46,7 +46,7 @@ export type Subscriber = (event: AtofEvent) => void | Promise<void>;
 
 export interface SubscribeOptions {
   scope?: ScopeHandle;
-  /** Flushed and shut down by `runtime.flush()`/`runtime.shutdown()`. */
+  /** Reached by `runtime.forceFlush()` (its forceFlush) and `runtime.shutdown()` (forceFlush, then shutdown). */
   exporter?: ExporterLifecycle;
 }
 
@@ -177,6 +177,10 @@ export interface EventFields {
   metadata: Json;
 }
 
+/**
+ * Returns the event's new `data`, `categoryProfile` and `metadata`. The result replaces all three:
+ * a field left out is cleared, so return `{ ...fields, data: … }` to change one and keep the others.
+ */
 export type EventSanitizer = (event: AtofEvent, fields: EventFields) => Partial<EventFields>;
 export type MetadataInjector = (event: AtofEvent) => Record<string, string | number | boolean | string[] | number[] | boolean[]>;
 
