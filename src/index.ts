@@ -91,7 +91,6 @@ export {
   ProviderResponseError,
   ProviderConnectionError,
   ProviderTimeoutError,
-  translate,
 } from "./agent/index.js";
 export type {
   AbandonOptions,

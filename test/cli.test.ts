@@ -207,6 +207,21 @@ describe("relaytrace errors and help", () => {
     expect(run.stdout).toBe("");
   });
 
+  it("an output it cannot write and an empty file get one clear line too", async () => {
+    const { atof } = await demoFiles();
+    const noDir = await cli(["convert", atof, "--to", "atif", "-o", "missing-dir/out.json"], work);
+    expect(noDir.code).toBe(2);
+    expect(noDir.stderr).toBe("relaytrace: cannot write missing-dir/out.json: its directory does not exist\n");
+    await writeFile(join(work, "a-file"), "x");
+    const badOut = await cli(["demo", "--out", "a-file/out"], work);
+    expect(badOut.code).toBe(2);
+    expect(badOut.stderr).toMatch(/^relaytrace: cannot use .*a-file\/out for the output files: a part of the path is a file, not a directory\n$/);
+    await writeFile(join(work, "empty.jsonl"), "");
+    const empty = await cli(["validate", "empty.jsonl"], work);
+    expect(empty.code).toBe(1);
+    expect(empty.stderr).toContain("empty.jsonl: no events (an empty ATOF file)");
+  });
+
   it("reads a directory or garbage without a stack trace", async () => {
     const dir = await cli(["tree", "."], work);
     expect(dir.code).toBe(2);

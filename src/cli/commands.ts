@@ -49,7 +49,11 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
     }
   }
   if (output) {
-    await writeFile(output, `${text}\n`);
+    try {
+      await writeFile(output, `${text}\n`);
+    } catch (error) {
+      throw new InputError(`cannot write ${output}: ${describeWriteError(error)}`);
+    }
     io.err(`wrote ${output} (${events.length} events in)`);
   } else {
     io.out(text);
@@ -105,6 +109,10 @@ export async function validate(io: Io, file: string): Promise<number> {
     io.err(`${file}: invalid ATOF (${problems} problem${problems === 1 ? "" : "s"} in ${lineNo} lines)`);
     return 1;
   }
+  if (events === 0) {
+    io.err(`${file}: no events (an empty ATOF file)`);
+    return 1;
+  }
   io.out(`${file}: valid ATOF (${events} events)`);
   return 0;
 }
@@ -132,4 +140,15 @@ export async function tree(io: Io, file: string, projection: ProjectionName): Pr
 export function requireFiles(positionals: string[], command: string): string[] {
   if (positionals.length === 0) throw new UsageError(`${command} needs a FILE (see 'relaytrace ${command} --help')`);
   return positionals;
+}
+
+/** One line for a failed write: the usual causes by name, else the system's message. */
+export function describeWriteError(error: unknown): string {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code === "ENOENT") return "its directory does not exist";
+  if (code === "EACCES" || code === "EPERM") return "permission denied";
+  if (code === "EISDIR") return "it is a directory";
+  if (code === "ENOTDIR") return "a part of the path is a file, not a directory";
+  if (code === "ENOSPC") return "no space left on the device";
+  return error instanceof Error ? error.message : String(error);
 }

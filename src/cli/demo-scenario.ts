@@ -15,6 +15,8 @@ import { defineTool } from "../agent/tool.js";
 import { createToolkit } from "../agent/toolkit.js";
 import type { RunResult } from "../agent/types.js";
 import { redactPII } from "../redact/index.js";
+import { describeWriteError } from "./commands.js";
+import { InputError } from "./input.js";
 import type { Diagnostic, ToolExecutionInterceptOutcome } from "../runtime/types.js";
 import { createRuntime } from "../runtime/runtime.js";
 import type { Runtime } from "../runtime/runtime.js";
@@ -95,7 +97,11 @@ async function hostAnswers(request: Request): Promise<Answer> {
 
 /** Runs the demo agent with every exporter attached and returns what it produced. */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
-  await mkdir(options.outDir, { recursive: true });
+  try {
+    await mkdir(options.outDir, { recursive: true });
+  } catch (error) {
+    throw new InputError(`cannot use ${options.outDir} for the output files: ${describeWriteError(error)}`);
+  }
   const provider = options.live ? undefined : await demoProvider();
   const runtime = createRuntime();
   try {
