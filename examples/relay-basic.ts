@@ -1,4 +1,4 @@
-// Seed example 1: the smallest useful relay call. The model asks for `lookup`; nothing runs
+// Relay example 1: the smallest useful relay call. The model asks for `lookup`; nothing runs
 // locally — the call reaches the host through `waitFor`, and the host's output becomes the tool
 // result the model sees. The run finishes normally, and the trace shows the relayed call.
 import assert from "node:assert/strict";
@@ -42,7 +42,7 @@ export async function main(): Promise<RelayBasicResult> {
     const result = await client.run("weather?", { toolkit });
     await runtime.flush();
 
-    // The seed's checks.
+    // The checks the relay tool documentation makes.
     assert.equal(result.status, "done");
     assert.equal(result.text, "it is sunny");
     assert.ok(isRelayRequest(got), `expected a relay request, got kind=${got?.kind}`);

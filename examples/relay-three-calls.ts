@@ -1,4 +1,4 @@
-// Seed example 2: three relay calls in one assistant turn ride ONE suspension, in call order.
+// Relay example 2: three relay calls in one assistant turn ride ONE suspension, in call order.
 // With no `waitFor` the run halts durably: every relay call of the turn is folded into the
 // first surfaced request, so the host never sees a truncated call list.
 import assert from "node:assert/strict";

@@ -1,4 +1,4 @@
-// Seed example 3: a real tool runs locally alongside a relay tool, and a declined relay call does
+// Relay example 3: a real tool runs locally alongside a relay tool, and a declined relay call does
 // not abort the run — it becomes an error tool result and the loop continues.
 import assert from "node:assert/strict";
 import { pathToFileURL } from "node:url";

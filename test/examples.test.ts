@@ -20,7 +20,7 @@ afterAll(() => vi.restoreAllMocks());
 const label = (e: AtofEvent) => (e.kind === "mark" ? `mark:${e.name}` : `${e.scope_category}:${e.name}`);
 const scopes = (events: AtofEvent[]) => events.filter((e): e is ScopeEvent => e.kind === "scope");
 
-describe("the toolnexus relay seed, in relaytrace", () => {
+describe("the RelayTool documentation examples, in relaytrace", () => {
   it("relay-basic: the relay call reaches the host and its output becomes the tool result", async () => {
     const { result, request, events } = await relayBasic();
     expect(result).toMatchObject({ status: "done", text: "it is sunny" });

@@ -7,7 +7,7 @@ import { capturingRuntime, labels, marks, scopes } from "./support/capture.js";
 
 const ok = (result: Json, annotation?: Json): ToolExecutionResult => (annotation === undefined ? { result } : { result, annotation });
 
-describe("seed: canonical tool execution results and intercept outcomes", () => {
+describe("canonical tool execution results and intercept outcomes (the documented examples)", () => {
   it("example 1: a callback's {result, annotation} — the annotation rides the end event's profile, status OK", async () => {
     const { rt, settle } = capturingRuntime();
     const got = await rt.executeTool("get_weather", { city: "Oslo" }, () => ok({ temp_c: 4 }, { cache: "hit", rank: 1 }), { toolCallId: "call_9f2" });

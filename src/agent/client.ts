@@ -11,6 +11,7 @@ import { abandonTranscript, repairTranscript, validateResume } from "./resume.js
 import { defaultRuntime } from "../runtime/default-runtime.js";
 import { MetricsRecorder } from "./metrics.js";
 import { checkRequestParams } from "./request-body.js";
+import { checkClientOptions } from "./client-options.js";
 import { InMemoryConversationStore, type ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
 import type {
@@ -25,12 +26,15 @@ import type {
   StreamEvent,
 } from "./types.js";
 
+/**
+ * `options.apiKey`, else the style's own env key, else (OpenAI style only) `OPENROUTER_API_KEY`.
+ * Never the other provider's key: that would send an Anthropic secret to an OpenAI-style host.
+ */
 function resolveApiKey(options: ClientOptions): string | undefined {
   if (options.apiKey) return options.apiKey;
   const env = process.env;
-  const own = options.style === "anthropic" ? env.ANTHROPIC_API_KEY : env.OPENAI_API_KEY;
-  const other = options.style === "anthropic" ? env.OPENAI_API_KEY : env.ANTHROPIC_API_KEY;
-  return env.OPENROUTER_API_KEY || own || other || undefined;
+  if (options.style === "anthropic") return env.ANTHROPIC_API_KEY || undefined;
+  return env.OPENAI_API_KEY || env.OPENROUTER_API_KEY || undefined;
 }
 
 function settingsOf(options: ClientOptions): ClientSettings {
@@ -41,7 +45,7 @@ function settingsOf(options: ClientOptions): ClientSettings {
     model: options.model,
     headers: { ...(options.headers ?? {}) },
     systemPrompt: options.systemPrompt ?? "",
-    maxTurns: options.maxTurns !== undefined && options.maxTurns > 0 ? options.maxTurns : 10,
+    maxTurns: options.maxTurns ?? 10,
     retries: options.retries ?? 2,
     retryBaseMs: options.retryBaseMs ?? 500,
     agentName: options.agentName ?? "agent",
@@ -65,24 +69,34 @@ function settingsOf(options: ClientOptions): ClientSettings {
 /** The agent client: runs the tool-calling loop against one provider, traced through the runtime. */
 export class Client {
   private readonly settings: ClientSettings;
+  /** Where `ask`, `askWithAnswer` and `abandon(id)` keep transcripts (in memory unless `options.store`). */
   readonly store: ConversationStore;
 
+  /** Throws a TypeError naming the option when `options` cannot work (see `createClient`). */
   constructor(options: ClientOptions) {
+    checkClientOptions(options);
     this.settings = settingsOf(options);
     this.store = options.store ?? new InMemoryConversationStore();
   }
 
-  /** Prometheus text of this client's LLM, tool and run metrics (byte-stable). */
+  /** Prometheus text exposition of this client's LLM, tool and run metrics, for a `/metrics` endpoint (byte-stable). */
   metrics(): string {
     return this.settings.metrics.render();
   }
 
-  /** One stateless run: `history` (verbatim) or a fresh transcript, then the user prompt. */
+  /**
+   * One stateless run: `history` (verbatim) or a fresh transcript, then the user prompt; the loop
+   * goes until the model answers with text, a tool suspends (`status: "pending"`) or `maxTurns`.
+   * Rejects on provider failures, hook errors and aborts (the agent scope still ends).
+   */
   run(prompt: string, options: RunOptions): Promise<RunResult> {
     return this.start(prompt, options, undefined);
   }
 
-  /** A run with conversation memory: the store's transcript for `id` in, the new transcript saved back (pending too). */
+  /**
+   * A run with conversation memory: the store's transcript for `id` in, the new transcript saved
+   * back (a pending one too). Without an `id` it is exactly `run` — stateless, nothing read or saved.
+   */
   async ask(prompt: string, options: AskOptions): Promise<RunResult> {
     if (options.id === undefined) return this.run(prompt, options);
     const history = (await this.store.get(options.id)) ?? [];
@@ -93,7 +107,10 @@ export class Client {
     return result;
   }
 
-  /** A run that yields text deltas, tool calls, suspensions, results and usage as they happen, then `done`. */
+  /**
+   * A streaming run: yields text deltas, tool calls, suspensions, results and usage as they
+   * happen, then `done` with the RunResult. Stopping the iteration early aborts the run.
+   */
   async *stream(prompt: string, options: RunOptions): AsyncGenerator<StreamEvent, void, undefined> {
     const queue: StreamEvent[] = [];
     let wake: (() => void) | undefined;
@@ -145,7 +162,10 @@ export class Client {
     return inAgentScope(this.settings, scopeOptions, (run) => runTurns(run, messages, emit !== undefined));
   }
 
-  /** Durable resume (§8.2/§8.3): repairs the halted turn with the answer and continues with no new user turn. */
+  /**
+   * Durable resume of a halted run: repairs the halted turn with the answer and
+   * continues with no new user turn, in the halted run's trace. Throws when the answer id does not echo `pending.id`.
+   */
   runWithAnswer(options: ResumeOptions): Promise<RunResult> {
     return this.resume(options, undefined);
   }
@@ -166,7 +186,7 @@ export class Client {
     });
   }
 
-  /** `runWithAnswer` on a stored conversation: get → resume → save. */
+  /** `runWithAnswer` on a stored conversation: loads the transcript for `id`, resumes, saves the result back. */
   async askWithAnswer(options: AskResumeOptions): Promise<RunResult> {
     if (!options.id) throw new Error("cannot resume — askWithAnswer needs a conversation id");
     const history = (await this.store.get(options.id)) ?? [];
@@ -178,7 +198,10 @@ export class Client {
     return result;
   }
 
-  /** Gives up on a halted run: suspended slots become `abandoned (<reason>): <prompt>`; saved when given an id. */
+  /**
+   * Gives up on a halted run without calling the model: suspended slots become
+   * `abandoned (<reason>): <prompt>` so the transcript is valid again; saved back when given an id.
+   */
   async abandon(historyOrId: unknown[] | string, pending: Request, options: AbandonOptions = {}): Promise<unknown[]> {
     const history = typeof historyOrId === "string" ? ((await this.store.get(historyOrId)) ?? []) : historyOrId;
     const halt: HaltRecord | undefined = options.halt;
@@ -187,7 +210,10 @@ export class Client {
     return repaired;
   }
 
-  /** One provider call for an OpenAI-style transcript (§11): no loop, no tools executed. */
+  /**
+   * One traced provider call for an OpenAI-style transcript, translated to this client's
+   * style and back: no loop, no tools executed. For proxies that own their own loop.
+   */
   translate(options: TranslateOptions & { toolkit?: Toolkit }): Promise<TranslateResult> {
     const s = this.settings;
     let llmUuid: string | undefined;
@@ -223,6 +249,10 @@ export class Client {
   }
 }
 
+/**
+ * Makes an agent client for one provider endpoint. Throws a TypeError naming the option when one
+ * is missing, malformed or unknown. Without `runtime` it traces into the process `defaultRuntime()`.
+ */
 export function createClient(options: ClientOptions): Client {
   return new Client(options);
 }

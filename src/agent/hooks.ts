@@ -13,6 +13,10 @@ export interface ChainedHooks {
   afterTool(e: AfterToolEvent): Promise<{ result?: ToolResult }>;
 }
 
+/**
+ * Combines hook sets (in order) into the single set the loop calls; `ClientOptions.hooks` goes
+ * through it, and it is exported so a host can compose its own hook sets the same way.
+ */
 export function chainHooks(...sets: (Hooks | Hooks[] | undefined)[]): ChainedHooks {
   const slots: Hooks[] = sets.flat().filter((h): h is Hooks => !!h);
   return {

@@ -42,7 +42,7 @@ export function haltResult(run: RunContext, messages: unknown[], slots: CallSlot
   return { ...base, toolCalls: [...base.toolCalls, ...recordsOf(slots)], toolCallCount: base.toolCallCount + slots.length, status: "pending", text: request.prompt, messages, pending: request, halt };
 }
 
-/** The turn loop (§4): call the model, run the turn's tools, repeat until text, a halt or `maxTurns`. */
+/** The turn loop: call the model, run the turn's tools, repeat until text, a halt or `maxTurns`. */
 export async function runTurns(run: RunContext, messages: unknown[], stream: boolean, prior: ToolCallRecord[] = []): Promise<LoopResult> {
   const { settings } = run;
   const usage = zeroUsage();

@@ -54,6 +54,7 @@ export function authRequired(url: string, prompt = "Authorization required to co
   return pending({ kind: "authorization", prompt, url });
 }
 
+/** True when `value` has a Request's shape (string `id`, `kind`, `prompt`), e.g. a request read back from storage. */
 export function isRequest(value: unknown): value is Request {
   return (
     isJsonObject(value as never) &&

@@ -1,6 +1,6 @@
 import type { JsonObject } from "../events/json.js";
 import { pending, type Answer, type Request, type ToolResult } from "./pending.js";
-import { EMPTY_OBJECT_SCHEMA, type Tool, type ToolContext } from "./tool.js";
+import { argumentsError, checkToolName, compileArgsValidator, EMPTY_OBJECT_SCHEMA, type Tool, type ToolContext } from "./tool.js";
 
 /** Request kind of a relayed call. */
 export const RELAY_KIND = "tool_call";
@@ -26,11 +26,12 @@ export interface RelayResult {
   isError?: boolean;
 }
 
+/** True when `req` is a relay request (`kind: "tool_call"`): the host must run its calls and answer with `relayAnswer`. */
 export function isRelayRequest(req: Request | undefined | null): boolean {
   return !!req && req.kind === RELAY_KIND;
 }
 
-/** The calls carried by a relay request (empty for anything else). */
+/** The calls a relay request carries, in call order, each with the provider call id to answer (empty for any other request). */
 export function relayCallsOf(req: Request | undefined | null): RelayCall[] {
   if (!isRelayRequest(req)) return [];
   const calls = req!.data?.calls;
@@ -49,7 +50,7 @@ export function relayCallsOf(req: Request | undefined | null): RelayCall[] {
   return out;
 }
 
-/** An ok answer carrying one host result per relayed call. */
+/** Builds the ok answer to relay request `requestId`: one host result per relayed call, matched by call id. */
 export function relayAnswer(requestId: string, results: RelayResult[]): Answer {
   return { id: requestId, ok: true, data: { results: results.map((r) => ({ id: r.id, output: r.output, isError: r.isError === true })) } };
 }
@@ -75,22 +76,35 @@ export function relayResultFor(answer: Answer, id: string, shorthand: boolean): 
   return undefined;
 }
 
+/** The tool result for a relay call whose request was declined, cancelled or expired. */
 export function relayDeclined(name: string, answer: Answer): ToolResult {
   return { output: `relay declined for ${name}: ${answer.reason ?? "declined"}`, isError: true };
 }
 
+/** The result for a relay call the host's answer says nothing about: an error, never a silent empty success. */
+export function relayNoResult(name: string): ToolResult {
+  return { output: `no result supplied for ${name}`, isError: true };
+}
+
 /**
- * A declaration-only tool: the model may call it, nothing runs here. The first execution
- * suspends with a `tool_call` request; the re-execution with an answer returns the host's result.
+ * A declaration-only tool: the model may call it, nothing runs here. Arguments are checked
+ * against `schema` first (invalid ones are an error result and do not suspend); the first
+ * execution suspends with a `tool_call` request; the re-execution with an answer returns the
+ * host's result. Throws a TypeError for an invalid name or a schema that does not compile.
  */
 export function relayTool(name: string, description: string, schema?: JsonObject | null): Tool {
+  checkToolName(name, "relayTool");
   const inputSchema = schema ?? EMPTY_OBJECT_SCHEMA;
+  // Compiled once, like defineTool: bad arguments are caught here rather than by the host.
+  const validate = compileArgsValidator(name, inputSchema);
   return Object.freeze({
     name,
     description,
     inputSchema,
     source: "relay" as const,
     async execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult> {
+      const invalid = argumentsError(name, validate, args);
+      if (invalid) return invalid;
       const answer = ctx?.answer;
       if (!answer) {
         return pending({
@@ -100,7 +114,7 @@ export function relayTool(name: string, description: string, schema?: JsonObject
         });
       }
       if (!answer.ok) return relayDeclined(name, answer);
-      return relayResultFor(answer, ctx?.toolCallId ?? "", true) ?? { output: "", isError: false };
+      return relayResultFor(answer, ctx?.toolCallId ?? "", true) ?? relayNoResult(name);
     },
   });
 }

@@ -1,7 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 
-/** Body keys the loop owns: `requestParams` may not set them (agent-loop §2). */
+/** Body keys the loop owns: `requestParams` may not set them. */
 export const RESERVED_BODY_KEYS: readonly string[] = ["messages", "tools", "stream"];
 
 /** `(body) => body`; returning `undefined` keeps the body it was given. */

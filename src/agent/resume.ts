@@ -7,7 +7,7 @@ import { resolveWithAnswer, runToolCall, type CallSlot } from "./tool-runner.js"
 import { assistantToolCalls, toolResultsAfter } from "./transcript.js";
 import type { HaltRecord } from "./types.js";
 
-/** Checks a resume before any scope opens; throws the §8.2 errors. Returns the halted turn's index. */
+/** Checks a resume before any scope opens; throws the resume errors. Returns the halted turn's index. */
 export function validateResume(codec: ProviderCodec, history: unknown[], pending: Request, answer: Answer): number {
   if (!answer || answer.id !== pending.id) {
     throw new Error(`cannot resume — answer id "${answer?.id ?? ""}" does not echo the pending request id "${pending.id}"`);
@@ -26,7 +26,7 @@ function relayNames(pending: Request): Map<string, string> {
   return new Map(relayCallsOf(pending).map((c) => [c.id, c.name]));
 }
 
-/** §8.2 (no halt record): every call of the last tool turn gets a host result or a "no result" error. */
+/** Without a halt record: every call of the last tool turn gets a host result or a "no result" error. */
 function repairPlain(run: RunContext, history: unknown[], index: number, pending: Request, answer: Answer): unknown[] {
   const { codec } = run.settings;
   const calls = codec.lastToolTurn(history)!.calls;
@@ -41,7 +41,7 @@ function repairPlain(run: RunContext, history: unknown[], index: number, pending
 }
 
 /**
- * §8.3 (with a halt record): completed results are kept; suspended slots are rebuilt in call
+ * With a halt record: completed results are kept; suspended slots are rebuilt in call
  * order. A non-relay call that suspends again halts the run again, with no LLM call.
  */
 async function repairWithHalt(run: RunContext, history: unknown[], halt: HaltRecord, pending: Request, answer: Answer): Promise<{ messages: unknown[]; halted?: LoopResult }> {
@@ -87,7 +87,7 @@ export async function repairTranscript(
   return repairWithHalt(run, history, halt, pending, answer);
 }
 
-/** §8.3 abandon: every suspended slot becomes `abandoned (<reason>): <prompt>`. */
+/** Abandon: every suspended slot becomes `abandoned (<reason>): <prompt>`. */
 export function abandonTranscript(codec: ProviderCodec, history: unknown[], pending: Request, halt: HaltRecord | undefined, reason: string): unknown[] {
   const last = codec.lastToolTurn(history);
   const index = halt?.assistantIndex ?? last?.index;

@@ -100,7 +100,7 @@ async function afterTool(run: RunContext, call: ParsedToolCall, args: Record<str
 }
 
 /**
- * Runs one tool call of a turn (§6/§7): hooks, the managed execution, and — when the result
+ * Runs one tool call of a turn: hooks, the managed execution, and — when the result
  * suspends — in-process resolution through `waitFor`, or a suspended slot for a durable halt.
  * `useWaitFor: false` forces the durable path (resume repair).
  */
@@ -122,6 +122,10 @@ export async function runToolCall(run: RunContext, call: ParsedToolCall, turn: n
   if (!waitFor || !useWaitFor) return { call, args, result: first.result, suspended: req, toolUuid: first.toolUuid };
   run.emit?.({ type: "pending", request: req });
   const answer = await raceAbort(waitFor(req), run.signal);
+  // An answer to some other request would resolve the wrong call: abort the run, like a waitFor rejection.
+  if (answer?.id !== req.id) {
+    throw new Error(`waitFor answered request "${String(answer?.id)}" but the pending request is "${req.id}"`);
+  }
   return resolveWithAnswer(run, call, args, turn, req, answer, first.toolUuid);
 }
 

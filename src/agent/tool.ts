@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../events/json.js";
 import type { Answer, ToolResult } from "./pending.js";
 
+/** Where a tool comes from; traced as `tool_source`, and `relay` marks a tool executed by the host. */
 export type ToolSource = "mcp" | "skill" | "builtin" | "native" | "http" | "a2a" | "custom" | "relay";
 
 /** What a tool's `execute` receives besides its arguments. */
@@ -30,6 +31,7 @@ export interface Tool {
  */
 export type ToolReturn = unknown;
 
+/** What `defineTool` takes: `name` must match `TOOL_NAME_PATTERN`; `inputSchema` defaults to an empty object schema. */
 export interface ToolDefinition {
   name: string;
   description: string;
@@ -42,6 +44,34 @@ export interface ToolDefinition {
 const ajv = new Ajv({ strict: false, allErrors: false });
 
 export const EMPTY_OBJECT_SCHEMA: JsonObject = { type: "object", properties: {} };
+
+/** Tool names both providers accept; anything else is refused by the API on the first call, so it is refused at definition. */
+export const TOOL_NAME_PATTERN = /^[a-zA-Z0-9_-]{1,64}$/;
+
+/** Throws a TypeError unless `name` is a tool name both providers accept. */
+export function checkToolName(name: unknown, what: string): asserts name is string {
+  if (typeof name !== "string" || name === "") throw new TypeError(`${what}: a tool needs a non-empty string name`);
+  if (!TOOL_NAME_PATTERN.test(name)) {
+    throw new TypeError(`${what}: invalid tool name ${JSON.stringify(name)} — it must match ${TOOL_NAME_PATTERN.source}`);
+  }
+}
+
+/** Compiles a tool's argument schema once; a schema that does not compile is a TypeError at definition. */
+export function compileArgsValidator(name: string, schema: JsonObject): ValidateFunction {
+  try {
+    return ajv.compile(schema);
+  } catch (err) {
+    throw new TypeError(`invalid inputSchema for tool ${name}: ${errorMessage(err)}`);
+  }
+}
+
+/** The error result for arguments that fail the schema (naming the failing path), or undefined when they pass. */
+export function argumentsError(name: string, validate: ValidateFunction, args: Record<string, unknown>): ToolResult | undefined {
+  if (validate(args)) return undefined;
+  const first = validate.errors?.[0];
+  const where = first?.instancePath || "/";
+  return { output: `invalid arguments for ${name}: ${where} ${first?.message ?? "is invalid"}`, isError: true };
+}
 
 /** Turns whatever a tool returned into a ToolResult. */
 export function toToolResult(value: unknown): ToolResult {
@@ -78,30 +108,25 @@ function fullContext(ctx: Partial<ToolContext> | undefined): ToolContext {
 }
 
 /**
- * Defines a tool. Arguments are validated against `inputSchema` before `execute`; invalid
+ * Defines a tool. Throws a TypeError for a missing/invalid name, a missing `execute` or a bad schema. Arguments are validated against `inputSchema` before `execute`; invalid
  * arguments become an error result naming the failing path, and a throwing `execute`
  * becomes an error result with its message, so the run goes on.
  */
 export function defineTool(definition: ToolDefinition): Tool {
-  const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
-  let validate: ValidateFunction;
-  try {
-    validate = ajv.compile(inputSchema);
-  } catch (err) {
-    throw new TypeError(`invalid inputSchema for tool ${definition.name}: ${errorMessage(err)}`);
-  }
+  if (typeof definition !== "object" || definition === null) throw new TypeError("defineTool: expected a tool definition object");
+  checkToolName(definition.name, "defineTool");
+  if (typeof definition.execute !== "function") throw new TypeError(`defineTool: tool ${definition.name} needs an execute function`);
   const name = definition.name;
+  const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
+  const validate = compileArgsValidator(name, inputSchema);
   return Object.freeze({
     name,
     description: definition.description,
     inputSchema,
     source: definition.source ?? "custom",
     async execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult> {
-      if (!validate(args)) {
-        const first = validate.errors?.[0];
-        const where = first?.instancePath || "/";
-        return { output: `invalid arguments for ${name}: ${where} ${first?.message ?? "is invalid"}`, isError: true };
-      }
+      const invalid = argumentsError(name, validate, args);
+      if (invalid) return invalid;
       try {
         return toToolResult(await definition.execute(args, fullContext(ctx)));
       } catch (err) {

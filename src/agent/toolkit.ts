@@ -8,6 +8,7 @@ export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
   "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
 ]);
 
+/** Options of `createToolkit`. */
 export interface ToolkitOptions {
   tools?: Tool[];
   /** Adds the built-in tools (read, write, bash, question). Off by default. */
@@ -48,10 +49,12 @@ export class Toolkit {
     for (const t of tools) this.add(t);
   }
 
+  /** The tools in declaration order. */
   get tools(): readonly Tool[] {
     return this.ordered.slice();
   }
 
+  /** The tool registered under `name`, if any. */
   get(name: string): Tool | undefined {
     return this.byName.get(name);
   }
@@ -63,6 +66,7 @@ export class Toolkit {
     return tool.execute(args, ctx);
   }
 
+  /** Provider-neutral declarations of every tool, as the loop sends them. */
   declarations(): ToolDeclaration[] {
     return this.ordered.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema }));
   }
@@ -83,9 +87,22 @@ export class Toolkit {
   }
 }
 
-/** Builds a toolkit. User tools shadow built-ins of the same name. Rejects on a relay/built-in name clash. */
+/** Throws a TypeError naming the first name two of the caller's tools share (the second would be dropped silently). */
+function duplicateGuard(tools: readonly Tool[]): void {
+  const seen = new Set<string>();
+  for (const t of tools) {
+    if (seen.has(t.name)) throw new TypeError(`createToolkit: two tools share the name "${t.name}" — tool names must be unique`);
+    seen.add(t.name);
+  }
+}
+
+/**
+ * Builds the toolkit a run declares and executes. User tools shadow built-ins of the same name.
+ * Rejects with a TypeError when two user tools share a name, and on a relay/built-in name clash.
+ */
 export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolkit> {
   const tools = [...(options.tools ?? [])];
+  duplicateGuard(tools);
   collisionGuard(tools);
   if (options.builtins) tools.push(...builtinTools());
   return new Toolkit(tools);

@@ -43,6 +43,7 @@ export interface TranslateDeps {
   callLlm: CallLlm;
 }
 
+/** Input of `client.translate`: an OpenAI-style transcript and tools, sent once in the client's own style. */
 export interface TranslateOptions {
   /** an OpenAI-style chat transcript */
   messages: unknown[];
@@ -62,6 +63,7 @@ export interface TranslateToolCall {
   arguments: string;
 }
 
+/** Output of `client.translate`: the reply in OpenAI terms (text, tool calls, finish reason, usage). */
 export interface TranslateResult {
   text: string;
   toolCalls: TranslateToolCall[];
@@ -110,7 +112,7 @@ function anthropicBody(deps: TranslateDeps, options: TranslateOptions): JsonObje
 }
 
 /**
- * One provider call for an OpenAI-style transcript (agent-loop §11): no loop, no tool execution,
+ * One provider call for an OpenAI-style transcript: no loop, no tool execution,
  * no state. Against an Anthropic upstream the transcript, tools and tool_choice are mapped.
  */
 export async function translate(deps: TranslateDeps, options: TranslateOptions): Promise<TranslateResult> {

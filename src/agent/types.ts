@@ -6,6 +6,7 @@ import type { ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
 import type { BodyTransform } from "./request-body.js";
 
+/** How a run ended: `done` (text answer), `pending` (halted on a suspension), `incomplete` (hit `maxTurns` without text). */
 export type RunStatus = "done" | "pending" | "incomplete";
 
 /** Token totals of a run (cache and reasoning counts stay in the raw responses). */
@@ -33,25 +34,39 @@ export interface HaltRecord {
   calls: { id: string; name: string; state: "completed" | "suspended"; requestId?: string }[];
 }
 
+/** What a run, resume or ask resolves to. */
 export interface RunResult {
   status: RunStatus;
+  /** The final answer text; on `pending`, the request's prompt. */
   text: string;
+  /** The whole provider-style transcript after the run (feed it back as `history`). */
   messages: unknown[];
+  /** Every executed tool call, in call order. */
   toolCalls: ToolCallRecord[];
   toolCallCount: number;
+  /** Token totals summed over this run's provider calls. */
   usage: RunUsage;
+  /** Provider calls made by this run. */
   turns: number;
+  /** The model the provider reported (else the configured one). */
   model: string;
+  /** Set when `status` is `pending`: the request to answer, then pass to `runWithAnswer`. */
   pending?: Request;
+  /** Set when the run stopped at `maxTurns`. */
   limit?: "maxTurns";
+  /** Set with `pending`: persist it so the resume can rebuild the halted turn exactly. */
   halt?: HaltRecord;
   /** The agent scope uuid. */
   runUuid?: string;
 }
 
+/** What `beforeLLM` sees: it may replace the messages or tools sent this turn. */
 export interface BeforeLlmEvent { messages: unknown[]; tools: ToolDeclaration[]; model: string; turn: number }
+/** What `afterLLM` sees: the raw provider response of the turn. */
 export interface AfterLlmEvent { response: unknown; model: string; turn: number }
+/** What `beforeTool` sees: it may rewrite the args or short-circuit with a result. */
 export interface BeforeToolEvent { name: string; args: Record<string, unknown>; id: string; turn: number }
+/** What `afterTool` sees: it may replace the result the model gets. */
 export interface AfterToolEvent { name: string; args: Record<string, unknown>; result: ToolResult; id: string; turn: number }
 
 /** Loop hooks; any may be async, and any error aborts the run. */
@@ -62,12 +77,13 @@ export interface Hooks {
   afterTool?(e: AfterToolEvent): void | { result?: ToolResult } | Promise<void | { result?: ToolResult }>;
 }
 
+/** One measurement handed to `onMetric` (also aggregated into `client.metrics()`). */
 export type Metric =
   | { event: "llm"; model: string; status: "ok" | "error"; ms: number; promptTokens: number; completionTokens: number; runUuid: string; turn: number }
   | { event: "tool"; tool: string; source: string; isError: boolean; ms: number; pending?: true; runUuid: string; turn: number; toolCallId: string }
   | { event: "run"; model: string; turns: number; toolCalls: number; totalTokens: number; ms: number; error?: string; runUuid: string };
 
-/** What `onError` sees after a failed provider attempt (agent-loop §5). Aborts never reach it. */
+/** What `onError` sees after a failed provider attempt. Aborts never reach it. */
 export interface LlmErrorInfo {
   /** the error this attempt would surface; for an HTTP failure a ProviderHttpError carrying the body text */
   error?: unknown;
@@ -75,32 +91,54 @@ export interface LlmErrorInfo {
   status?: number;
   /** 0-based index of the failed attempt */
   attempt: number;
-  /** true for 429, 500, 502, 503, 504 and network errors */
+  /** true for 429, 500, 502, 503, 504, 529 and network errors */
   retryable: boolean;
 }
 
+/** Options of `createClient`; an unknown key, or a wrong required one, is a TypeError at construction. */
 export interface ClientOptions {
+  /** The provider's base URL (e.g. `https://api.openai.com/v1`); the style's path is appended. */
   baseUrl: string;
+  /** The wire dialect: `openai` (chat completions) or `anthropic` (messages). */
   style: ProviderStyle;
+  /** The model name sent in every body. */
   model: string;
-  /** Default: env OPENROUTER_API_KEY, then the style's own key (OPENAI_API_KEY / ANTHROPIC_API_KEY). */
+  /**
+   * Default: the style's own env key (`OPENAI_API_KEY` for `openai`, `ANTHROPIC_API_KEY` for
+   * `anthropic`), then — `openai` style only — `OPENROUTER_API_KEY`. Never the other provider's
+   * key, so a secret is not sent to a host it was not issued for. Never logged.
+   */
   apiKey?: string;
+  /** Extra request headers (merged case-insensitively; credential headers are never traced). */
   headers?: Record<string, string>;
+  /** The system prompt of every run. */
   systemPrompt?: string;
+  /** Most provider calls per run (a positive integer; default 10). */
   maxTurns?: number;
+  /** Retries per provider call for retryable failures (default 2). */
   retries?: number;
+  /** Base of the exponential backoff between retries, in ms (default 500). */
   retryBaseMs?: number;
   /** Whole-run deadline. */
   timeoutMs?: number;
   /** Resolves suspensions in-process; without it a suspension halts the run durably. */
   waitFor?: (request: Request) => Promise<Answer>;
+  /** Transcript store for `ask`/`askWithAnswer` (default: in memory, per client). */
   store?: ConversationStore;
+  /**
+   * The runtime runs are traced into. Default: the process-wide `defaultRuntime()` — if you
+   * registered exporters on a runtime of your own, pass it here or its exporters see nothing.
+   */
   runtime?: AgentRuntime;
+  /** An undici dispatcher for provider calls (proxy, connection pool, test mocks). */
   dispatcher?: Dispatcher;
+  /** Name of the `agent` scope each run opens (default `agent`). */
   agentName?: string;
   /** Send a W3C `traceparent` header with each provider call (default true). */
   injectTraceparent?: boolean;
+  /** Loop hooks; an array runs in order (see `chainHooks`). */
   hooks?: Hooks | Hooks[];
+  /** Receives each metric as it happens; a throw is ignored (telemetry never breaks a run). */
   onMetric?: (metric: Metric) => void;
   /**
    * Fields shallow-merged into every provider body (run, stream and translate), over the loop's
@@ -123,18 +161,27 @@ export interface ClientOptions {
   onError?: (info: LlmErrorInfo) => "retry" | "fail";
 }
 
+/** Options of `run` and `stream`. */
 export interface RunOptions {
   toolkit: Toolkit;
+  /** A prior provider-style transcript, used verbatim (the system prompt is not re-added). */
   history?: unknown[];
+  /** Aborts the run; every open scope still ends. */
   signal?: AbortSignal;
 }
 
+/** Options of `ask`. */
 export interface AskOptions {
   toolkit: Toolkit;
+  /**
+   * The conversation id in `client.store`. Optional: without it `ask` runs statelessly, like
+   * `run` with no history — nothing is loaded or saved.
+   */
   id?: string;
   signal?: AbortSignal;
 }
 
+/** Options of `runWithAnswer`: the halted run's transcript, request, answer and halt record. */
 export interface ResumeOptions {
   toolkit: Toolkit;
   history: unknown[];
@@ -144,6 +191,7 @@ export interface ResumeOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `askWithAnswer`: like `ResumeOptions`, with the transcript taken from the store. */
 export interface AskResumeOptions {
   toolkit: Toolkit;
   id: string;
@@ -153,11 +201,13 @@ export interface AskResumeOptions {
   signal?: AbortSignal;
 }
 
+/** Options of `abandon`: the halt record, and the reason written into the abandoned slots (default `cancelled`). */
 export interface AbandonOptions {
   halt?: HaltRecord;
   reason?: string;
 }
 
+/** One event of `client.stream`, in the order things happen; `done` is always last. */
 export type StreamEvent =
   | { type: "text"; delta: string }
   | { type: "tool_call"; id: string; name: string; args: Record<string, unknown> }

@@ -4,6 +4,7 @@ import { defineTool, type Tool } from "../tool.js";
 
 const MAX_READ_CHARS = 100_000;
 
+/** The built-in `read` tool: returns a UTF-8 file's text (truncated past 100k characters). */
 export function readTool(): Tool {
   return defineTool({
     name: "read",
@@ -21,6 +22,7 @@ export function readTool(): Tool {
   });
 }
 
+/** The built-in `write` tool: writes UTF-8 text to a file, creating parent directories. */
 export function writeTool(): Tool {
   return defineTool({
     name: "write",

@@ -13,6 +13,7 @@ export type ProviderErrorCode =
   | "invalid_request"
   | "upstream_error";
 
+/** Base of every provider-layer failure a run can reject with; `code` says which kind, `retryable` whether it was retried. */
 export class ProviderError extends RelaytraceError {
   declare readonly code: ProviderErrorCode;
   /** whether the transport would retry this failure (when attempts remain) */
@@ -34,11 +35,12 @@ function codeForStatus(status: number): ProviderErrorCode {
   return "upstream_error";
 }
 
+/** Statuses worth another attempt: rate limits, gateway/server hiccups, and Anthropic's 529 "overloaded" (a 503 in all but number). */
 export function isRetryableStatus(status: number): boolean {
-  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504;
+  return status === 429 || status === 500 || status === 502 || status === 503 || status === 504 || status === 529;
 }
 
-/** The provider answered with a non-2xx status (after any retries). */
+/** The provider answered with a non-2xx status (after any retries); `status` and the full `body` are kept for the caller. */
 export class ProviderHttpError extends ProviderError {
   readonly status: number;
   /** the response body text, as received */

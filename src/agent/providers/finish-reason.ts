@@ -1,7 +1,7 @@
 import type { FinishReason } from "./types.js";
 
 /**
- * One mapping for both dialects (agent-loop §11): any tool call wins, then
+ * One mapping for both dialects: any tool call wins, then
  * `max_tokens`/`length` → length, `refusal`/`content_filter` → content_filter, else stop.
  */
 export function mapFinishReason(raw: string | undefined, hasToolCalls: boolean): FinishReason {

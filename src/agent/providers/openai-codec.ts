@@ -36,7 +36,7 @@ function parseOpenAiResponse(body: unknown): ParsedTurn {
     );
   }
   if (choices.length === 0) {
-    // toolnexus: no choices → the turn is done with "" (agent-loop §3).
+    // No choices: the turn is done with "" (the loop finishes instead of failing).
     return { text: "", toolCalls: [], assistantMessage: openAiAssistantMessage("", []), usage, finishReason: "stop", model };
   }
   const choice: unknown = choices[0];
@@ -94,7 +94,7 @@ export const openaiCodec: ProviderCodec = {
   parseResponse: parseOpenAiResponse,
 
   toolResultMessages(results: ToolResultEntry[]) {
-    // isError is not transmitted in this dialect (agent-loop §3).
+    // isError is not transmitted in this dialect.
     return results.map((r) => ({ role: "tool", tool_call_id: r.id, content: r.output }));
   },
 

@@ -1,4 +1,4 @@
-/** Retry timing for provider calls (agent-loop §5). */
+/** Retry timing for provider calls. */
 
 const MAX_RETRY_AFTER_SECONDS = 2_147_483_647;
 

@@ -4,7 +4,7 @@ import type { Dict } from "./shape.js";
 
 /**
  * Maps an OpenAI-style chat transcript, tool list and tool_choice onto the Anthropic Messages
- * dialect (agent-loop §11), for `translate` against an Anthropic upstream.
+ * dialect, for `translate` against an Anthropic upstream.
  */
 
 const EMPTY_OBJECT_SCHEMA: JsonObject = { type: "object", properties: {} };

@@ -44,7 +44,7 @@ export interface AttemptFailure {
   status?: number;
   /** 0-based index of the attempt that failed */
   attempt: number;
-  /** 429/500/502/503/504 and network errors */
+  /** 429/500/502/503/504/529 and network errors */
   retryable: boolean;
 }
 
@@ -146,7 +146,7 @@ function decideAfterFailure(opts: PostOptions, failure: { status?: number; retry
 }
 
 /**
- * Sends the POST, retrying 429/500/502/503/504 and network errors with backoff (or Retry-After).
+ * Sends the POST, retrying 429/500/502/503/504/529 and network errors with backoff (or Retry-After).
  * Resolves with the first 2xx response, body unread; the final failure is thrown.
  */
 async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: string): Promise<{ res: Dispatcher.ResponseData; attempts: number }> {
@@ -197,7 +197,7 @@ async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: stri
   }
 }
 
-/** POSTs JSON and returns the decoded JSON reply (agent-loop §5 retries). */
+/** POSTs JSON and returns the decoded JSON reply (with retries). */
 export async function postJson(opts: PostOptions): Promise<PostJsonResult> {
   const ctx = makeContext(opts);
   const { res, attempts } = await sendWithRetries(opts, ctx, "application/json");

@@ -2,8 +2,10 @@ import type { Json, JsonObject } from "../../events/json.js";
 
 export type { Json, JsonObject };
 
+/** The wire dialect a client speaks: OpenAI chat completions or Anthropic messages. */
 export type ProviderStyle = "openai" | "anthropic";
 
+/** A provider-neutral tool declaration (each codec renders it in its own shape). */
 export interface ToolDeclaration {
   name: string;
   description: string;
@@ -18,6 +20,7 @@ export interface ParsedToolCall {
   arguments: string;
 }
 
+/** Token counts of one provider reply, normalised across dialects. */
 export interface Usage {
   promptTokens: number;
   completionTokens: number;
@@ -61,6 +64,7 @@ export interface SseEvent {
   data: string;
 }
 
+/** One dialect's wire mapping: URL, auth headers, request bodies, reply and stream parsing, transcript edits. */
 export interface ProviderCodec {
   readonly style: ProviderStyle;
   /** LLM event name: "openai.chat_completions" | "anthropic.messages" */
