@@ -5,6 +5,7 @@ import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AtifExporter, validateAtif, type AtifTrajectory } from "../exporters/atif/index.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
+import type { JsonObject } from "../src/events/json.js";
 import { AGENT, ROOT, scope, weatherRun } from "./atif-events.js";
 
 const agent = { name: "weather", version: "1.0.0", toolDefinitions: [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }] };
@@ -71,12 +72,14 @@ describe("AtifExporter (hand-fed events)", () => {
   });
 
   it("counts an invalid trajectory in diagnostics and writes nothing", async () => {
-    const exporter = new AtifExporter({ agent: { name: "weather", version: 1 as unknown as string }, outputDirectory: dir });
+    // agent.version is checked at construction now; a tool definition that is not an object is
+    // left to the schema, so it still yields a trajectory that fails validation.
+    const exporter = new AtifExporter({ agent: { name: "weather", version: "1", toolDefinitions: ["get_weather" as unknown as JsonObject] }, outputDirectory: dir });
     for (const e of weatherRun()) exporter.onEvent(e);
     await exporter.shutdown();
     expect(await readdir(dir)).toEqual([]);
     expect(exporter.toJSON()).toEqual([]);
-    expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atif.validation_failed", count: 1, message: expect.stringContaining("/agent/version") })]);
+    expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atif.validation_failed", count: 1, message: expect.stringContaining("/agent/tool_definitions/0") })]);
   });
 
   it("maps a run still open at shutdown (crash), and shutdown is idempotent", async () => {

@@ -31,7 +31,7 @@ export interface BuilderContext {
   boundaryUuid: string;
 }
 
-/** A subagent trajectory to reference from the parent (atif.md §3.7). */
+/** A subagent trajectory to reference from the parent step's observation. */
 export interface ChildReference {
   uuid: string;
   name: string;
@@ -247,7 +247,7 @@ export class TrajectoryBuilder {
     const rest = [...this.leftovers, ...[...this.deferred.values()].flat()].sort((a, b) => a.us - b.us);
     if (rest.length > 0) {
       const results = rest.map((q) => {
-        const { source_call_id: _dropped, ...r } = q.result; // rule 6: a system step issues no calls
+        const { source_call_id: _dropped, ...r } = q.result; // a system step issues no calls, so its results cite none
         return r;
       });
       this.steps.push({ step_id: 0, timestamp: formatTimestamp(rest[0]!.us), source: "system", message: "", observation: { results } });

@@ -6,18 +6,50 @@ import type { AtofEvent } from "../../src/events/types.js";
 import { atofToAtif } from "./project.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";
+import { optionalBoolean, optionalNumber, optionalString, rejectUnknownKeys, requireObject } from "../option-checks.js";
 
+/** Options of `AtifExporter`; unknown keys and wrong types throw a `TypeError` at construction. */
 export interface AtifExporterOptions {
+  /** The agent every trajectory describes (`name` and `version` are required strings). */
   agent: AtifAgentInfo;
   /** When set, each trajectory is written there as `relaytrace-atif-{trajectory_id}.json`. */
   outputDirectory?: string;
+  /** Session id used when the agent scope's metadata carries no `session_id`. */
   sessionId?: string;
+  /** Keep marks in `extra.marks` of the step they belong to, else of the trajectory (default true). */
   includeMarks?: boolean;
+  /** Written to `extra.invocation.framework` of agent steps (default "relaytrace"). */
   framework?: string;
   /** How many completed trajectories `toJSON()` keeps (oldest dropped first); default 1000. */
   maxRetained?: number;
 }
 
+const OWNER = "AtifExporter";
+const OPTION_KEYS = ["agent", "outputDirectory", "sessionId", "includeMarks", "framework", "maxRetained"] as const;
+const AGENT_KEYS = ["name", "version", "modelName", "toolDefinitions"] as const;
+
+/** Checks the options so that a configuration mistake fails at startup rather than as missing trajectories. */
+function checkOptions(config: AtifExporterOptions): void {
+  const options = requireObject(OWNER, "options", config);
+  rejectUnknownKeys(OWNER, options, OPTION_KEYS);
+  if (options["agent"] === undefined) throw new TypeError(`${OWNER}: agent is required ({ name, version })`);
+  const agent = requireObject(OWNER, "agent", options["agent"]);
+  rejectUnknownKeys(OWNER, agent, AGENT_KEYS, "agent.");
+  for (const key of ["name", "version"] as const) {
+    if (typeof agent[key] !== "string") throw new TypeError(`${OWNER}: agent.${key} must be a string, got ${JSON.stringify(agent[key]) ?? "undefined"}`);
+  }
+  optionalString(OWNER, "agent.modelName", agent["modelName"]);
+  if (agent["toolDefinitions"] !== undefined && !Array.isArray(agent["toolDefinitions"])) {
+    throw new TypeError(`${OWNER}: agent.toolDefinitions must be an array`);
+  }
+  optionalString(OWNER, "outputDirectory", options["outputDirectory"]);
+  optionalString(OWNER, "sessionId", options["sessionId"]);
+  optionalBoolean(OWNER, "includeMarks", options["includeMarks"]);
+  optionalString(OWNER, "framework", options["framework"]);
+  optionalNumber(OWNER, "maxRetained", options["maxRetained"], 0);
+}
+
+/** One counted failure kind, as reported by `AtifExporter.diagnostics()`. */
 export interface AtifExporterDiagnostic {
   code: string;
   message: string;
@@ -52,7 +84,9 @@ export class AtifExporter {
   private readonly problems = new Map<string, AtifExporterDiagnostic>();
   private closed = false;
 
+  /** Throws a `TypeError` naming the option on a configuration mistake (missing agent, unknown key). */
   constructor(private readonly config: AtifExporterOptions) {
+    checkOptions(config);
     this.options = {
       agent: config.agent,
       ...(config.sessionId !== undefined ? { sessionId: config.sessionId } : {}),
@@ -61,6 +95,10 @@ export class AtifExporter {
     };
   }
 
+  /**
+   * Subscribes to the runtime under a name unique to this instance (`atif#N`);
+   * `runtime.flush()`/`shutdown()` then reach this exporter too. Returns the remover.
+   */
   register(runtime: AtifSubscribable): () => boolean {
     return this.registrations.register(runtime, (event) => this.onEvent(event), this);
   }
@@ -85,6 +123,7 @@ export class AtifExporter {
     return [...this.written];
   }
 
+  /** Counted failures (mapping, validation, writes), one entry per code. */
   diagnostics(): AtifExporterDiagnostic[] {
     return [...this.problems.values()].map((d) => ({ ...d }));
   }

@@ -19,7 +19,7 @@ function restOf(usage: JsonObject, consumed: Set<string>): JsonObject | undefine
   return Object.keys(rest).length > 0 ? rest : undefined;
 }
 
-/** Per-step metrics from a response `usage` object, in the OpenAI or the Anthropic dialect (atif.md §3.2). */
+/** Per-step metrics from a response `usage` object, in the OpenAI or the Anthropic dialect. */
 export function metricsFromUsage(usage: Json | undefined): AtifMetrics | undefined {
   if (!isJsonObject(usage)) return undefined;
   const m: AtifMetrics = {};

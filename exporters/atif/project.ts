@@ -6,6 +6,10 @@ import { summarizePayload } from "./content.js";
 import { finalMetricsOf } from "./metrics.js";
 import type { AtifStep, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 
+/**
+ * Scope metadata key naming the request a resumed run continues; a top-level trajectory whose
+ * scope carries it gets `extra.resume_of.request_id`.
+ */
 export const RESUME_OF_KEY = "relaytrace.resume_of";
 
 /** Normalizes timestamps and sorts stably; events that are not ATOF-shaped or carry a bad timestamp are skipped. */
@@ -49,7 +53,7 @@ const metaString = (scope: ScopeEvent | undefined, key: string): string | undefi
 };
 
 /**
- * Projects an ATOF event stream to ATIF v1.7 trajectories (atif.md §3): one per top-level agent
+ * Projects an ATOF event stream to ATIF v1.7 trajectories: one per top-level agent
  * scope, with nested agent scopes as `subagent_trajectories`. An agent scope whose parent agent had
  * already ended (a durable resume) is top-level and refers back through `extra.resume_of`. A stream
  * with no agent scope at all uses each root scope as the boundary. Trajectories without steps are omitted.

@@ -15,7 +15,7 @@ function isToolResultsOnly(content: Json | undefined): boolean {
 }
 
 /**
- * Decides whether an LLM request starts a fresh user turn (atif.md §3.1), for OpenAI and
+ * Decides whether an LLM request starts a fresh user turn, for OpenAI and
  * Anthropic bodies (and NAT's bare `{messages}`), and extracts the user message when it does.
  */
 export function detectUserTurn(startData: Json | undefined): UserTurn {

@@ -3,7 +3,7 @@ import { cloneJson, unwrapBody } from "./content.js";
 import { metricsFromUsage } from "./metrics.js";
 import type { AtifContentPart, AtifMessage, AtifMetrics, AtifToolCall } from "./types.js";
 
-/** What one LLM response contributes to its agent step (atif.md §3.2). */
+/** What one LLM response contributes to its agent step. */
 export interface ResponseParts {
   message: AtifMessage;
   model?: string;

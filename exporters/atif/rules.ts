@@ -19,7 +19,7 @@ function pointer(base: string, key: string | number): string {
   return `${base}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
-/** Checks the §1.7 rules a JSON Schema cannot express; tolerant of malformed shapes (the schema reports those). */
+/** Checks the ATIF rules a JSON Schema cannot express (step numbering, timestamps, agent-only fields, call/result links, subagent ids); tolerant of malformed shapes (the schema reports those). */
 export function checkTrajectoryRules(doc: unknown, path = ""): AtifViolation[] {
   const out: AtifViolation[] = [];
   if (!isJsonObject(doc)) return out;

@@ -1,5 +1,5 @@
 /**
- * JSON Schema (draft-07) for ATIF v1.7 documents. Every object is closed, as in the reference
+ * JSON Schema (draft-07) for ATIF v1.7 documents. Every object is closed, as in the ATIF reference
  * models; free-form data belongs in the `extra` objects. Rules a schema cannot express
  * (step numbering, agent-only keys, call id resolution…) live in `rules.ts`.
  */
@@ -7,6 +7,7 @@
 const extra = { type: "object" } as const;
 const nonNegativeInt = { type: "integer", minimum: 0 } as const;
 
+/** The ATIF v1.7 JSON Schema (draft-07) that `validateAtif` checks documents against. */
 export const ATIF_SCHEMA = {
   $schema: "http://json-schema.org/draft-07/schema#",
   $id: "https://relaytrace.dev/schemas/atif-v1.7.json",

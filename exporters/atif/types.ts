@@ -17,12 +17,14 @@ export interface AtifImageSource {
   path: string;
 }
 
+/** One part of a multimodal message: text, or an image referenced by path. */
 export type AtifContentPart =
   | { type: "text"; text: string }
   | { type: "image"; source: AtifImageSource };
 
 export type AtifMessage = string | AtifContentPart[];
 
+/** A tool call an agent step made. */
 export interface AtifToolCall {
   tool_call_id: string;
   function_name: string;
@@ -37,6 +39,7 @@ export interface AtifSubagentTrajectoryRef {
   extra?: JsonObject;
 }
 
+/** One result in a step's observation (a tool output, or references to subagent trajectories). */
 export interface AtifObservationResult {
   source_call_id?: string;
   content?: AtifMessage | null;
@@ -44,10 +47,12 @@ export interface AtifObservationResult {
   extra?: JsonObject;
 }
 
+/** What the environment returned to a step, e.g. its tool results. */
 export interface AtifObservation {
   results: AtifObservationResult[];
 }
 
+/** Token and cost metrics of one step. */
 export interface AtifMetrics {
   prompt_tokens?: number;
   completion_tokens?: number;
@@ -59,6 +64,7 @@ export interface AtifMetrics {
   extra?: JsonObject;
 }
 
+/** Totals over a trajectory's steps. */
 export interface AtifFinalMetrics {
   total_prompt_tokens?: number;
   total_completion_tokens?: number;
@@ -68,6 +74,7 @@ export interface AtifFinalMetrics {
   extra?: JsonObject;
 }
 
+/** One step of a trajectory: a system, user or agent turn. */
 export interface AtifStep {
   step_id: number;
   timestamp?: string;
@@ -84,6 +91,7 @@ export interface AtifStep {
   extra?: JsonObject;
 }
 
+/** The agent a trajectory describes, as written in the document. */
 export interface AtifAgent {
   name: string;
   version: string;
@@ -92,6 +100,7 @@ export interface AtifAgent {
   extra?: JsonObject;
 }
 
+/** One ATIF document: an agent's run as numbered steps. */
 export interface AtifTrajectory {
   schema_version: AtifSchemaVersion;
   session_id?: string;
@@ -114,6 +123,7 @@ export interface AtifAgentInfo {
   toolDefinitions?: JsonObject[];
 }
 
+/** Options of `atofToAtif` (the exporter passes its own through). */
 export interface AtofToAtifOptions {
   agent: AtifAgentInfo;
   /** Used when the agent scope's metadata carries no `session_id`. */

@@ -4,6 +4,7 @@ import { checkTrajectoryRules, type AtifViolation } from "./rules.js";
 
 export type { AtifViolation };
 
+/** What `validateAtif` returns: `valid`, and every violation found (empty when valid). */
 export interface AtifValidationResult {
   valid: boolean;
   errors: AtifViolation[];
@@ -41,7 +42,7 @@ function toViolation(error: ErrorObject): AtifViolation {
 // if/then/else and anyOf report a summary error beside the specific ones; the specific ones suffice.
 const SUMMARY_KEYWORDS = new Set(["if", "anyOf"]);
 
-/** Validates an ATIF v1.7 document: the JSON Schema plus the rules of atif.md §1.7. Never throws. */
+/** Validates an ATIF v1.7 document: the JSON Schema plus the cross-field rules it cannot express (see rules.ts). Never throws. */
 export function validateAtif(doc: unknown): AtifValidationResult {
   const validate = schemaValidator();
   const errors: AtifViolation[] = [];

@@ -8,6 +8,7 @@ import { LineBuffer } from "./line-buffer.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
 import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
+import { optionalString, optionalStringRecord, rejectUnknownKeys, requireHttpUrl, requireObject, requireOneOf } from "../option-checks.js";
 
 /** The part of a runtime the exporter needs (see ExporterRuntime). */
 export type AtofSubscribable = ExporterRuntime;
@@ -22,36 +23,37 @@ function defaultFileName(): string {
   return `relaytrace-atof-${stamp}-${process.pid}${suffix}.jsonl`;
 }
 
+const OWNER = "AtofExporter";
+const BUFFER_KEYS = ["type", "maxBufferedLines", "maxBufferedBytes"] as const;
+const FILE_KEYS: readonly string[] = [...BUFFER_KEYS, "path", "outputDirectory", "mode"];
+const STREAM_KEYS: readonly string[] = [
+  ...BUFFER_KEYS, "url", "headers", "timeoutMillis", "maxRetries", "retryBaseMillis", "maxBatchLines", "flushIntervalMillis",
+];
+
 function positive(value: number | undefined, fallback: number, key: string): number {
   if (value === undefined) return fallback;
-  if (!Number.isFinite(value) || value < 0) throw new TypeError(`AtofExporter: ${key} must be a non-negative number, got ${value}`);
+  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
+    throw new TypeError(`${OWNER}: ${key} must be a non-negative number, got ${JSON.stringify(value)}`);
+  }
   return value;
 }
 
 function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): FileSink {
-  const mode = options.mode ?? "append";
-  if (mode !== "append" && mode !== "overwrite") {
-    throw new TypeError(`AtofExporter: mode must be "append" or "overwrite", got ${JSON.stringify(mode)}`);
-  }
-  const directory = resolve(options.outputDirectory ?? process.cwd());
-  const filePath = resolve(directory, options.path ?? defaultFileName());
+  rejectUnknownKeys(OWNER, requireObject(OWNER, "options", options), FILE_KEYS, "", " for a file sink");
+  const mode = requireOneOf(OWNER, "mode", options.mode, ["append", "overwrite"] as const) ?? "append";
+  const directory = resolve(optionalString(OWNER, "outputDirectory", options.outputDirectory) ?? process.cwd());
+  const filePath = resolve(directory, optionalString(OWNER, "path", options.path) ?? defaultFileName());
   return new FileSink(filePath, mode, buffer, diagnostics);
 }
 
 function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): StreamSink {
-  let url: URL;
-  try {
-    url = new URL(options.url);
-  } catch {
-    throw new TypeError(`AtofExporter: url ${JSON.stringify(options.url)} is not a valid URL`);
-  }
-  if (url.protocol !== "http:" && url.protocol !== "https:") {
-    throw new TypeError(`AtofExporter: url must be http or https, got ${url.protocol}`);
-  }
+  rejectUnknownKeys(OWNER, requireObject(OWNER, "options", options), STREAM_KEYS, "", " for a stream sink");
+  if (options.url === undefined) throw new TypeError(`${OWNER}: a stream sink needs url, an absolute http(s) URL`);
+  const url = requireHttpUrl(OWNER, "url", options.url);
   return new StreamSink(
     {
       url: url.toString(),
-      headers: options.headers ?? {},
+      headers: optionalStringRecord(OWNER, "headers", options.headers) ?? {},
       timeoutMillis: positive(options.timeoutMillis, 10_000, "timeoutMillis"),
       maxRetries: Math.floor(positive(options.maxRetries, 3, "maxRetries")),
       retryBaseMillis: positive(options.retryBaseMillis, 200, "retryBaseMillis"),
@@ -75,7 +77,15 @@ export class AtofExporter {
   private readonly counter = new DiagnosticCounter();
   private shutdownPromise: Promise<void> | null = null;
 
+  /** Throws a `TypeError` naming the option on a configuration mistake (unknown key, bad `mode`, a stream without an http(s) `url`). */
   constructor(options: AtofExporterOptions) {
+    requireObject(OWNER, "options", options);
+    const type = (options as { type?: unknown }).type;
+    if (type !== "file" && type !== "stream") {
+      const known = [...new Set([...FILE_KEYS, ...STREAM_KEYS])];
+      rejectUnknownKeys(OWNER, options as unknown as Record<string, unknown>, known);
+      throw new TypeError(`${OWNER}: type must be "file" or "stream", got ${JSON.stringify(type)}`);
+    }
     const buffer = new LineBuffer(
       Math.max(1, Math.floor(positive(options.maxBufferedLines, 10_000, "maxBufferedLines"))),
       Math.max(1, positive(options.maxBufferedBytes, 16 * 1024 * 1024, "maxBufferedBytes")),
@@ -84,15 +94,17 @@ export class AtofExporter {
       const sink = buildFileSink(options, buffer, this.counter);
       this.sink = sink;
       this.filePath = sink.filePath;
-    } else if (options.type === "stream") {
+    } else {
       this.sink = buildStreamSink(options, buffer, this.counter);
       this.filePath = undefined;
-    } else {
-      throw new TypeError(`AtofExporter: type must be "file" or "stream", got ${JSON.stringify((options as { type?: unknown }).type)}`);
     }
   }
 
-  /** Subscribes to the runtime as `atof`; `runtime.shutdown()` then flushes and shuts this exporter down. */
+  /**
+   * Subscribes to the runtime under a name unique to this instance (`atof#N`), so several ATOF
+   * exporters can share a runtime; `runtime.flush()`/`shutdown()` then reach this exporter too.
+   * Returns the remover.
+   */
   register(runtime: AtofSubscribable): () => boolean {
     return this.registrations.register(runtime, (event) => this.onEvent(event), this);
   }
@@ -134,6 +146,7 @@ export class AtofExporter {
     return this.shutdownPromise;
   }
 
+  /** Counted failures (dropped events, failed writes or requests), one entry per code. */
   diagnostics(): ExporterDiagnostic[] {
     return this.counter.snapshot();
   }

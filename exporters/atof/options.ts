@@ -6,6 +6,7 @@ export interface AtofBufferOptions {
   maxBufferedBytes?: number;
 }
 
+/** An ATOF exporter that writes JSONL lines to a local file (fsynced on flush). */
 export interface AtofFileOptions extends AtofBufferOptions {
   type: "file";
   /** File to write; relative paths resolve against `outputDirectory` (default: the working directory). */
@@ -16,10 +17,12 @@ export interface AtofFileOptions extends AtofBufferOptions {
   mode?: "append" | "overwrite";
 }
 
+/** An ATOF exporter that POSTs batches of JSONL lines to an HTTP receiver, with retries. */
 export interface AtofStreamOptions extends AtofBufferOptions {
   type: "stream";
-  /** Receiver of `POST` requests with `content-type: application/x-ndjson`. */
+  /** Receiver of `POST` requests with `content-type: application/x-ndjson`; required, an absolute http(s) URL. */
   url: string;
+  /** Extra HTTP headers on every request (e.g. an auth token). */
   headers?: Record<string, string>;
   /** Per request; default 10,000 ms. */
   timeoutMillis?: number;
@@ -33,4 +36,5 @@ export interface AtofStreamOptions extends AtofBufferOptions {
   flushIntervalMillis?: number;
 }
 
+/** Options of `AtofExporter`, by sink `type`; unknown keys and wrong values throw a `TypeError` at construction. */
 export type AtofExporterOptions = AtofFileOptions | AtofStreamOptions;

@@ -3,7 +3,7 @@ import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { DiagnosticCounter } from "./diagnostics.js";
 import type { ProjectionName } from "./projection.js";
 
-/** Copy the last value of attribute `key` to `alias` when `alias` is not already set (§1.8). */
+/** Copy the last value of attribute `key` to `alias` when `alias` is not already set. */
 export interface AttributeMapping {
   key: string;
   alias: string;
@@ -22,7 +22,7 @@ const RESERVED_PREFIXES = [
 ];
 
 /**
- * The optional §1.8 controls. Built only when at least one option is set, so an exporter
+ * The optional attribute controls (aliases and metadata promotion). Built only when at least one option is set, so an exporter
  * without them keeps a single `undefined` check per span.
  */
 export class AttributeControls {
@@ -37,7 +37,7 @@ export class AttributeControls {
   static create(options: AttributeControlOptions, projection: ProjectionName, namespace: string, counter: DiagnosticCounter): AttributeControls | undefined {
     const mappings = validateMappings(options.attributeMappings);
     const prefixes = validatePrefixes(options.promoteMetadataPrefixes);
-    // gen_ai writes standards-only attributes: aliases are ignored there (§1.8).
+    // gen_ai writes standards-only attributes: aliases are ignored there.
     const active = projection === "gen_ai" ? [] : mappings;
     if (active.length === 0 && prefixes.length === 0) return undefined;
     return new AttributeControls(active, prefixes, [...RESERVED_PREFIXES, `${namespace}.`], counter);

@@ -3,7 +3,7 @@ import { isJsonObject, type Json } from "../../src/events/json.js";
 const TEXT_KEYS = ["content", "summary", "message", "text", "prompt"] as const;
 
 /**
- * A human-readable text for `output.value` (§3.3), or undefined when the payload is data.
+ * A human-readable text for `output.value`, or undefined when the payload is data.
  * Depth-limited so a hostile payload cannot recurse forever.
  */
 export function displayText(value: Json | undefined, depth = 0): string | undefined {

@@ -2,7 +2,7 @@ import type { Attributes } from "@opentelemetry/api";
 import type { Json } from "../../src/events/json.js";
 
 /**
- * Writes `value` under `prefix` (§1.7): objects give one attribute per top-level key, nested
+ * Writes `value` under `prefix`: objects give one attribute per top-level key, nested
  * objects/arrays become JSON text, scalars keep their type, null and non-finite numbers vanish.
  */
 export function flattenInto(attrs: Attributes, prefix: string, value: Json | undefined): void {

@@ -15,7 +15,7 @@ import {
 
 const CLIENT_TYPES = new Set(["llm", "tool", "retriever", "embedder", "reranker"]);
 
-/** SpanKind for full and openinference (§1.4). */
+/** SpanKind for full and openinference. */
 export function clientOrInternal(category: string): SpanKind {
   return CLIENT_TYPES.has(scopeTypeOf(category)) ? SpanKind.CLIENT : SpanKind.INTERNAL;
 }
@@ -27,7 +27,7 @@ export function responseModelOf(data: unknown): string | undefined {
   return typeof model === "string" && model !== "" ? model : undefined;
 }
 
-/** `full`: every event field, flattened under the private namespace (§2). */
+/** `full`: every event field, flattened under the private namespace. */
 export class FullProjection implements Projection {
   readonly name = "full" as const;
   readonly rendersMarks = true;

@@ -10,7 +10,7 @@ function num(value: Json | undefined): number | undefined {
   return typeof value === "number" && Number.isFinite(value) ? value : undefined;
 }
 
-/** `gen_ai.request.*` parameters and messages from the provider body (§4). */
+/** `gen_ai.request.*` parameters and messages from the provider body . */
 export function writeGenAiRequest(attrs: Attributes, body: JsonObject): void {
   const set = (key: string, value: number | undefined) => {
     if (value !== undefined) attrs[key] = value;
@@ -48,7 +48,7 @@ function toGenAiMessage(message: LlmMessage): JsonObject {
   return { role: message.role, parts };
 }
 
-/** `gen_ai.response.*`, usage and output messages from the raw provider response (§4). */
+/** `gen_ai.response.*`, usage and output messages from the raw provider response . */
 export function writeGenAiResponse(attrs: Attributes, data: Json): LlmResponse | undefined {
   const response = responseOf(data);
   if (!response) return undefined;

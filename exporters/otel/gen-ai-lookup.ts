@@ -25,7 +25,7 @@ function inObject(source: JsonObject, key: string, nested: boolean): string | nu
   return undefined;
 }
 
-/** The §4 scalar lookup: unknown profile keys, then metadata, then data (one level into usage/request/response). */
+/** The gen_ai scalar lookup: unknown profile keys, then metadata, then data (one level into usage/request/response). */
 export function lookupScalar(event: ScopeEvent, ...keys: string[]): string | number | boolean | undefined {
   const profile = event.category_profile;
   if (isJsonObject(profile)) {

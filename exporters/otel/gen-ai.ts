@@ -8,7 +8,7 @@ import type { Projection } from "./projection.js";
 import { profileString, scopeTypeOf } from "./scope-attributes.js";
 import * as G from "./semconv.js";
 
-/** `gen_ai.operation.name` of an LLM event by its name (§4). */
+/** `gen_ai.operation.name` of an LLM event by its name. */
 export function llmOperationOf(name: string): string {
   const lower = name.toLowerCase();
   if (lower.includes("generate_content") || lower.includes("generatecontent")) return G.GenAiOperation.generateContent;
@@ -47,7 +47,7 @@ function setString(attrs: Attributes, key: string, value: string | undefined): v
   if (value !== undefined && value !== "") attrs[key] = value;
 }
 
-/** `gen_ai`: OTel GenAI semantic conventions only, no private attributes, no marks (§4). */
+/** `gen_ai`: OTel GenAI semantic conventions only, no private attributes, no marks. */
 export class GenAiProjection implements Projection {
   readonly name = "gen_ai" as const;
   readonly rendersMarks = false;

@@ -37,12 +37,12 @@ function isCanonical(id: string): boolean {
   return true;
 }
 
-/** Trace id derived from the trace-root uuid (§1.2). */
+/** Trace id: the trace-root uuid as 32 hex digits (see idHex), so re-exporting the same events gives the same ids. */
 export function traceIdFromUuid(uuid: string): string {
   return idHex(uuid);
 }
 
-/** Span id: the last 8 bytes of the uuid (§1.2). */
+/** Span id: the last 8 bytes of the uuid. */
 export function spanIdFromUuid(uuid: string): string {
   return idHex(uuid).slice(16);
 }

@@ -1,7 +1,7 @@
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import { jsonText } from "./flatten.js";
 
-/** Provider bodies inside LLM events (agent-loop §3, §13), read in one provider-neutral shape. */
+/** Provider request and response bodies inside LLM events, read in one provider-neutral shape. */
 export type LlmProvider = "openai" | "anthropic";
 
 export interface LlmToolCall {

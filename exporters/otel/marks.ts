@@ -6,6 +6,7 @@ import { attributeKey, flattenInto } from "./flatten.js";
 /** Marks with this data schema carry metrics and never reach traces. */
 export const METRIC_SCHEMA_NAME = "nemo.relay.metric_measurements";
 
+/** How marks render: `event` (span events on the parent span), `tool` (their own spans), `inherit` (default; like `event`). */
 export type MarkProjectionSetting = "inherit" | "event" | "tool";
 export const DEFAULT_MARK_EXCLUDE_NAMES: readonly string[] = ["llm.chunk"];
 
@@ -13,7 +14,7 @@ export function isMetricMark(mark: MarkEvent): boolean {
   return mark.data_schema?.name === METRIC_SCHEMA_NAME;
 }
 
-/** The `<ns>.mark.*` attributes shared by span events and mark spans (§2). */
+/** The `<ns>.mark.*` attributes shared by span events and mark spans. */
 export function markAttributes(ns: string, mark: MarkEvent): Attributes {
   const attrs: Attributes = {
     [attributeKey(ns, "mark.uuid")]: mark.uuid,
@@ -26,7 +27,7 @@ export function markAttributes(ns: string, mark: MarkEvent): Attributes {
   return attrs;
 }
 
-/** Whether this mark renders as a `tool` span, given the setting and the exclusion list (§5). */
+/** Whether this mark renders as a `tool` span, given the setting and the exclusion list. */
 export function usesToolProjection(mark: MarkEvent, setting: MarkProjectionSetting, exclude: ReadonlySet<string>): boolean {
   if (setting !== "tool") return false;
   if (exclude.has(mark.name)) return false;

@@ -17,7 +17,7 @@ export interface OpenSpan {
   readonly start: ScopeEvent;
   readonly attributes: Attributes;
   readonly events: TimedEvent[];
-  /** First error/exception class recorded by a failed descendant (§1.5). */
+  /** First error/exception class recorded by a failed descendant; an ancestor failing without its own class reuses it. */
   childErrorType?: string;
   childExceptionType?: string;
   ended: boolean;

@@ -10,7 +10,7 @@ import { profileString } from "./scope-attributes.js";
 const OI_FINISH = { stop: "complete", length: "length", tool: "tool_use", filter: "content_filter" } as const;
 const NOT_PARAMETERS = new Set(["messages", "tools", "system"]);
 
-/** OpenInference LLM start attributes from the provider request body (§3.4). */
+/** OpenInference LLM start attributes from the provider request body. */
 export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
   const provider = providerFromEventName(start.name);
   if (provider) {
@@ -58,7 +58,7 @@ function setJsonInput(attrs: Attributes, data: Json): void {
   attrs[SC.INPUT_MIME_TYPE] = MimeType.JSON;
 }
 
-/** OpenInference LLM end attributes from the raw provider response (§3.4). */
+/** OpenInference LLM end attributes from the raw provider response. */
 export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
   const model = responseModelOf(end.data) ?? profileString(end, "model_name");
   if (model) attrs[SC.LLM_MODEL_NAME] = model;

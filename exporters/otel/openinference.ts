@@ -21,7 +21,7 @@ const KIND_BY_TYPE: Record<string, OpenInferenceSpanKind> = {
   evaluator: OpenInferenceSpanKind.EVALUATOR,
 };
 
-/** `openinference.span.kind` of a category (§3); anything unlisted is a CHAIN. */
+/** `openinference.span.kind` of a category; anything unlisted is a CHAIN. */
 export function openInferenceKindOf(category: string): OpenInferenceSpanKind {
   return KIND_BY_TYPE[scopeTypeOf(category)] ?? OpenInferenceSpanKind.CHAIN;
 }
@@ -32,7 +32,7 @@ function writeMetadata(attrs: Attributes, metadata: Json): void {
   flattenInto(attrs, "openinference.metadata", metadata);
 }
 
-/** `openinference`: the OpenInference conventions Phoenix/Arize read, plus `<ns>` identity keys (§3). */
+/** `openinference`: the OpenInference conventions Phoenix/Arize read, plus `<ns>` identity keys. */
 export class OpenInferenceProjection implements Projection {
   readonly name = "openinference" as const;
   readonly rendersMarks = true;

@@ -16,45 +16,17 @@ import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
 import { SpanRegistry } from "./span-registry.js";
 import { applyErrorOutcome, statusOf } from "./status.js";
-import { DroppingSpanExporter } from "./dropping-span-exporter.js";
+import { checkOtelOptions, type OtelExporterOptions } from "./options.js";
 import { attributeKey } from "./flatten.js";
-import { AttributeControls, type AttributeMapping } from "./attribute-controls.js";
+import { AttributeControls } from "./attribute-controls.js";
 
+/** The private attribute namespace used when `namespace` is not set. */
 export const DEFAULT_NAMESPACE = "nemo_relay";
+/** Status description of spans that `shutdown()` ends because their end event never came. */
 export const UNENDED_SPAN_DESCRIPTION = "span not ended before shutdown";
 const VERSION = "0.1.0";
 
-export interface OtelExporterOptions {
-  projection: ProjectionName;
-  /** Full OTLP/HTTP traces URL (e.g. `http://localhost:4318/v1/traces`); else the standard OTEL_EXPORTER_OTLP_* env vars. */
-  endpoint?: string;
-  headers?: Record<string, string>;
-  serviceName?: string;
-  /** Private attribute namespace (default `nemo_relay`). */
-  namespace?: string;
-  markProjection?: MarkProjectionSetting;
-  markExcludeNames?: string[];
-  /** Where spans go instead of OTLP/HTTP (e.g. an `InMemorySpanExporter` in tests). */
-  spanExporter?: SpanExporter;
-  /** Export, flush and shutdown bound (default 3000 ms). */
-  timeoutMillis?: number;
-  maxQueueSize?: number;
-  maxExportBatchSize?: number;
-  scheduledDelayMillis?: number;
-  resourceAttributes?: Record<string, string | number | boolean>;
-  instrumentationScope?: string;
-  /**
-   * `full` and `openinference` only (ignored by `gen_ai`): after projection, copy the last value
-   * of attribute `key` to `alias` unless `alias` is already set; also on mark events and mark spans.
-   */
-  attributeMappings?: AttributeMapping[];
-  /**
-   * All projections: copy scope metadata keys starting with one of these prefixes to top-level
-   * span attributes (scalars or homogeneous scalar arrays only; reserved namespaces and
-   * projection-set keys are never touched; the end event's value wins over the start's).
-   */
-  promoteMetadataPrefixes?: string[];
-}
+export type { OtelExporterOptions } from "./options.js";
 
 /** The part of a runtime the exporter needs (see ExporterRuntime). */
 export type SubscribableRuntime = ExporterRuntime;
@@ -75,14 +47,16 @@ export class OtelExporter {
   private readonly markExclude: ReadonlySet<string>;
   private readonly maxQueueSize: number;
   private readonly timeoutMillis: number;
-  /** Undefined unless a §1.8 option is set, so spans without them pay one check. */
+  /** Undefined unless an attribute-control option is set, so spans without them pay one check. */
   private readonly controls: AttributeControls | undefined;
   private enqueued = 0;
   private lastSeenUs = 0;
   private stopped = false;
   private shutdownPromise: Promise<void> | undefined;
 
+  /** Throws a `TypeError` naming the option on a configuration mistake (unknown key, bad projection, non-http(s) endpoint). */
   constructor(options: OtelExporterOptions) {
+    const { endpoint } = checkOtelOptions(options);
     this.projection = options.projection;
     this.registrations = new ExporterRegistrations(`otel:${options.projection}`);
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
@@ -99,7 +73,7 @@ export class OtelExporter {
       }),
     );
     this.scope = { name: options.instrumentationScope ?? "relaytrace", version: VERSION };
-    this.sink = new CountingSpanExporter(options.spanExporter ?? this.otlpExporter(options), this.counter);
+    this.sink = new CountingSpanExporter(options.spanExporter ?? this.otlpExporter(options, endpoint), this.counter);
     this.processor = new BatchSpanProcessor(this.sink, {
       maxQueueSize: this.maxQueueSize,
       maxExportBatchSize: Math.min(options.maxExportBatchSize ?? 512, this.maxQueueSize),
@@ -108,7 +82,10 @@ export class OtelExporter {
     });
   }
 
-  /** Subscribes to the runtime; `runtime.flush()/shutdown()` then reach this exporter too. */
+  /**
+   * Subscribes to the runtime under a name unique to this instance (`otel:<projection>#N`);
+   * `runtime.flush()`/`shutdown()` then reach this exporter too. Returns the remover.
+   */
   register(runtime: SubscribableRuntime): () => boolean {
     return this.registrations.register(runtime, (event) => this.onEvent(event), this);
   }
@@ -139,6 +116,7 @@ export class OtelExporter {
     return this.shutdownPromise;
   }
 
+  /** Counted failures (failed exports, dropped spans, malformed events), one entry per code. */
   diagnostics(): OtelDiagnostic[] {
     return this.counter.list();
   }
@@ -195,7 +173,7 @@ export class OtelExporter {
 
   private onEnd(end: ScopeEvent, us: number): void {
     const span = this.registry.open.get(end.uuid);
-    if (!span) return; // an end without an open span is ignored (§1.1)
+    if (!span) return; // an end without an open span (unknown or already ended) is ignored
     const status = statusOf(end.metadata, this.counter);
     const failed = status.code === SpanStatusCode.ERROR;
     this.impl.onEnd(end, span, !failed);
@@ -277,19 +255,11 @@ export class OtelExporter {
     this.processor.onEnd(span);
   }
 
-  private otlpExporter(options: OtelExporterOptions): SpanExporter {
+  private otlpExporter(options: OtelExporterOptions, endpoint: string | undefined): SpanExporter {
     const config: { url?: string; headers?: Record<string, string>; timeoutMillis: number } = {
       timeoutMillis: options.timeoutMillis ?? 3000,
     };
-    if (options.endpoint !== undefined) {
-      try {
-        new URL(options.endpoint);
-        config.url = options.endpoint;
-      } catch {
-        this.counter.count("otel.invalid_endpoint", `endpoint ${JSON.stringify(options.endpoint)} is not a URL; spans are not exported`);
-        return new DroppingSpanExporter();
-      }
-    }
+    if (endpoint !== undefined) config.url = endpoint;
     if (options.headers) config.headers = options.headers;
     return new OTLPTraceExporter(config);
   }

@@ -2,9 +2,13 @@ import type { Attributes, SpanKind } from "@opentelemetry/api";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import type { OpenSpan } from "./open-span.js";
 
+/**
+ * The span vocabulary: `full` (every event field under the private namespace), `openinference`
+ * (the OpenInference conventions that Phoenix/Arize read) or `gen_ai` (OTel GenAI conventions only).
+ */
 export type ProjectionName = "full" | "openinference" | "gen_ai";
 
-/** How a rendered mark span came about (§5): an orphan fallback or the `tool` projection. */
+/** How a rendered mark span came about: an orphan fallback (no open parent span) or the `tool` mark projection. */
 export type MarkSpanMode = "orphan" | "tool";
 
 /** What differs between the three projections; the shared mechanics live in the exporter. */
@@ -14,7 +18,7 @@ export interface Projection {
   readonly rendersMarks: boolean;
   /** `error.type` is written by full and gen_ai, not openinference. */
   readonly writesErrorType: boolean;
-  /** Session identity on the trace root (§1.6). */
+  /** Session identity (`session.id`, `user.id`) on the trace root. */
   readonly writesSessionIdentity: boolean;
   spanName(start: ScopeEvent): string;
   spanKind(start: ScopeEvent): SpanKind;

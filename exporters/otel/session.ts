@@ -3,7 +3,7 @@ import { isJsonObject, type Json } from "../../src/events/json.js";
 import { attributeKey } from "./flatten.js";
 
 /**
- * Trace-root session identity (§1.6, full and openinference): `session.id`, `user.id`,
+ * Trace-root session identity (full and openinference only): `session.id`, `user.id`,
  * `<ns>.agent.kind` from metadata, `<ns>.session.instance_id` = the emitting stack's hidden root.
  */
 export function writeSessionIdentity(attrs: Attributes, ns: string, metadata: Json, instanceId: string | undefined): void {

@@ -3,7 +3,7 @@ import { propagatedRootOf } from "../../src/events/propagation-table.js";
 import { spanIdFromUuid, traceIdFromUuid } from "./ids.js";
 import type { OpenSpan } from "./open-span.js";
 
-/** How many completed span contexts stay resolvable as parents (§1.3). */
+/** How many completed span contexts stay resolvable as parents of late children and marks. */
 export const COMPLETED_CAPACITY = 4096;
 
 export interface ResolvedParent {
@@ -12,7 +12,7 @@ export interface ResolvedParent {
   open?: OpenSpan;
 }
 
-/** Open spans by uuid plus an LRU of completed contexts: the parent lookup of §1.3. */
+/** Open spans by uuid plus an LRU of completed contexts: how a `parent_uuid` finds its parent span. */
 export class SpanRegistry {
   readonly open = new Map<string, OpenSpan>();
   // Two generations instead of a strict LRU: O(1) without Map tombstone scans, and at least the

@@ -8,7 +8,7 @@ import { ERROR_TYPE, ERROR_TYPE_OTHER, EXCEPTION_TYPE } from "./semconv.js";
 export const STATUS_CODE_KEY = "otel.status_code";
 export const STATUS_DESCRIPTION_KEY = "otel.status_description";
 
-/** The span status an end event's metadata asks for (§1.5). */
+/** The span status an end event's metadata asks for. */
 export function statusOf(metadata: Json, diagnostics: DiagnosticCounter): SpanStatus {
   const code = isJsonObject(metadata) ? metadata[STATUS_CODE_KEY] : undefined;
   if (code === "OK") return { code: SpanStatusCode.OK };
@@ -29,7 +29,7 @@ function stringKey(metadata: Json, key: string): string | undefined {
 }
 
 /**
- * Applies the error side of §1.5 to a span that ends in ERROR: `error.type` (when the projection
+ * Applies the error outcome to a span that ends in ERROR: `error.type` (when the projection
  * writes it), the `exception` event, and hands the classes up to the open parent so an errored
  * parent without its own keys inherits them.
  */

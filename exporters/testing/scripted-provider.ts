@@ -13,6 +13,7 @@ export interface ScriptedTurn {
   headers?: Record<string, string>;
 }
 
+/** Options of `startScriptedProvider`. */
 export interface ScriptedProviderOptions {
   style?: "openai" | "anthropic";
   /** Turns in order; a function picks the turn from the request body and its index. */
@@ -22,12 +23,14 @@ export interface ScriptedProviderOptions {
   model?: string;
 }
 
+/** One request the scripted provider received (body parsed as JSON, undefined if it was not JSON). */
 export interface RecordedProviderRequest {
   path: string;
   headers: Record<string, string | string[] | undefined>;
   body: unknown;
 }
 
+/** A running scripted provider: its base URL, the requests it received, and `close()`. */
 export interface ScriptedProvider {
   /** Base URL for `createClient({ baseUrl })`. */
   readonly url: string;

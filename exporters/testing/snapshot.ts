@@ -2,8 +2,10 @@ import { SpanKind, SpanStatusCode, type AttributeValue, type Attributes, type Hr
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { TokenTable, UUID_PATTERN } from "./tokens.js";
 
+/** How `toSnapshot` renders times; see `SnapshotOptions.times`. */
 export type SnapshotTimes = "tokens" | "offsets" | "none";
 
+/** Options of `toSnapshot`. */
 export interface SnapshotOptions {
   /**
    * `tokens` (default): each distinct instant becomes `<t-N>` by rank, so order survives but
@@ -13,8 +15,10 @@ export interface SnapshotOptions {
   times?: SnapshotTimes;
 }
 
+/** An attribute value in a snapshot (uuids replaced by tokens). */
 export type SnapshotValue = string | number | boolean | Array<string | number | boolean | null> | null;
 
+/** One span in a snapshot: ids as tokens, kind and status by name, attributes sorted by key. */
 export interface SpanSnapshot {
   name: string;
   kind: string;
@@ -28,6 +32,7 @@ export interface SpanSnapshot {
   events: Array<{ name: string; time?: string | number; attributes: Record<string, SnapshotValue> }>;
 }
 
+/** What `toSnapshot` returns: the spans in export order. */
 export interface TraceSnapshot {
   spans: SpanSnapshot[];
 }

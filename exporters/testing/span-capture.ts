@@ -3,6 +3,7 @@ import type { AtofEvent } from "../../src/events/types.js";
 import { RecordingSpanExporter } from "./recording-span-exporter.js";
 import { OtelExporter, type OtelExporterOptions, type SubscribableRuntime } from "../otel/otel-exporter.js";
 
+/** `OtelExporter` options without the transport ones: spans always go to memory. */
 export type SpanCaptureOptions = Omit<OtelExporterOptions, "spanExporter" | "endpoint" | "headers">;
 
 /** An OtelExporter over an in-memory span exporter (spans survive shutdown): what a test snapshots. */

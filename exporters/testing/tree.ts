@@ -1,6 +1,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { kindName, microsOf, statusName } from "./snapshot.js";
 
+/** Options of `toTree`. */
 export interface TreeOptions {
   /** Show each span's duration (off by default: durations change between runs). */
   durations?: boolean;
@@ -10,6 +11,7 @@ export interface TreeOptions {
   events?: boolean;
 }
 
+/** Attribute keys `toTree` prints by default: span kind, operation, error type and orphan marks. */
 export const DEFAULT_TREE_ATTRIBUTES: readonly string[] = [
   "openinference.span.kind",
   "gen_ai.operation.name",

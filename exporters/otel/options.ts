@@ -1,0 +1,128 @@
+import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { AttributeMapping } from "./attribute-controls.js";
+import type { MarkProjectionSetting } from "./marks.js";
+import type { ProjectionName } from "./projection.js";
+import {
+  optionalNumber,
+  optionalString,
+  optionalStringRecord,
+  rejectUnknownKeys,
+  requireHttpUrl,
+  requireObject,
+  requireOneOf,
+} from "../option-checks.js";
+
+/** Options of `OtelExporter`; unknown keys and wrong values throw a `TypeError` at construction. */
+export interface OtelExporterOptions {
+  /** Which attribute vocabulary the spans use: `full`, `openinference` or `gen_ai`. Required. */
+  projection: ProjectionName;
+  /**
+   * OTLP/HTTP endpoint: a full traces URL (e.g. `http://localhost:4318/v1/traces`); a bare
+   * collector URL (empty path or `/`, e.g. `http://localhost:4318`) gets `/v1/traces` appended.
+   * Must be an absolute http(s) URL. When unset, the OpenTelemetry exporter's standard
+   * `OTEL_EXPORTER_OTLP_*` environment variables apply (default `http://localhost:4318/v1/traces`).
+   * Ignored when `spanExporter` is set.
+   */
+  endpoint?: string;
+  /** Extra HTTP headers on every OTLP request (e.g. an API key). Ignored when `spanExporter` is set. */
+  headers?: Record<string, string>;
+  /** Resource `service.name`; default `OTEL_SERVICE_NAME`, else `unknown_service`. */
+  serviceName?: string;
+  /** Private attribute namespace of `full` and `openinference` (default `nemo_relay`); `gen_ai` writes no private attributes. */
+  namespace?: string;
+  /**
+   * How marks are rendered: `event` puts a mark on its parent's span as a span event (a mark
+   * with no open parent span becomes its own `mark:{name}` span); `tool` renders every mark
+   * not excluded by `markExcludeNames` as its own span; `inherit` (default) behaves like `event`.
+   * `gen_ai` renders no marks.
+   */
+  markProjection?: MarkProjectionSetting;
+  /** Mark names (or `metadata.hook_event_name` values) that `tool` mode keeps as span events; default `["llm.chunk"]`. */
+  markExcludeNames?: string[];
+  /** Where spans go instead of OTLP/HTTP (e.g. an `InMemorySpanExporter` in tests). */
+  spanExporter?: SpanExporter;
+  /** Bound on each export request, on `forceFlush()` and on `shutdown()`; default 3000 ms. */
+  timeoutMillis?: number;
+  /** Finished spans waiting for export; past it spans are dropped and counted. Default 2048. */
+  maxQueueSize?: number;
+  /** Spans per export request; default 512 (never more than `maxQueueSize`). */
+  maxExportBatchSize?: number;
+  /** How long finished spans wait before a batch is sent; default 5000 ms. */
+  scheduledDelayMillis?: number;
+  /** Extra resource attributes; they override `service.name` when they set it. */
+  resourceAttributes?: Record<string, string | number | boolean>;
+  /** Instrumentation scope name on every span; default `relaytrace`. */
+  instrumentationScope?: string;
+  /**
+   * `full` and `openinference` only (ignored by `gen_ai`): after projection, copy the last value
+   * of attribute `key` to `alias` unless `alias` is already set; also on mark events and mark spans.
+   */
+  attributeMappings?: AttributeMapping[];
+  /**
+   * All projections: copy scope metadata keys starting with one of these prefixes to top-level
+   * span attributes (scalars or homogeneous scalar arrays only; reserved namespaces and
+   * projection-set keys are never touched; the end event's value wins over the start's).
+   */
+  promoteMetadataPrefixes?: string[];
+}
+
+const OWNER = "OtelExporter";
+const KEYS: readonly (keyof OtelExporterOptions)[] = [
+  "projection", "endpoint", "headers", "serviceName", "namespace", "markProjection", "markExcludeNames",
+  "spanExporter", "timeoutMillis", "maxQueueSize", "maxExportBatchSize", "scheduledDelayMillis",
+  "resourceAttributes", "instrumentationScope", "attributeMappings", "promoteMetadataPrefixes",
+];
+const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
+const MARK_SETTINGS: readonly MarkProjectionSetting[] = ["inherit", "event", "tool"];
+
+/**
+ * Checks what the exporter itself reads (the attribute controls check their own two options) and
+ * returns the OTLP URL to use, if any: configuration mistakes fail at startup, not as lost spans.
+ */
+export function checkOtelOptions(options: OtelExporterOptions): { endpoint: string | undefined } {
+  const bag = requireObject(OWNER, "options", options);
+  rejectUnknownKeys(OWNER, bag, KEYS);
+  if (bag["projection"] === undefined) throw new TypeError(`${OWNER}: projection is required ("full" | "openinference" | "gen_ai")`);
+  requireOneOf(OWNER, "projection", bag["projection"], PROJECTIONS);
+  requireOneOf(OWNER, "markProjection", bag["markProjection"], MARK_SETTINGS);
+  optionalStringRecord(OWNER, "headers", bag["headers"]);
+  optionalString(OWNER, "serviceName", bag["serviceName"]);
+  if (optionalString(OWNER, "namespace", bag["namespace"]) === "") throw new TypeError(`${OWNER}: namespace must not be empty`);
+  optionalString(OWNER, "instrumentationScope", bag["instrumentationScope"]);
+  checkStringArray("markExcludeNames", bag["markExcludeNames"]);
+  checkResourceAttributes(bag["resourceAttributes"]);
+  const exporter = bag["spanExporter"];
+  if (exporter !== undefined && (typeof exporter !== "object" || exporter === null || typeof (exporter as SpanExporter).export !== "function")) {
+    throw new TypeError(`${OWNER}: spanExporter must be an OpenTelemetry SpanExporter (an object with export())`);
+  }
+  optionalNumber(OWNER, "timeoutMillis", bag["timeoutMillis"], 0);
+  optionalNumber(OWNER, "maxQueueSize", bag["maxQueueSize"], 1);
+  optionalNumber(OWNER, "maxExportBatchSize", bag["maxExportBatchSize"], 1);
+  optionalNumber(OWNER, "scheduledDelayMillis", bag["scheduledDelayMillis"], 0);
+  return { endpoint: resolveEndpoint(bag["endpoint"]) };
+}
+
+/** A bare collector URL is almost always meant as the collector's base: send to its traces path. */
+function resolveEndpoint(value: unknown): string | undefined {
+  if (value === undefined) return undefined;
+  const url = requireHttpUrl(OWNER, "endpoint", value);
+  if (url.pathname !== "" && url.pathname !== "/") return value as string;
+  url.pathname = "/v1/traces";
+  return url.toString();
+}
+
+function checkStringArray(key: string, value: unknown): void {
+  if (value === undefined) return;
+  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
+    throw new TypeError(`${OWNER}: ${key} must be an array of strings`);
+  }
+}
+
+function checkResourceAttributes(value: unknown): void {
+  if (value === undefined) return;
+  for (const [key, v] of Object.entries(requireObject(OWNER, "resourceAttributes", value))) {
+    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
+      throw new TypeError(`${OWNER}: resourceAttributes.${key} must be a string, number or boolean`);
+    }
+  }
+}
