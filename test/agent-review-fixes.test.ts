@@ -219,3 +219,13 @@ describe("529 overloaded is retried like 503", () => {
     expect(header(p, 1, "x-api-key")).toBe("k");
   });
 });
+
+describe("toolkit.register", () => {
+  it("refuses a name the toolkit already has instead of silently keeping the old tool", async () => {
+    const first = defineTool({ name: "lookup", description: "first", execute: () => "first" });
+    const second = defineTool({ name: "lookup", description: "second", execute: () => "second" });
+    const toolkit = await createToolkit({ tools: [first] });
+    expect(() => toolkit.register(second)).toThrow("toolkit already has a tool named lookup");
+    expect((await toolkit.execute("lookup", {})).output).toBe("first");
+  });
+});

@@ -3,7 +3,11 @@ import type { ToolResult } from "./pending.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { builtinTools } from "./builtins/index.js";
 
-/** Names reserved by the built-in tools; a relay tool may never take one, builtins on or off. */
+/**
+ * Names reserved for built-in tools: the four relaytrace ships (`read`, `write`, `bash`,
+ * `question`) and the rest of the toolnexus built-in set, kept for compatibility. A relay tool may
+ * never take one, built-ins on or off.
+ */
 export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
   "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
 ]);
@@ -43,9 +47,14 @@ export class Toolkit {
     this.ordered.push(tool);
   }
 
-  /** Adds tools after construction, under the same relay collision guard. */
+  /** Adds tools after construction, under the same relay collision guard; a name already taken is a TypeError. */
   register(...tools: Tool[]): void {
     collisionGuard(tools);
+    const names = new Set<string>();
+    for (const t of tools) {
+      if (this.byName.has(t.name) || names.has(t.name)) throw new TypeError(`toolkit already has a tool named ${t.name}`);
+      names.add(t.name);
+    }
     for (const t of tools) this.add(t);
   }
 
