@@ -1,3 +1,5 @@
+import { closestKey } from "../src/events/option-keys.js";
+
 // Construction-time checks shared by the exporters: a configuration mistake throws a TypeError
 // that names the option at startup, instead of surfacing later as silently lost telemetry.
 
@@ -17,7 +19,7 @@ export function requireObject(owner: string, label: string, value: unknown): Rec
 export function rejectUnknownKeys(owner: string, options: Record<string, unknown>, known: readonly string[], prefix = "", context = ""): void {
   for (const key of Object.keys(options)) {
     if (known.includes(key) || options[key] === undefined) continue;
-    const guess = closest(key, known);
+    const guess = closestKey(key, known);
     const hint = guess === undefined ? `known options: ${known.map((k) => prefix + k).join(", ")}` : `did you mean ${prefix}${guess}?`;
     throw new TypeError(`${owner}: unknown option ${prefix}${key}${context}; ${hint}`);
   }
@@ -80,38 +82,4 @@ function describe(value: unknown): string {
   if (typeof value === "string") return JSON.stringify(value);
   if (Array.isArray(value)) return "an array";
   return typeof value === "object" && value !== null ? "an object" : String(value);
-}
-
-function closest(key: string, known: readonly string[]): string | undefined {
-  const lower = key.toLowerCase();
-  let best: string | undefined;
-  let bestScore = Infinity;
-  for (const candidate of known) {
-    const c = candidate.toLowerCase();
-    const snake = c.replace(/_/g, "");
-    let score: number;
-    if (c === lower || snake === lower.replace(/_/g, "")) score = 0;
-    else if (c.startsWith(lower) || lower.startsWith(c)) score = 1;
-    else {
-      const distance = editDistance(lower, c);
-      score = distance <= Math.max(1, Math.floor(c.length / 4)) ? 1 + distance : Infinity;
-    }
-    if (score < bestScore) {
-      bestScore = score;
-      best = candidate;
-    }
-  }
-  return best;
-}
-
-function editDistance(a: string, b: string): number {
-  let previous = Array.from({ length: b.length + 1 }, (_, i) => i);
-  for (let i = 1; i <= a.length; i++) {
-    const current = [i];
-    for (let j = 1; j <= b.length; j++) {
-      current[j] = Math.min(previous[j]! + 1, current[j - 1]! + 1, previous[j - 1]! + (a[i - 1] === b[j - 1] ? 0 : 1));
-    }
-    previous = current;
-  }
-  return previous[b.length]!;
 }

@@ -1,3 +1,4 @@
+import { closestKey } from "../events/option-keys.js";
 import type { ClientOptions } from "./types.js";
 
 /** Every key `createClient` accepts; anything else is a typo that would otherwise be ignored silently. */
@@ -26,35 +27,6 @@ export const CLIENT_OPTION_KEYS: readonly (keyof ClientOptions)[] = Object.freez
 ] as const);
 
 const PROVIDER_STYLES: readonly string[] = ["openai", "anthropic"];
-
-function editDistance(a: string, b: string): number {
-  const prev = Array.from({ length: b.length + 1 }, (_, j) => j);
-  for (let i = 1; i <= a.length; i++) {
-    let diagonal = prev[0]!;
-    prev[0] = i;
-    for (let j = 1; j <= b.length; j++) {
-      const above = prev[j]!;
-      prev[j] = Math.min(above + 1, prev[j - 1]! + 1, diagonal + (a[i - 1] === b[j - 1] ? 0 : 1));
-      diagonal = above;
-    }
-  }
-  return prev[b.length]!;
-}
-
-/** The known key a misspelt one most likely meant: same letters ignoring case and `_`/`-`, else a near miss. */
-export function closestKey(key: string, known: readonly string[]): string | undefined {
-  const flat = (s: string) => s.replace(/[_-]/g, "").toLowerCase();
-  const exact = known.find((k) => flat(k) === flat(key));
-  if (exact) return exact;
-  let best: string | undefined;
-  let bestDistance = Infinity;
-  for (const k of known) {
-    const d = editDistance(flat(key), flat(k));
-    if (d < bestDistance) [best, bestDistance] = [k, d];
-  }
-  // Only a small slip counts as a suggestion; a wholly different word gets none.
-  return bestDistance <= Math.max(2, Math.floor(flat(key).length / 4)) ? best : undefined;
-}
 
 /**
  * Rejects options that cannot work, at construction rather than on the first run:

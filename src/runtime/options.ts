@@ -1,10 +1,7 @@
+import { closestKey } from "../events/option-keys.js";
 import { CATEGORIES } from "../events/types.js";
 
 const CATEGORY_SET: ReadonlySet<string> = new Set(CATEGORIES);
-
-function camel(key: string): string {
-  return key.replace(/_([a-z])/g, (_m, c: string) => c.toUpperCase());
-}
 
 /**
  * Rejects option keys the API does not know, so a misspelt or snake_case option is an error at
@@ -17,7 +14,8 @@ export function checkOptions(options: unknown, allowed: ReadonlySet<string>, whe
   }
   for (const key in options) {
     if (allowed.has(key)) continue;
-    const hint = allowed.has(camel(key)) ? ` (use ${camel(key)})` : "";
+    const guess = closestKey(key, allowed);
+    const hint = guess === undefined ? "" : ` (use ${guess})`;
     throw new TypeError(`${where}: unknown option ${key}${hint}`);
   }
 }
