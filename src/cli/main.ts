@@ -126,6 +126,7 @@ async function demo(io: Io, argv: string[]): Promise<number> {
     io.out(`  ATIF  ${shown(p)}${doc ? ` (${doc.schema_version}, ${doc.steps.length} steps)` : ""}`);
   }
   if (otlp) io.out(`  OTLP  spans sent to ${otlp}`);
+  if (!live) io.out("  The customer's email address is [REDACTED:email] in every exported event: sanitizers change telemetry, never the app's answer.");
   const problems = demoResult.diagnostics.filter((d) => d.count > 0);
   if (problems.length > 0) {
     io.out("");
