@@ -152,53 +152,39 @@ export class LlmLifecycle {
       ended: false,
       ...(options.modelName !== undefined ? { modelName: options.modelName } : {}),
     };
-    const sanitize = this.payloadChain(stack, "request");
+    if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
     this.core.emitScope(
       stack,
       scopeOf(handle),
       "start",
       handle.startedAtUs,
       { data: stripCredentials(request), metadata: handle.metadata, profile: llmProfile(handle.modelName) },
-      sanitize &&
-        ((event) => {
-          event.data = sanitize(event.data).value;
-        }),
+      this.payloadTransform(stack, "request", undefined, handle.name),
     );
     return handle;
   }
 
   private close(stack: ScopeStack, handle: InternalLlmHandle, response: Json, options: EndLlmOptions): void {
     handle.ended = true;
-    const sanitize = this.payloadChain(stack, "response");
-    const fallback = options.data;
+    const endUs = this.core.endTime(handle.startedAtUs, options.timestamp);
+    if (!this.core.listening(stack)) return;
     this.core.emitScope(
       stack,
       scopeOf(handle),
       "end",
-      this.core.endTime(handle.startedAtUs, options.timestamp),
+      endUs,
       {
         data: response,
         metadata: okMetadata(shallowMerge(handle.metadata, options.metadata)),
         profile: llmProfile(options.modelName ?? handle.modelName),
       },
-      sanitize || fallback !== undefined
-        ? (event) => {
-          if (sanitize) {
-            const { value, failed } = sanitize(event.data);
-            event.data = failed ? null : value;
-            if (failed) return;
-          }
-          if (event.data === null && fallback !== undefined) event.data = this.core.copy(fallback, `${handle.name} data`);
-        }
-        : undefined,
+      this.payloadTransform(stack, "response", options.data, handle.name),
     );
   }
 
-  private payloadChain(stack: ScopeStack, which: "request" | "response") {
+  private payloadTransform(stack: ScopeStack, which: "request" | "response", fallback: Json | undefined, name: string) {
     const registry = which === "request" ? this.core.registries.llmSanitizeRequest : this.core.registries.llmSanitizeResponse;
-    const entries = registry.effective(stack);
-    if (entries.length === 0) return undefined;
-    return this.core.sanitizeChain(entries, `llm_sanitize_${which}`);
+    return this.core.payloadTransform(registry.effective(stack), `llm_sanitize_${which}`, fallback, `${name} data`);
   }
 }
 

@@ -190,25 +190,30 @@ export class RuntimeCore {
   }
 
   /**
-   * A payload sanitize chain snapshot, applied at delivery. A throwing sanitizer omits the payload
-   * (`null`) and skips the rest of the chain; execution is unaffected.
+   * The delivery-time transform of a tool or LLM event's `data`: the payload sanitize chain
+   * (snapshotted now), then `fallback` when the chain yields null. A throwing sanitizer omits
+   * the payload (`null`, no fallback) and skips the rest of the chain; execution is unaffected.
+   * Undefined when there is nothing to do.
    */
-  sanitizeChain(
+  payloadTransform(
     entries: readonly { name: string; callback: (value: Json) => Json }[],
     family: string,
-  ): ((value: Json) => { value: Json; failed: boolean }) | undefined {
-    if (entries.length === 0) return undefined;
-    return (value: Json) => {
-      let current = value;
+    fallback: Json | undefined,
+    what: string,
+  ): Transform | undefined {
+    if (entries.length === 0 && fallback === undefined) return undefined;
+    return (event) => {
+      let current = event.data;
       for (const entry of entries) {
         try {
           current = this.copy(entry.callback(current), `${family} ${entry.name}`);
         } catch (error) {
           this.publisher.fail(family, entry.name, error);
-          return { value: null, failed: true };
+          event.data = null;
+          return;
         }
       }
-      return { value: current, failed: false };
+      event.data = current === null && fallback !== undefined ? this.copy(fallback, what) : current;
     };
   }
 }

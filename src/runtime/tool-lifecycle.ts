@@ -27,6 +27,7 @@ interface InternalToolHandle extends ToolHandle {
 
 /** Shared empty mark list of the fast path; only read (`forEach`), never mutated. */
 const NO_MARKS: PendingMarkSpec[] = [];
+const NO_SANITIZERS: readonly { name: string; callback: (value: Json) => Json }[] = [];
 
 function toolProfile(toolCallId: string | undefined): JsonObject {
   return toolCallId === undefined ? {} : { tool_call_id: toolCallId };
@@ -140,17 +141,13 @@ export class ToolLifecycle {
       toolCallId: options.toolCallId,
     };
     if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
-    const sanitize = this.payloadChain(stack, name, "request");
     this.core.emitScope(
       stack,
       handle,
       "start",
       handle.startedAtUs,
       { data: args, metadata: handle.metadata, profile: toolProfile(handle.toolCallId) },
-      sanitize &&
-        ((event) => {
-          event.data = sanitize(event.data).value;
-        }),
+      this.payloadTransform(stack, name, "request", undefined),
     );
     return handle;
   }
@@ -170,35 +167,25 @@ export class ToolLifecycle {
     const metadata = managed ? okMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
     const profile = toolProfile(handle.toolCallId);
     if (outcome.annotation !== undefined && outcome.annotation !== null) profile.tool_result_annotation = outcome.annotation;
-    const fallback = options?.data ?? handle.fallbackData;
-    const sanitize = this.payloadChain(stack, handle.name, "response");
     this.core.emitScope(
       stack,
       handle,
       "end",
       endUs,
       { data: outcome.result, metadata, profile },
-      sanitize || fallback !== undefined
-        ? (event) => {
-          if (sanitize) {
-            const { value, failed } = sanitize(event.data);
-            event.data = failed ? null : value;
-            if (failed) return;
-          }
-          if (event.data === null && fallback !== undefined) event.data = this.core.copy(fallback, `${handle.name} data`);
-        }
-        : undefined,
+      this.payloadTransform(stack, handle.name, "response", options?.data ?? handle.fallbackData),
     );
     return endUs;
   }
 
-  private payloadChain(stack: ScopeStack, tool: string, which: "request" | "response") {
+  private payloadTransform(stack: ScopeStack, tool: string, which: "request" | "response", fallback: Json | undefined) {
     const registry = which === "request" ? this.core.registries.toolSanitizeRequest : this.core.registries.toolSanitizeResponse;
     const entries = registry.effective(stack);
-    if (entries.length === 0) return undefined;
-    return this.core.sanitizeChain(
-      entries.map((e) => ({ name: e.name, callback: (value: Json) => e.callback(tool, value) })),
+    return this.core.payloadTransform(
+      entries.length === 0 ? NO_SANITIZERS : entries.map((e) => ({ name: e.name, callback: (value: Json) => e.callback(tool, value) })),
       `tool_sanitize_${which}`,
+      fallback,
+      `${tool} data`,
     );
   }
 
