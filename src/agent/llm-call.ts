@@ -58,19 +58,8 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
       settings.codec.route,
       { headers: requestHeaders(run), content: body },
       async (request, ctx) => {
-        const options: Parameters<typeof postJson>[0] = {
-          url,
-          // The request the runtime hands back is the real one (credentials intact, traceparent added).
-          headers: stringHeaders(request.headers),
-          body: request.content,
-          signal: ctx.signal,
-          retries: settings.retries,
-          retryBaseMs: settings.retryBaseMs,
-          onRetry: retryMark(run, ctx.llmUuid),
-        };
-        if (settings.onError) options.onError = settings.onError;
-        if (settings.dispatcher) options.dispatcher = settings.dispatcher;
-        const res = await postJson(options);
+        // The request the runtime hands back is the real one (credentials intact, traceparent added).
+        const res = await postJson(transportOptions(run, url, stringHeaders(request.headers), request.content, ctx.signal, ctx.llmUuid));
         return res.json as Json;
       },
       { modelName: settings.model, metadata: endpointMetadata(url, turn), signal: run.signal, injectTraceparent: settings.injectTraceparent },
@@ -99,18 +88,7 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
   let parsed: ParsedTurn | undefined;
   let firstChunkMs: number | undefined;
   try {
-    const options: Parameters<typeof postStream>[0] = {
-      url,
-      headers,
-      body,
-      signal: run.signal,
-      retries: settings.retries,
-      retryBaseMs: settings.retryBaseMs,
-      onRetry: retryMark(run, handle.uuid),
-    };
-    if (settings.onError) options.onError = settings.onError;
-    if (settings.dispatcher) options.dispatcher = settings.dispatcher;
-    const events = await postStream(options);
+    const events = await postStream(transportOptions(run, url, headers, body, run.signal, handle.uuid));
     const gen = settings.codec.parseStream(events);
     for (;;) {
       const step = await gen.next();
@@ -136,4 +114,28 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
   } finally {
     llmMetric(run, turn, started, parsed);
   }
+}
+
+/** The transport options of one provider call (JSON or streamed): retries, their marks, onError, dispatcher. */
+function transportOptions(
+  run: RunContext,
+  url: string,
+  headers: Record<string, string>,
+  body: unknown,
+  signal: AbortSignal | undefined,
+  llmUuid: string,
+): Parameters<typeof postJson>[0] {
+  const { settings } = run;
+  const options: Parameters<typeof postJson>[0] = {
+    url,
+    headers,
+    body,
+    signal,
+    retries: settings.retries,
+    retryBaseMs: settings.retryBaseMs,
+    onRetry: retryMark(run, llmUuid),
+  };
+  if (settings.onError) options.onError = settings.onError;
+  if (settings.dispatcher) options.dispatcher = settings.dispatcher;
+  return options;
 }
