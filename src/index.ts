@@ -118,6 +118,8 @@ export type {
   RunStatus,
   RunUsage,
   StreamEvent,
+  StreamOptions,
+  BuiltinName,
   Tool,
   ToolCallRecord,
   ToolContext,

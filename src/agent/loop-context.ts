@@ -21,7 +21,7 @@ export interface ClientSettings {
   retries: number;
   retryBaseMs: number;
   timeoutMs?: number;
-  waitFor?: (request: Request) => Promise<Answer>;
+  waitFor?: (request: Request) => Answer | Promise<Answer>;
   dispatcher?: Dispatcher;
   agentName: string;
   injectTraceparent: boolean;
