@@ -1,7 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { createClient, type StreamEvent } from "../src/agent/index.js";
-import { reply, startProvider, type ScriptedReply } from "./agent-provider-server.js";
+import { reply, startProvider, type ScriptedReply } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

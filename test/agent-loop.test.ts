@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createClient, createToolkit, defineTool, InMemoryConversationStore, pending, type ClientOptions } from "../src/agent/index.js";
-import { reply, startProvider, type Script, type ScriptedReply } from "./agent-provider-server.js";
+import { reply, startProvider, type Script, type ScriptedReply } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -337,5 +337,16 @@ describe("agent loop: toolnexus behaviours", () => {
     expect(client.metrics()).toContain('toolnexus_llm_requests_total{model="stub",status="ok"} 1\n');
     expect(srv.requests).toHaveLength(2);
     expect((srv.requests[1]!.body.messages as unknown[]).at(-1)).toEqual({ role: "user", content: "added by hook" });
+  });
+});
+
+describe("ask without an id is stateless", () => {
+  it("runs like run: no history is loaded or saved between calls", async () => {
+    const p = await provider([reply("openai", "one"), reply("openai", "two")]);
+    const { client } = clientFor(p.url, "openai");
+    const toolkit = await createToolkit();
+    await client.ask("first", { toolkit });
+    await client.ask("second", { toolkit });
+    expect((p.requests[1]!.body as { messages: unknown[] }).messages).toEqual([{ role: "user", content: "second" }]);
   });
 });
