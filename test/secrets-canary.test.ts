@@ -9,8 +9,8 @@ import { OtelExporter } from "../exporters/otel/index.js";
 import { createClient, createToolkit, defineTool } from "../src/agent/index.js";
 import { redactPII } from "../src/redact/index.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
-import { reply, startProvider } from "./agent-provider-server.js";
-import { reply200, startCollector, type FaultCollector } from "./reliability-support.js";
+import { reply, startProvider } from "./support/agent-provider-server.js";
+import { reply200, startCollector, type FaultCollector } from "./support/fault-collector.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
