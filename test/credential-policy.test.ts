@@ -6,7 +6,7 @@ import { createClient, createToolkit } from "../src/agent/index.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { HeaderPolicy, RECORDED_HEADERS, REDACTED } from "../src/wire/credentials.js";
-import { reply, startProvider } from "./agent-provider-server.js";
+import { reply, startProvider } from "./support/agent-provider-server.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {

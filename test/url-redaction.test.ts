@@ -11,7 +11,7 @@ import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { REDACTED } from "../src/wire/credentials.js";
 import { joinUrl, redactUrl, redactUrlsInText } from "../src/wire/urls.js";
 import { anthropicUrl } from "../src/agent/providers/anthropic-shared.js";
-import { reply, startProvider } from "./agent-provider-server.js";
+import { reply, startProvider } from "./support/agent-provider-server.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
