@@ -20,12 +20,14 @@ export type { AtofWarning } from "./events/atof-errors.js";
 export { createRuntime, Runtime } from "./runtime/runtime.js";
 export type { ScopeControl } from "./runtime/runtime.js";
 export type { Exporter, ExporterHost } from "./runtime/exporter.js";
-export { DiagnosticCounter } from "./events/diagnostics.js";
+export { DiagnosticCounter } from "./wire/diagnostics.js";
 export { DEFAULT_NAMESPACE, METRIC_SCHEMA, PENDING_REQUEST_SCHEMA, TOOL_PENDING_MARK } from "./events/wire-names.js";
 export { defaultRuntime } from "./runtime/default-runtime.js";
 export { RelaytraceError, GuardrailRejectedError } from "./runtime/errors.js";
 export type { RelaytraceErrorCode } from "./runtime/errors.js";
-export { stripCredentials, CREDENTIAL_HEADERS } from "./runtime/llm-lifecycle.js";
+export { recordableRequest } from "./runtime/llm-lifecycle.js";
+export { HeaderPolicy, RECORDED_HEADERS, REDACTED } from "./wire/credentials.js";
+export { redactUrl } from "./wire/urls.js";
 export type { ExecuteLlmOptions } from "./runtime/llm-lifecycle.js";
 export { toolResult, withAnnotation, withoutAnnotation, withPendingMark, toExecutionResult } from "./runtime/outcome.js";
 export { propagationContextFromJson, propagationContextToTraceparent } from "./runtime/propagation.js";
@@ -120,6 +122,8 @@ export type {
   RunStatus,
   RunUsage,
   StreamEvent,
+  StreamOptions,
+  BuiltinName,
   Tool,
   ToolCallRecord,
   ToolContext,

@@ -1,5 +1,5 @@
 import type { Exporter } from "../../src/runtime/exporter.js";
-import { DiagnosticCounter, type Diagnostic } from "../../src/events/diagnostics.js";
+import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";

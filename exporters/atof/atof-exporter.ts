@@ -3,7 +3,7 @@ import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime
 import { resolve } from "node:path";
 import { serializeEvent } from "../../src/events/atof-codec.js";
 import type { AtofEvent } from "../../src/events/types.js";
-import { DiagnosticCounter, type Diagnostic } from "../../src/events/diagnostics.js";
+import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FileSink } from "./file-sink.js";
 import { LineBuffer } from "./line-buffer.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";

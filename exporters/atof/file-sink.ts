@@ -1,6 +1,6 @@
 import { close, constants, fsync, mkdirSync, openSync, write, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import type { DiagnosticCounter } from "../../src/events/diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import type { LineBuffer } from "./line-buffer.js";
 import type { AtofSink } from "./sink.js";
 

@@ -1,3 +1,3 @@
 export { AtofExporter, type AtofSubscribable } from "./atof-exporter.js";
-export type { Diagnostic as ExporterDiagnostic } from "../../src/events/diagnostics.js";
+export type { Diagnostic as ExporterDiagnostic } from "../../src/wire/diagnostics.js";
 export type { AtofBufferOptions, AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";

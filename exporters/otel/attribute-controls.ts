@@ -1,6 +1,6 @@
 import type { AttributeValue, Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
-import type { DiagnosticCounter } from "../../src/events/diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import type { ProjectionName } from "./projection.js";
 
 /** Copy the last value of attribute `key` to `alias` when `alias` is not already set. */

@@ -1,5 +1,5 @@
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
-import type { DiagnosticCounter } from "../../src/events/diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 
 /** ExportResultCode.FAILED (a numeric enum in @opentelemetry/core, which is not a direct dependency). */
 const FAILED = 1;

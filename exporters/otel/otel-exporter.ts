@@ -8,7 +8,7 @@ import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opent
 import { parseTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { CountingSpanExporter } from "./counting-span-exporter.js";
-import { DiagnosticCounter, type Diagnostic } from "../../src/events/diagnostics.js";
+import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FinishedSpan, type InstrumentationScope } from "./finished-span.js";
 import { createProjection } from "./projections.js";
 import { hrTimeFromMicros, idHex, spanIdFromUuid, traceIdFromUuid } from "./ids.js";

@@ -1,7 +1,7 @@
 import { META_STATUS_CODE, META_STATUS_DESCRIPTION } from "../../src/events/wire-names.js";
 import { SpanStatusCode, type SpanStatus } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
-import type { DiagnosticCounter } from "../../src/events/diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { hrTimeFromMicros } from "./ids.js";
 import type { OpenSpan } from "./open-span.js";
 import { ERROR_TYPE, ERROR_TYPE_OTHER, EXCEPTION_TYPE } from "./semconv.js";

@@ -1,6 +1,6 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { AtofEvent } from "../../src/events/types.js";
-import type { Diagnostic } from "../../src/events/diagnostics.js";
+import type { Diagnostic } from "../../src/wire/diagnostics.js";
 import type { Exporter } from "../../src/runtime/exporter.js";
 import { RecordingSpanExporter } from "./recording-span-exporter.js";
 import { OtelExporter, type OtelExporterOptions, type SubscribableRuntime } from "../otel/otel-exporter.js";

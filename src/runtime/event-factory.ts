@@ -2,6 +2,7 @@ import { META_ERROR_TYPE, META_EXCEPTION_TYPE, META_STATUS_CODE, META_STATUS_DES
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import { ATOF_VERSION } from "../events/types.js";
+import { redactUrlsInText } from "../wire/urls.js";
 import { RelaytraceError } from "./errors.js";
 
 const FLAG = /^[a-z0-9._-]+$/;
@@ -38,7 +39,8 @@ export function okMetadata(base: Json): Json {
 export function errorMetadata(base: Json, error: unknown): Json {
   const out: JsonObject = isJsonObject(base) ? { ...base } : {};
   out[META_STATUS_CODE] = "ERROR";
-  out[META_STATUS_DESCRIPTION] = error instanceof Error ? error.message : String(error);
+  // An error message may name the endpoint it failed on: its userinfo and query values never reach an event.
+  out[META_STATUS_DESCRIPTION] = redactUrlsInText(error instanceof Error ? error.message : String(error));
   if (out[META_ERROR_TYPE] === undefined) {
     out[META_ERROR_TYPE] = error instanceof RelaytraceError ? error.code : "internal_error";
   }

@@ -1,4 +1,4 @@
-import type { Diagnostic } from "../events/diagnostics.js";
+import type { Diagnostic } from "../wire/diagnostics.js";
 import type { AtofEvent } from "../events/types.js";
 
 /** What an exporter needs of a runtime: a subscription that carries its lifecycle, and the delivery barrier. */

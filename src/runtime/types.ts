@@ -2,7 +2,7 @@ import type { Clock } from "../events/clock.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeHandle } from "../events/scope-stack.js";
 import type { AtofEvent, Category, DataSchema, LogSeverity } from "../events/types.js";
-import type { Diagnostic } from "../events/diagnostics.js";
+import type { Diagnostic } from "../wire/diagnostics.js";
 import type { Exporter } from "./exporter.js";
 
 export type { ScopeHandle };
@@ -195,4 +195,9 @@ export interface RuntimeOptions {
   namespace?: string;
   /** Called for each counted problem (with its running count); a throwing listener is ignored. */
   onDiagnostic?: (d: Diagnostic) => void;
+  /**
+   * Header names whose values `llm` events may record, added to the default allow-list
+   * (`RECORDED_HEADERS`). Every other request header is recorded as `[redacted]`.
+   */
+  recordedHeaders?: readonly string[];
 }

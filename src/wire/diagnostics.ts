@@ -1,3 +1,5 @@
+import { redactUrlsInText } from "./urls.js";
+
 /** One counted problem kind, as `diagnostics()` reports it (runtime and every exporter alike). */
 export interface Diagnostic {
   code: string;
@@ -16,6 +18,8 @@ export class DiagnosticCounter {
 
   /** Counts `by` occurrences (default 1) of `code`. */
   record(code: string, message: string, by = 1): void {
+    // Messages name endpoints; a URL's userinfo and query values never reach a diagnostic.
+    message = redactUrlsInText(message);
     let entry = this.entries.get(code);
     if (entry) {
       entry.count += by;
