@@ -1,3 +1,4 @@
+import { ANNOTATION_PENDING, PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID, PROFILE_TOOL_RESULT_ANNOTATION } from "../../src/events/wire-names.js";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import { formatTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
@@ -100,7 +101,7 @@ export class TrajectoryBuilder {
     const start = this.llmStarts.get(e.uuid);
     const parts = responseParts(e.data);
     const step: AtifStep = { step_id: 0, timestamp: formatTimestamp(te.us), source: "agent", message: parts.message };
-    const model = parts.model ?? stringOr(profileOf(e)["model_name"]) ?? (start ? stringOr(profileOf(start.event)["model_name"]) : undefined);
+    const model = parts.model ?? stringOr(profileOf(e)[PROFILE_MODEL_NAME]) ?? (start ? stringOr(profileOf(start.event)[PROFILE_MODEL_NAME]) : undefined);
     if (model) step.model_name = model;
     const effort = start ? reasoningEffortOf(start.event.data) : undefined;
     if (effort !== undefined) step.reasoning_effort = effort;
@@ -141,7 +142,7 @@ export class TrajectoryBuilder {
 
   private toolStart(te: TimedEvent): void {
     const e = te.event as ScopeEvent;
-    const fromProfile = stringOr(profileOf(e)["tool_call_id"]);
+    const fromProfile = stringOr(profileOf(e)[PROFILE_TOOL_CALL_ID]);
     if (!this.current && this.ctx.resumed && fromProfile !== undefined) this.restateResumedCalls(te);
     const sameName = this.sameNameCalls(e.name);
     let id = fromProfile;
@@ -186,10 +187,10 @@ export class TrajectoryBuilder {
     const e = te.event as ScopeEvent;
     this.openTools.delete(e.uuid);
     const profile = profileOf(e);
-    const annotation = profile["tool_result_annotation"];
+    const annotation = profile[PROFILE_TOOL_RESULT_ANNOTATION];
     const hasAnnotation = annotation !== undefined && annotation !== null;
     if (e.data === null && !hasAnnotation) return; // an error end without data adds nothing
-    let callId = stringOr(profile["tool_call_id"]) ?? this.callIdByTool.get(e.uuid);
+    let callId = stringOr(profile[PROFILE_TOOL_CALL_ID]) ?? this.callIdByTool.get(e.uuid);
     if (callId === undefined) {
       const same = this.sameNameCalls(e.name);
       if (same.length === 1) callId = same[0]!.tool_call_id;
@@ -202,7 +203,8 @@ export class TrajectoryBuilder {
     if (e.parent_uuid !== null) extra["parent_event_uuid"] = e.parent_uuid;
     if (e.metadata !== null) extra["metadata"] = cloneJson(e.metadata);
     if (e.data !== null && typeof e.data !== "string" && !isContentPartArray(e.data)) extra["tool_result"] = cloneJson(e.data);
-    if (hasAnnotation) extra["tool_result_annotation"] = cloneJson(annotation);
+    // ATIF keeps the annotation under the same name as the ATOF profile key.
+    if (hasAnnotation) extra[PROFILE_TOOL_RESULT_ANNOTATION] = cloneJson(annotation);
     result.extra = extra;
     if (!this.stepByCallScope.has(e.uuid) && this.current && callId !== undefined) this.stepByCallScope.set(e.uuid, this.current);
     this.pending.push({ callId, result, us: te.us });
@@ -331,6 +333,6 @@ export function toolContent(data: Json): AtifMessage | undefined {
 
 /** A result whose annotation is the agent loop's `{pending: Request}` (a suspended call). */
 function isSuspension(result: AtifObservationResult): boolean {
-  const annotation = result.extra?.["tool_result_annotation"];
-  return isJsonObject(annotation) && "pending" in annotation;
+  const annotation = result.extra?.[PROFILE_TOOL_RESULT_ANNOTATION];
+  return isJsonObject(annotation) && ANNOTATION_PENDING in annotation;
 }
