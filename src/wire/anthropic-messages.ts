@@ -5,6 +5,7 @@ import { message, responseFromParts, resultText, textOfParts } from "./messages.
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { settingsOf, stopList, toolChoiceFrom, toolDefFrom, withoutKeys } from "./request-common.js";
+import { joinUrl } from "./urls.js";
 import { buildUsage } from "./usage.js";
 import type {
   EncodeRequestOptions,
@@ -375,8 +376,8 @@ export const anthropicMessagesCodec: WireCodec = {
   systemInTranscript: false,
   /** `{base}/v1/messages`, or `{base}/messages` when the base already ends in `/v1`. */
   endpoint(baseUrl) {
-    const base = baseUrl.replace(/\/+$/, "");
-    return /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
+    const path = baseUrl.split(/[?#]/, 1)[0]!.replace(/\/+$/, "");
+    return joinUrl(baseUrl, /\/v1$/.test(path) ? "/messages" : "/v1/messages");
   },
   authHeaders(apiKey) {
     const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };

@@ -4,6 +4,7 @@ import { replyFinish } from "./finish.js";
 import { message, responseFromParts, resultText, textOfParts } from "./messages.js";
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
+import { joinUrl } from "./urls.js";
 import { buildUsage, detail, onlyKey } from "./usage.js";
 import { settingsOf, stopList, toolChoiceFrom, toolDefFrom, withoutKeys } from "./request-common.js";
 import type {
@@ -357,7 +358,7 @@ export const openaiChatCodec: WireCodec = {
   eventName: "openai.chat_completions",
   provider: "openai",
   systemInTranscript: true,
-  endpoint: (baseUrl) => `${baseUrl.replace(/\/+$/, "")}/chat/completions`,
+  endpoint: (baseUrl) => joinUrl(baseUrl, "/chat/completions"),
   authHeaders: (apiKey): Record<string, string> => (apiKey ? { Authorization: `Bearer ${apiKey}` } : {}),
   decodeRequest,
   decodeMessages: (messages) => messages.map(decodeMessage),
