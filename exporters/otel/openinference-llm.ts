@@ -1,3 +1,4 @@
+import { PROFILE_MODEL_NAME } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
 import { MimeType, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
 import { isJsonObject, type Json } from "../../src/events/json.js";
@@ -26,7 +27,7 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
     attrs[SC.LLM_PROVIDER] = provider;
     attrs[SC.LLM_SYSTEM] = provider;
   }
-  const model = profileString(start, "model_name") ?? decoded?.request.model;
+  const model = profileString(start, PROFILE_MODEL_NAME) ?? decoded?.request.model;
   if (model) attrs[SC.LLM_MODEL_NAME] = model;
   if (!decoded) {
     if (start.data !== null && start.data !== undefined) setJsonInput(attrs, start.data);
@@ -65,7 +66,7 @@ function setJsonInput(attrs: Attributes, data: Json): void {
 /** OpenInference LLM end attributes from the raw provider response. */
 export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
   const response = llmResponseOf(end);
-  const model = response?.model ?? responseModelOf(end.data) ?? profileString(end, "model_name");
+  const model = response?.model ?? responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
   if (model) attrs[SC.LLM_MODEL_NAME] = model;
   if (!response) return;
   const usage = response.usage ?? {};
