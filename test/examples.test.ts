@@ -14,6 +14,8 @@ import { main as snapshotExample } from "../examples/snapshot-test.js";
 import { CARD, EMAIL, main as piiRedaction } from "../examples/pii-redaction.js";
 import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
 import { main as openaiAgentsHandoff } from "../examples/openai-agents-handoff.js";
+import { main as typedTools } from "../examples/typed-tools.js";
+import { main as skillsExample, SKILLS_DIR } from "../examples/skills.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
 beforeAll(() => void vi.spyOn(console, "log").mockImplementation(() => undefined));
@@ -229,5 +231,36 @@ describe("openai-agents-handoff", () => {
     expect(billing!.steps[0]!.observation?.results.map((r) => r.source_call_id)).toEqual(["call_2"]);
     expect(billing!.steps[0]!.metrics).toMatchObject({ prompt_tokens: 60, cached_tokens: 48 });
     expect(billing!.steps[1]!.message).toBe("Invoice INV-7 was paid on 1 March.");
+  });
+});
+
+describe("typed-tools", () => {
+  it("the literal-schema tool adds without casts; the zod tool is declared as JSON Schema and gets its default", async () => {
+    const { result, declared } = await typedTools();
+    expect(result.toolCalls.map((c) => [c.name, c.output, c.isError])).toEqual([
+      ["add", "7", false],
+      ["forecast", "Oslo: dry for 2 days", false],
+    ]);
+    expect(declared.forecast).toMatchObject({ type: "object", properties: { city: { type: "string" }, days: { type: "integer", minimum: 1, default: 2 } }, required: ["city"] });
+    expect(result.text).toBe("7, and Oslo looks dry for 2 days");
+  });
+});
+
+describe("skills", () => {
+  it("the catalog reaches the system prompt, the skill tool loads the skill, and the trace records skill.load under the tool", async () => {
+    const { result, systemPrompt, events } = await skillsExample();
+    expect(systemPrompt).toBe(
+      "You write for end users.\n\nSkills provide specialized instructions and workflows for specific tasks.\n" +
+        "Use the skill tool to load a skill when a task matches its description.\n\n## Available Skills\n" +
+        "- **release-notes**: Write release notes from a list of merged changes, grouped by user impact.",
+    );
+    const loaded = result.toolCalls[0]!;
+    expect(loaded).toMatchObject({ name: "skill", isError: false });
+    expect(loaded.output.startsWith('<skill_content name="release-notes">\n# Skill: release-notes\n\n# Writing release notes')).toBe(true);
+    expect(loaded.output).toContain(`<file>${SKILLS_DIR}release-notes/templates/notes.md</file>`);
+    const tool = scopes(events).find((e) => e.category === "tool" && e.scope_category === "start")!;
+    const mark = events.find((e) => e.kind === "mark" && e.name === "skill.load")!;
+    expect(mark).toMatchObject({ parent_uuid: tool.uuid, data: { skill_name: "release-notes" }, metadata: { skill_load_source: "skill_tool", tool_name: "skill" } });
+    expect(tool.metadata).toMatchObject({ tool_source: "skill" });
   });
 });

@@ -4,6 +4,7 @@ import type { ParsedToolCall } from "./providers/types.js";
 import { pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
 import { isRelayRequest, stampRelayRequest } from "./relay.js";
 import { toToolResult } from "./tool.js";
+import { markSkillLoad } from "./skill-mark.js";
 import { emitMetric, raceAbort, type RunContext } from "./loop-context.js";
 
 /** The outcome of one tool call of a turn, kept in its call-order slot. */
@@ -48,6 +49,7 @@ async function executeManaged(
     args as Json,
     async (effectiveArgs, ctx) => {
       toolUuid = ctx.toolUuid;
+      if (source === "skill") markSkillLoad(run.settings.runtime, ctx.toolUuid, call.name, effectiveArgs);
       if (opts.shortCircuit) return { result: opts.shortCircuit as unknown as Json, annotation: { short_circuit: "beforeTool" } };
       const argsObject = (typeof effectiveArgs === "object" && effectiveArgs !== null && !Array.isArray(effectiveArgs) ? effectiveArgs : {}) as Record<string, unknown>;
       const toolCtx: { signal: AbortSignal; toolCallId: string; toolUuid: string; answer?: Answer } = {

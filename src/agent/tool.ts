@@ -2,6 +2,8 @@ import { Ajv, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../events/json.js";
 import type { Answer, ToolResult } from "./pending.js";
 import { raceAbort } from "./loop-context.js";
+import type { FromJsonSchema } from "./schema-types.js";
+import { isStandardSchema, jsonSchemaOf, validateStandard, type StandardSchemaLike } from "./standard-schema.js";
 
 /** Where a tool comes from; traced as `tool_source`, and `relay` marks a tool executed by the host. */
 export type ToolSource = "mcp" | "skill" | "builtin" | "native" | "http" | "a2a" | "custom" | "relay";
@@ -32,11 +34,29 @@ export interface Tool {
  */
 export type ToolReturn = unknown;
 
+/**
+ * The arguments `execute` receives for an `inputSchema`: a Standard Schema's output type, the type
+ * a literal JSON Schema describes, else `Record<string, unknown>`.
+ */
+export type ToolArgs<S> = S extends StandardSchemaLike<unknown, infer Output>
+  ? Output
+  : FromJsonSchema<S> extends infer T
+    ? T extends Record<string, unknown>
+      ? T
+      : Record<string, unknown>
+    : never;
+
 /** What `defineTool` takes: `name` must match `TOOL_NAME_PATTERN`; `inputSchema` defaults to an empty object schema. */
-export interface ToolDefinition {
+export interface ToolDefinition<S extends object = JsonObject> {
   name: string;
   description: string;
-  inputSchema?: JsonObject;
+  /**
+   * The arguments' schema: a JSON Schema object (validated with ajv; written as a literal, it
+   * types `execute`'s arguments), or a Standard Schema (zod 4, ArkType, Valibot through
+   * `toStandardJsonSchema`), declared to the provider as its JSON Schema and validated by itself,
+   * `execute` receiving its output.
+   */
+  inputSchema?: S;
   /** Default `native`, as toolnexus labels a tool defined in code. */
   source?: ToolSource;
   /**
@@ -44,7 +64,7 @@ export interface ToolDefinition {
    * model gets an error result saying the tool timed out (the run goes on).
    */
   timeoutMs?: number;
-  execute(args: Record<string, unknown>, ctx: ToolContext): ToolReturn | Promise<ToolReturn>;
+  execute(args: ToolArgs<S>, ctx: ToolContext): ToolReturn | Promise<ToolReturn>;
 }
 
 // One validator instance: schemas compile once per tool, at definition time.
@@ -119,28 +139,29 @@ function fullContext(ctx: Partial<ToolContext> | undefined): ToolContext {
  * arguments become an error result naming the failing path, and a throwing `execute`
  * becomes an error result with its message, so the run goes on.
  */
-export function defineTool(definition: ToolDefinition): Tool {
+export function defineTool<const S extends object = JsonObject>(definition: ToolDefinition<S>): Tool {
   if (typeof definition !== "object" || definition === null) throw new TypeError("defineTool: expected a tool definition object");
   checkToolName(definition.name, "defineTool");
   if (typeof definition.execute !== "function") throw new TypeError(`defineTool: tool ${definition.name} needs an execute function`);
   const name = definition.name;
   const timeoutMs = checkTimeout(name, definition.timeoutMs);
-  const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
-  const validate = compileArgsValidator(name, inputSchema);
+  const check = argumentsCheck(name, definition.inputSchema);
+  const run = definition.execute as (args: unknown, ctx: ToolContext) => ToolReturn | Promise<ToolReturn>;
   return Object.freeze({
     name,
     description: definition.description,
-    inputSchema,
+    inputSchema: check.jsonSchema,
     source: definition.source ?? "native",
-    async execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult> {
-      const invalid = argumentsError(name, validate, args);
-      if (invalid) return invalid;
+    async execute(raw: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult> {
+      const checked = await check.validate(raw);
+      if ("invalid" in checked) return checked.invalid;
+      const args = checked.args;
       const full = fullContext(ctx);
       const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
       if (deadline) full.signal = AbortSignal.any([full.signal, deadline]);
       try {
         // Raced against the signal, so a tool that ignores it still ends on time.
-        const running = Promise.resolve(definition.execute(args, full));
+        const running = Promise.resolve(run(args, full));
         return toToolResult(deadline ? await raceAbort(running, full.signal) : await running);
       } catch (err) {
         // An abort by the run is not a tool failure: let the run see it.
@@ -150,6 +171,34 @@ export function defineTool(definition: ToolDefinition): Tool {
       }
     },
   });
+}
+
+interface ArgumentsCheck {
+  jsonSchema: JsonObject;
+  validate(args: Record<string, unknown>): Promise<{ args: unknown } | { invalid: ToolResult }>;
+}
+
+/** The schema declared to the provider and the check run before `execute`, for either kind of `inputSchema`. */
+function argumentsCheck(name: string, schema: object | undefined): ArgumentsCheck {
+  if (isStandardSchema(schema)) {
+    const jsonSchema = jsonSchemaOf(name, schema);
+    return {
+      jsonSchema,
+      async validate(args) {
+        const r = await validateStandard(schema, args);
+        return "error" in r ? { invalid: { output: `invalid arguments for ${name}: ${r.error}`, isError: true } } : { args: r.value };
+      },
+    };
+  }
+  const jsonSchema = (schema ?? EMPTY_OBJECT_SCHEMA) as JsonObject;
+  const validator = compileArgsValidator(name, jsonSchema);
+  return {
+    jsonSchema,
+    async validate(args) {
+      const invalid = argumentsError(name, validator, args);
+      return invalid ? { invalid } : { args };
+    },
+  };
 }
 
 function checkTimeout(name: string, timeoutMs: unknown): number | undefined {

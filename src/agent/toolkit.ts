@@ -4,6 +4,7 @@ import type { Tool, ToolContext } from "./tool.js";
 import { builtinTools, type BuiltinName } from "./builtins/index.js";
 import { Workspace } from "./builtins/workspace.js";
 import { checkOptionKeys } from "../events/option-keys.js";
+import { listSkills, skillsCatalog, skillTool, type SkillInfo } from "./skills.js";
 
 /** Names of the built-in tools (toolnexus's set). A relay tool may never take one, built-ins on or off. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
@@ -20,18 +21,27 @@ export interface ToolkitOptions {
    */
   builtins?: boolean | readonly BuiltinName[];
   /**
+   * Skill roots: every `**\/SKILL.md` below them (YAML front matter with a `name`; symlinked
+   * directories followed) becomes a skill, the `skill` tool loads one on demand, and
+   * `skillsPrompt()` lists the described ones for the system prompt.
+   */
+  skills?: readonly string[];
+  /**
    * The directory the file built-ins work in (default: the process's working directory). A path
    * outside it — absolute, through `..` or through a symlink — is an error result.
    */
   workdir?: string;
 }
 
-const TOOLKIT_OPTION_KEYS = ["tools", "builtins", "workdir"] as const;
+const TOOLKIT_OPTION_KEYS = ["tools", "builtins", "skills", "workdir"] as const;
 
 function checkToolkitOptions(options: unknown): asserts options is ToolkitOptions {
   if (typeof options !== "object" || options === null) throw new TypeError("createToolkit: options must be an object");
   checkOptionKeys("createToolkit", options, TOOLKIT_OPTION_KEYS);
-  const { builtins } = options as ToolkitOptions;
+  const { builtins, skills } = options as ToolkitOptions;
+  if (skills !== undefined && (!Array.isArray(skills) || skills.some((d) => typeof d !== "string"))) {
+    throw new TypeError("createToolkit: option \"skills\" must be a list of directories");
+  }
   if (builtins !== undefined && typeof builtins !== "boolean" && !Array.isArray(builtins)) {
     throw new TypeError("createToolkit: option \"builtins\" must be a boolean or a list of built-in names");
   }
@@ -53,10 +63,13 @@ function collisionGuard(tools: readonly Tool[]): void {
 export class Toolkit {
   private readonly byName = new Map<string, Tool>();
   private readonly ordered: Tool[] = [];
+  private readonly skillSet: readonly SkillInfo[] | undefined;
 
-  constructor(tools: readonly Tool[]) {
+  /** `skills`: the discovered skills when the toolkit was made with skill roots (their catalog is `skillsPrompt()`). */
+  constructor(tools: readonly Tool[], skills?: readonly SkillInfo[]) {
     collisionGuard(tools);
     for (const t of tools) this.add(t);
+    this.skillSet = skills;
   }
 
   private add(tool: Tool): void {
@@ -108,9 +121,17 @@ export class Toolkit {
     return this.ordered.map((t) => ({ name: t.name, description: t.description, input_schema: t.inputSchema }));
   }
 
-  /** Extra system-prompt text contributed by tools (none yet: no skills). */
+  /**
+   * The skills catalog for the system prompt (the loop appends it to `systemPrompt`): the
+   * described skills, or "No skills are currently available."; "" for a toolkit made without skill roots.
+   */
   skillsPrompt(): string {
-    return "";
+    return this.skillSet ? skillsCatalog(this.skillSet) : "";
+  }
+
+  /** The skills this toolkit loads (empty without skill roots). */
+  skills(): readonly SkillInfo[] {
+    return this.skillSet ?? [];
   }
 }
 
@@ -132,6 +153,9 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
   const tools = [...(options.tools ?? [])];
   duplicateGuard(tools);
   collisionGuard(tools);
+  const skills = options.skills ? listSkills(options.skills).skills : undefined;
+  // after the caller's tools (which may shadow it), before the built-ins: toolnexus's precedence
+  if (skills) tools.push(skillTool(skills));
   if (options.builtins) tools.push(...builtinTools(options.builtins === true ? true : options.builtins, new Workspace(options.workdir ?? process.cwd())));
-  return new Toolkit(tools);
+  return new Toolkit(tools, skills);
 }

@@ -122,12 +122,13 @@ export class Runtime {
   /**
    * Runs `fn` as a managed tool call: guardrails, request intercepts, start event, the
    * execution-intercept chain around `fn`, end event, then pending marks. Resolves with the
-   * unsanitized `{result, annotation?}`; rejects with the original error (or the abort reason).
+   * unsanitized `{result, annotation?}`, typed as `fn`'s result (an execution intercept that
+   * replaces the result is trusted to keep that type); rejects with the original error (or the abort reason).
    */
-  executeTool(name: string, args: Json, fn: ToolFunction, options?: ToolOptions): Promise<ToolExecutionResult> {
+  executeTool<T extends Json = Json>(name: string, args: Json, fn: ToolFunction<T>, options?: ToolOptions): Promise<ToolExecutionResult<T>> {
     const bad = optionsError(options, TOOL_OPTIONS, "executeTool");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
-    return this.tools.execute(name, args, fn, options);
+    return this.tools.execute(name, args, fn as ToolFunction, options) as Promise<ToolExecutionResult<T>>;
   }
 
   /** Starts a tool call by hand (no guardrails or intercepts); end it with `endTool`. */

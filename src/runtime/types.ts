@@ -90,7 +90,7 @@ export interface ToolContext {
   toolCallId?: string;
 }
 
-export type ToolFunction = (args: Json, ctx: ToolContext) => ToolExecutionResult | Promise<ToolExecutionResult>;
+export type ToolFunction<T extends Json = Json> = (args: Json, ctx: ToolContext) => ToolExecutionResult<T> | Promise<ToolExecutionResult<T>>;
 
 export interface ToolOptions {
   toolCallId?: string;
