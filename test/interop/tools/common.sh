@@ -20,11 +20,11 @@ run_once() {
     local started=$SECONDS
     rm -rf "$dir.partial"
     mkdir -p "$dir.partial"
-    log "building $(basename "$dir") (first run on this machine)"
+    log "preparing $(basename "$dir") (first run on this machine)"
     "$fn" "$dir.partial"
     rm -rf "$dir"
     mv "$dir.partial" "$dir"
-    log "built $(basename "$dir") in $((SECONDS - started))s"
+    log "prepared $(basename "$dir") in $((SECONDS - started))s"
   fi
   exec 9>&-
 }
