@@ -22,7 +22,9 @@ export type { ScopeControl } from "./runtime/runtime.js";
 export { defaultRuntime } from "./runtime/default-runtime.js";
 export { RelaytraceError, GuardrailRejectedError } from "./runtime/errors.js";
 export type { RelaytraceErrorCode } from "./runtime/errors.js";
-export { stripCredentials, CREDENTIAL_HEADERS } from "./runtime/llm-lifecycle.js";
+export { recordableRequest } from "./runtime/llm-lifecycle.js";
+export { HeaderPolicy, RECORDED_HEADERS, REDACTED } from "./wire/credentials.js";
+export { redactUrl } from "./wire/urls.js";
 export type { ExecuteLlmOptions } from "./runtime/llm-lifecycle.js";
 export { toolResult, withAnnotation, withoutAnnotation, withPendingMark, toExecutionResult } from "./runtime/outcome.js";
 export { propagationContextFromJson, propagationContextToTraceparent } from "./runtime/propagation.js";
@@ -118,6 +120,8 @@ export type {
   RunStatus,
   RunUsage,
   StreamEvent,
+  StreamOptions,
+  BuiltinName,
   Tool,
   ToolCallRecord,
   ToolContext,
