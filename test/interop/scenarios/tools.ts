@@ -36,7 +36,7 @@ export function registerStockAudit(runtime: Runtime): () => boolean {
       ...outcome,
       annotation: { source: "warehouse-7" },
       pendingMarks: [
-        { name: "stock.audited", category: "custom", data: { sku: "sku-42", units: 7 }, severity: "info" },
+        { name: "stock.audited", category: "custom", categoryProfile: { subtype: "warehouse.audit" }, data: { sku: "sku-42", units: 7 }, severity: "info" },
         { name: "stock.low", data: { threshold: 10 }, severity: "warn" },
       ],
     };

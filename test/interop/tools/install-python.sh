@@ -4,7 +4,8 @@
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
 case "${1:-}" in
   phoenix) NAME="phoenix-$PHOENIX_VERSION"; SPEC="arize-phoenix==$PHOENIX_VERSION" ;;
-  nat-atif) NAME="nat-atif-$NAT_ATIF_VERSION"; SPEC="nvidia-nat-atif==$NAT_ATIF_VERSION" ;;
+  # [full] brings jsonschema, which NAT's ATOF-to-ATIF converter needs.
+  nat-atif) NAME="nat-atif-full-$NAT_ATIF_VERSION"; SPEC="nvidia-nat-atif[full]==$NAT_ATIF_VERSION" ;;
   *) echo "usage: install-python.sh phoenix|nat-atif" >&2; exit 2 ;;
 esac
 DIR="$CACHE_ROOT/$NAME"
