@@ -3,6 +3,7 @@ import { attr, readExported, spansOf, startExampleCollector, startFileCollector,
 import { jaegerServices, jaegerTrace, jaegerTraces, startJaeger, type Jaeger } from "../support/interop/jaeger.js";
 import { eventually } from "../support/interop/program.js";
 import { otelCapabilities, protocolOption } from "../support/interop/otel-capabilities.js";
+import { leadingEnv, readmeCommands, runCurlLine, runRelaytraceLine, withPorts } from "../support/interop/readme-commands.js";
 import { runAgentScenario, runDemo, traceIdOf, type AgentScenarioResult } from "../support/interop/scenarios.js";
 
 /**
@@ -78,7 +79,12 @@ describe("examples/collector/config.yaml in front of Jaeger", () => {
   beforeAll(async () => {
     jaeger = await startJaeger();
     // Keep no healthy trace, so what reaches Jaeger is exactly what the error policies kept.
-    collector = await startExampleCollector({ backend: jaeger.otlpGrpc, samplingPercentage: 0, decisionWait: "2s" });
+    collector = await startExampleCollector({
+      BACKEND_OTLP_ENDPOINT: jaeger.otlpGrpc,
+      BACKEND_TLS_INSECURE: "true",
+      TAIL_SAMPLING_PERCENTAGE: "0",
+      TAIL_SAMPLING_DECISION_WAIT: "2s",
+    });
   }, 120_000);
   afterAll(async () => {
     await collector?.stop();
@@ -100,4 +106,33 @@ describe("examples/collector/config.yaml in front of Jaeger", () => {
     // The demo's decision was due long before these arrived (same decision wait, sent earlier).
     expect(await jaegerServices(jaeger)).not.toContain("relaytrace-demo");
   });
+});
+
+describe("the README's collector commands", () => {
+  let jaeger: Jaeger;
+  let collector: Collector;
+
+  afterAll(async () => {
+    await collector?.stop();
+    await jaeger?.stop();
+  });
+
+  it("start the example configuration in front of Jaeger, and the demo arrives through it", async () => {
+    const [docker, otelcol, demo, curl] = await readmeCommands("collector");
+    expect(docker).toContain("-p 14317:4317");
+    jaeger = await startJaeger();
+    const { env, rest } = leadingEnv(otelcol!);
+    expect(rest).toBe("otelcol-contrib --config examples/collector/config.yaml");
+    const ports: Record<number, string> = { 14317: jaeger.otlpGrpc, 16686: jaeger.query.replace("http://", "") };
+    collector = await startExampleCollector(Object.fromEntries(Object.entries(env).map(([k, v]) => [k, withPorts(v, ports)])));
+    ports[4318] = collector.otlpHttp.replace("http://", "");
+
+    await runRelaytraceLine(withPorts(demo!, ports));
+    const answer = await eventually(
+      "the README's query answering with the demo trace",
+      async () => (await runCurlLine(withPorts(curl!, ports))) as { data: { spans: { operationName: string }[] }[] | null },
+      (a) => (a.data?.length ?? 0) > 0,
+    );
+    expect(answer.data![0]!.spans.map((s) => s.operationName)).toContain("weather-agent");
+  }, 120_000);
 });

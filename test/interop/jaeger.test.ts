@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/interop/program.js";
 import { jaegerTrace, jaegerTraces, parentOf, startJaeger, tag, type Jaeger, type JaegerSpan, type JaegerTrace } from "../support/interop/jaeger.js";
 import { otelCapabilities, protocolOption } from "../support/interop/otel-capabilities.js";
-import { runAgentScenario, runDemo, traceIdOf, type AgentScenarioResult } from "../support/interop/scenarios.js";
+import { readmeCommands, runCurlLine, runRelaytraceLine, withPorts } from "../support/interop/readme-commands.js";
+import { runAgentScenario, traceIdOf, type AgentScenarioResult } from "../support/interop/scenarios.js";
+import { pinnedVersions } from "../support/interop/tools.js";
 
 /**
  * relaytrace's spans in a real Jaeger (built from the Go module proxy at the pinned version),
@@ -46,9 +48,13 @@ function printedTree(stdout: string): { name: string; kind: string; status: stri
 }
 
 describe("Jaeger", () => {
-  it("`relaytrace demo --otlp` lands under service relaytrace-demo with the spans the demo prints", async () => {
-    const { stdout } = await runDemo(["--otlp", `${jaeger.otlpHttp}/v1/traces`, "--projection", "full"]);
-    const printed = printedTree(stdout);
+  it("the README's Jaeger commands: the demo lands under relaytrace-demo with the spans it prints", async () => {
+    const [docker, demo, curl] = await readmeCommands("jaeger");
+    expect(docker).toContain(`jaeger:${pinnedVersions()["JAEGER_IMAGE_TAG"]}`);
+    expect(docker).toContain("-p 4318:4318");
+    expect(docker).toContain("-p 16686:16686");
+    const ports = { 4318: jaeger.otlpHttp.replace("http://", ""), 16686: jaeger.query.replace("http://", "") };
+    const printed = printedTree(await runRelaytraceLine(withPorts(demo!, ports)));
     expect(printed.length).toBeGreaterThan(5);
     const [trace] = await eventually("a relaytrace-demo trace", () => jaegerTraces(jaeger, "relaytrace-demo"), (ts) => ts.length > 0 && ts[0]!.spans.length >= printed.length);
     expect(trace!.spans).toHaveLength(printed.length);
@@ -60,6 +66,9 @@ describe("Jaeger", () => {
     }));
     const order = (a: { name: string; kind: string; status: string }) => `${a.name}|${a.kind}|${a.status}`;
     expect(seen.map(order).sort()).toEqual(printed.map(order).sort());
+    // The README's query is Jaeger's own API answering with that trace.
+    const answer = (await runCurlLine(withPorts(curl!, ports))) as { data: JaegerTrace[] };
+    expect(answer.data.map((t) => t.traceID)).toEqual([trace!.traceID]);
   });
 
   const forms = [

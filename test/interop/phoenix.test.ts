@@ -2,7 +2,9 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { otelCapabilities } from "../support/interop/otel-capabilities.js";
 import { phoenixSpans, startPhoenix, type Phoenix, type PhoenixSpan } from "../support/interop/phoenix.js";
 import { eventually } from "../support/interop/program.js";
-import { runAgentScenario, runDemo, traceIdOf, type AgentScenarioResult } from "../support/interop/scenarios.js";
+import { readmeCommands, runCurlLine, runRelaytraceLine, withPorts } from "../support/interop/readme-commands.js";
+import { runAgentScenario, traceIdOf, type AgentScenarioResult } from "../support/interop/scenarios.js";
+import { pinnedVersions } from "../support/interop/tools.js";
 
 /**
  * The openinference projection in a real Arize Phoenix (from PyPI, pinned), read back through
@@ -79,9 +81,19 @@ describe("Phoenix", () => {
     expect(String(named("lookup_order")[0]!.attributes["output.value"])).toContain("order database unavailable");
   });
 
-  it.skipIf(!caps.protobuf)("`relaytrace demo --otlp … --projection openinference` lands in Phoenix", async () => {
-    await runDemo(["--otlp", `${phoenix.url}/v1/traces`, "--projection", "openinference"]);
+  it("the README's Phoenix commands name the pinned release", async () => {
+    const [serve] = await readmeCommands("phoenix");
+    expect(serve).toBe(`pip install arize-phoenix==${pinnedVersions()["PHOENIX_VERSION"]} && phoenix serve`);
+  });
+
+  // The demo sends with the exporter's default protocol: protobuf once it has one.
+  it.skipIf(!caps.protobuf)("the README's Phoenix commands: the openinference demo lands and Phoenix's API returns it", async () => {
+    const [, demo, curl] = await readmeCommands("phoenix");
+    const ports = { 6006: phoenix.url.replace("http://", "") };
+    await runRelaytraceLine(withPorts(demo!, ports));
     const all = await eventually("the demo's agent span", () => phoenixSpans(phoenix), (s) => s.some((x) => x.name === "weather-agent"));
     expect(all.find((x) => x.name === "weather-agent")!.span_kind).toBe("AGENT");
+    const answer = (await runCurlLine(withPorts(curl!, ports))) as { data: PhoenixSpan[] };
+    expect(answer.data.length).toBeGreaterThan(0);
   });
 });

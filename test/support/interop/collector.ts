@@ -76,23 +76,20 @@ export async function startFileCollector(): Promise<Collector> {
 export const EXAMPLE_CONFIG = join(ROOT, "examples/collector/config.yaml");
 
 /**
- * The collector running examples/collector/config.yaml as shipped; only its documented
- * environment variables are set (loopback ports, the backend, a short decision wait).
+ * The collector running examples/collector/config.yaml as shipped, with only its documented
+ * environment variables set: `env` (the backend, sampling) plus loopback ports of its own.
  */
-export async function startExampleCollector(env: { backend: string; samplingPercentage: number; decisionWait: string }): Promise<Collector> {
+export async function startExampleCollector(env: Record<string, string>): Promise<Collector> {
   const ports = { http: await freePort(), grpc: await freePort(), health: await freePort(), metrics: await freePort() };
   const dir = await scratchDir("otelcol-example");
   return launch(
     EXAMPLE_CONFIG,
     {
-      BACKEND_OTLP_ENDPOINT: env.backend,
-      BACKEND_TLS_INSECURE: "true",
+      ...env,
       OTLP_HTTP_ENDPOINT: `127.0.0.1:${ports.http}`,
       OTLP_GRPC_ENDPOINT: `127.0.0.1:${ports.grpc}`,
       HEALTH_CHECK_ENDPOINT: `127.0.0.1:${ports.health}`,
       TELEMETRY_METRICS_PORT: String(ports.metrics),
-      TAIL_SAMPLING_DECISION_WAIT: env.decisionWait,
-      TAIL_SAMPLING_PERCENTAGE: String(env.samplingPercentage),
     },
     ports.http,
     ports.health,

@@ -1,5 +1,5 @@
 import { execFile } from "node:child_process";
-import { mkdtemp } from "node:fs/promises";
+import { mkdir, mkdtemp } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -19,8 +19,17 @@ export interface AgentScenarioResult {
   outDir: string;
 }
 
+/** A fresh directory for a program's own state (configuration, database). */
 export async function scratchDir(prefix: string): Promise<string> {
   return mkdtemp(join(tmpdir(), `relaytrace-${prefix}-`));
+}
+
+/** Where the interop runs write ATIF and ATOF files: all under one root, which the NAT checks read. */
+export const OUTPUT_ROOT = process.env["RELAYTRACE_INTEROP_OUT"] ?? tmpdir();
+
+export async function outputDir(prefix: string): Promise<string> {
+  await mkdir(OUTPUT_ROOT, { recursive: true });
+  return mkdtemp(join(OUTPUT_ROOT, `${prefix}-`));
 }
 
 /**
@@ -28,7 +37,7 @@ export async function scratchDir(prefix: string): Promise<string> {
  * process in turn): both import the built package by name, as a user's program would.
  */
 export async function runAgentScenario(options: Omit<ScenarioOptions, "outDir"> & { outDir?: string }): Promise<AgentScenarioResult> {
-  const outDir = options.outDir ?? (await scratchDir("agent"));
+  const outDir = options.outDir ?? (await outputDir("agent"));
   const script = join(ROOT, "test/interop/scenarios/agent-run.ts");
   const { stdout } = await run(process.execPath, ["--import", "tsx", script, JSON.stringify({ ...options, outDir })], { cwd: ROOT, timeout: 60_000 });
   return { ...(JSON.parse(stdout) as Omit<AgentScenarioResult, "outDir">), outDir };
@@ -36,7 +45,7 @@ export async function runAgentScenario(options: Omit<ScenarioOptions, "outDir"> 
 
 /** `relaytrace demo` as the README runs it; returns stdout and the output directory. */
 export async function runDemo(args: string[], outDir?: string): Promise<{ stdout: string; outDir: string }> {
-  const dir = outDir ?? (await scratchDir("demo"));
+  const dir = outDir ?? (await outputDir("demo"));
   const { stdout } = await run(process.execPath, [CLI, "demo", "--out", dir, ...args], { cwd: ROOT, timeout: 60_000 });
   return { stdout, outDir: dir };
 }
