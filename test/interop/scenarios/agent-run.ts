@@ -1,15 +1,15 @@
 // Interop scenario, process 1: an agent run with a pending-mark intercept, a tool that fails
-// and a relay call that halts the run durably, plus a tool the app runs itself that throws. It then starts process 2 (agent-resume.ts),
-// which answers the relay call and resumes the same trace, and prints a JSON summary.
+// and a relay call that halts the run durably, plus a tool the app runs itself that throws.
+// It then starts process 2 (agent-resume.ts), which answers the relay call and resumes the
+// same trace, and prints a JSON summary.
 import { execFile } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
-import { createClient, createRuntime } from "relaytrace";
-import { AtifExporter, AtofExporter, OtelExporter } from "relaytrace/exporters";
+import { createClient } from "relaytrace";
 import { startScriptedProvider } from "relaytrace/testing";
-import { otelOptions, parseScenarioOptions } from "./options.js";
+import { parseScenarioOptions, scenarioRuntime } from "./options.js";
 import { registerStockAudit, scenarioToolkit } from "./tools.js";
 
 const options = parseScenarioOptions(process.argv[2]);
@@ -28,13 +28,8 @@ const model = await startScriptedProvider({
   ],
 });
 try {
-  const runtime = createRuntime();
+  const { runtime, atif } = scenarioRuntime(options, "agent-first.jsonl");
   registerStockAudit(runtime);
-  new AtofExporter({ type: "file", outputDirectory: options.outDir, path: "agent-first.jsonl", mode: "overwrite" }).register(runtime);
-  const atif = new AtifExporter({ outputDirectory: options.outDir, agent: { name: "billing-agent", version: "1.0.0", modelName: "interop-model" } });
-  atif.register(runtime);
-  const otel = otelOptions(options);
-  if (otel) new OtelExporter(otel).register(runtime);
 
   const client = createClient({ baseUrl: model.url, style: "openai", model: "interop-model", apiKey: "k", agentName: "billing-agent", runtime });
   const halted = await client.run("Check sku-42 and order o-1, then bill acme 120 EUR", { toolkit: await scenarioToolkit() });

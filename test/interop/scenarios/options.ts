@@ -1,5 +1,6 @@
 // What the interop scenarios are told on the command line: where to send, in which form.
-import type { OtelExporterOptions } from "relaytrace/exporters";
+import { createRuntime, type Runtime } from "relaytrace";
+import { AtifExporter, AtofExporter, OtelExporter, type OtelExporterOptions } from "relaytrace/exporters";
 import { ProtobufSpanExporter } from "../../support/interop/protobuf-span-exporter.js";
 
 export interface ScenarioOptions {
@@ -40,4 +41,18 @@ export function otelOptions(options: ScenarioOptions): OtelExporterOptions | und
     scheduledDelayMillis: 200,
     ...options.otel,
   } as OtelExporterOptions;
+}
+
+/**
+ * The runtime of one scenario process with the exporters a user would attach: an ATOF log
+ * named `atofFile`, ATIF trajectories, and OTel when `otlp` is set.
+ */
+export function scenarioRuntime(options: ScenarioOptions, atofFile: string): { runtime: Runtime; atif: AtifExporter } {
+  const runtime = createRuntime();
+  new AtofExporter({ type: "file", outputDirectory: options.outDir, path: atofFile, mode: "overwrite" }).register(runtime);
+  const atif = new AtifExporter({ outputDirectory: options.outDir, agent: { name: "billing-agent", version: "1.0.0", modelName: "interop-model" } });
+  atif.register(runtime);
+  const otel = otelOptions(options);
+  if (otel) new OtelExporter(otel).register(runtime);
+  return { runtime, atif };
 }
