@@ -1,6 +1,7 @@
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
+import { makeDirectory } from "../files/make-directory.js";
 import { join } from "node:path";
 import type { AtofEvent } from "../../src/events/types.js";
 import { atofToAtif } from "./project.js";
@@ -20,7 +21,7 @@ export interface AtifExporterOptions {
   includeMarks?: boolean;
   /** Written to `extra.invocation.framework` of agent steps (default "relaytrace"). */
   framework?: string;
-  /** How many completed trajectories `toJSON()` keeps (oldest dropped first); default 1000. */
+  /** How many completed trajectories `toJSON()` and written paths `files()` keep (oldest dropped first); default 1000. */
   maxRetained?: number;
 }
 
@@ -118,7 +119,7 @@ export class AtifExporter {
     return JSON.parse(JSON.stringify(this.completed)) as AtifTrajectory[];
   }
 
-  /** Paths of the files written so far. */
+  /** Paths of the files written so far, the latest `maxRetained` (default 1000) of them, oldest first. */
   files(): string[] {
     return [...this.written];
   }
@@ -199,10 +200,12 @@ export class AtifExporter {
     const target = join(dir, `relaytrace-atif-${id}.json`);
     const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
     try {
-      await mkdir(dir, { recursive: true });
+      makeDirectory(dir);
       await writeFile(temp, `${JSON.stringify(trajectory, null, 2)}\n`, "utf8");
       await rename(temp, target); // atomic within one directory: readers never see half a file
       this.written.push(target);
+      const max = this.config.maxRetained ?? 1000;
+      if (this.written.length > max) this.written.splice(0, this.written.length - max);
     } catch (error) {
       this.report("atif.write_failed", error);
       await rm(temp, { force: true }).catch(() => undefined);
