@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createClient, createToolkit, defineTool, type Metric } from "../src/agent/index.js";
-import { reply, startProvider } from "./agent-provider-server.js";
+import { reply, startProvider } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

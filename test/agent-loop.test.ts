@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createClient, createToolkit, defineTool, InMemoryConversationStore, pending, type ClientOptions } from "../src/agent/index.js";
-import { reply, startProvider, type Script, type ScriptedReply } from "./agent-provider-server.js";
+import { reply, startProvider, type Script, type ScriptedReply } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -248,5 +248,16 @@ describe("agent loop failures", () => {
     const ends = scopes.filter((e) => e.scope_category === "end").map((e) => e.uuid).sort();
     expect(ends).toEqual(starts);
     expect(starts.length).toBe(3); // agent, llm, tool
+  });
+});
+
+describe("ask without an id is stateless", () => {
+  it("runs like run: no history is loaded or saved between calls", async () => {
+    const p = await provider([reply("openai", "one"), reply("openai", "two")]);
+    const { client } = clientFor(p.url, "openai");
+    const toolkit = await createToolkit();
+    await client.ask("first", { toolkit });
+    await client.ask("second", { toolkit });
+    expect((p.requests[1]!.body as { messages: unknown[] }).messages).toEqual([{ role: "user", content: "second" }]);
   });
 });

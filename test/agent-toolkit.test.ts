@@ -98,3 +98,13 @@ describe("relay helpers", () => {
     expect(await t.execute({}, { answer: { id: req.id, ok: false, reason: "expired" } })).toEqual({ output: "relay declined for lookup: expired", isError: true });
   });
 });
+
+describe("toolkit.register", () => {
+  it("refuses a name the toolkit already has instead of silently keeping the old tool", async () => {
+    const first = defineTool({ name: "lookup", description: "first", execute: () => "first" });
+    const second = defineTool({ name: "lookup", description: "second", execute: () => "second" });
+    const toolkit = await createToolkit({ tools: [first] });
+    expect(() => toolkit.register(second)).toThrow("toolkit already has a tool named lookup");
+    expect((await toolkit.execute("lookup", {})).output).toBe("first");
+  });
+});

@@ -1,3 +1,5 @@
+import { redactUrlsInText } from "../../src/wire/urls.js";
+
 /** One counted failure kind, as reported by `diagnostics()`. */
 export interface OtelDiagnostic {
   code: string;
@@ -10,6 +12,8 @@ export class DiagnosticCounter {
   private readonly entries = new Map<string, OtelDiagnostic>();
 
   count(code: string, message: string, by = 1): void {
+    // Messages name endpoints; a URL's userinfo and query values never reach a diagnostic.
+    message = redactUrlsInText(message);
     const entry = this.entries.get(code);
     if (entry) {
       entry.count += by;

@@ -13,6 +13,8 @@ export const CLIENT_OPTION_KEYS: readonly (keyof ClientOptions)[] = Object.freez
   "retries",
   "retryBaseMs",
   "timeoutMs",
+  "requestTimeoutMs",
+  "maxResponseBytes",
   "waitFor",
   "store",
   "runtime",
@@ -47,6 +49,12 @@ export function checkClientOptions(options: unknown): asserts options is ClientO
     throw new TypeError(`createClient: option "style" must be "openai" or "anthropic" (got ${JSON.stringify(o.style) ?? "undefined"})`);
   }
   if (typeof o.model !== "string" || o.model === "") throw new TypeError("createClient: option \"model\" must be a non-empty string");
+  for (const key of ["requestTimeoutMs", "maxResponseBytes"] as const) {
+    const v = o[key];
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 0)) {
+      throw new TypeError(`createClient: option "${key}" must be a non-negative number (got ${String(v)})`);
+    }
+  }
   if (o.maxTurns !== undefined && !(Number.isInteger(o.maxTurns) && (o.maxTurns as number) > 0)) {
     throw new TypeError(`createClient: option "maxTurns" must be a positive integer (got ${String(o.maxTurns)})`);
   }

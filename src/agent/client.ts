@@ -56,6 +56,8 @@ function settingsOf(options: ClientOptions): ClientSettings {
   const apiKey = resolveApiKey(options);
   if (apiKey) s.apiKey = apiKey;
   if (options.timeoutMs !== undefined) s.timeoutMs = options.timeoutMs;
+  if (options.requestTimeoutMs !== undefined) s.requestTimeoutMs = options.requestTimeoutMs;
+  if (options.maxResponseBytes !== undefined) s.maxResponseBytes = options.maxResponseBytes;
   if (options.waitFor) s.waitFor = options.waitFor;
   if (options.dispatcher) s.dispatcher = options.dispatcher;
   if (options.onMetric) s.onMetric = options.onMetric;
@@ -241,6 +243,8 @@ export class Client {
     };
     if (s.apiKey) deps.apiKey = s.apiKey;
     if (s.timeoutMs !== undefined) deps.timeoutMs = s.timeoutMs;
+    if (s.requestTimeoutMs !== undefined) deps.requestTimeoutMs = s.requestTimeoutMs;
+    if (s.maxResponseBytes !== undefined) deps.maxResponseBytes = s.maxResponseBytes;
     if (s.dispatcher) deps.dispatcher = s.dispatcher;
     if (s.requestParams) deps.requestParams = s.requestParams;
     if (s.bodyTransform) deps.bodyTransform = s.bodyTransform;

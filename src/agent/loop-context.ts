@@ -21,6 +21,8 @@ export interface ClientSettings {
   retries: number;
   retryBaseMs: number;
   timeoutMs?: number;
+  requestTimeoutMs?: number;
+  maxResponseBytes?: number;
   waitFor?: (request: Request) => Promise<Answer>;
   dispatcher?: Dispatcher;
   agentName: string;

@@ -119,8 +119,16 @@ export interface ClientOptions {
   retries?: number;
   /** Base of the exponential backoff between retries, in ms (default 500). */
   retryBaseMs?: number;
-  /** Whole-run deadline. */
+  /** Whole-run deadline (none by default; each provider call still has `requestTimeoutMs`). */
   timeoutMs?: number;
+  /**
+   * Deadline of one provider call, retries and streamed body included (default 600,000 ms = 10
+   * minutes; 0 turns it off). A provider that keeps a stream open with keep-alive comments
+   * forever fails with a ProviderTimeoutError when it passes.
+   */
+  requestTimeoutMs?: number;
+  /** Largest provider reply accepted, in bytes; a stream counts all its bytes (default 64 MiB). */
+  maxResponseBytes?: number;
   /** Resolves suspensions in-process; without it a suspension halts the run durably. */
   waitFor?: (request: Request) => Promise<Answer>;
   /** Transcript store for `ask`/`askWithAnswer` (default: in memory, per client). */

@@ -1,3 +1,4 @@
+import { redactUrlsInText } from "../wire/urls.js";
 import type { Diagnostic } from "./types.js";
 
 /** Counts problems by code instead of throwing them into the app; keeps the latest message. */
@@ -7,6 +8,8 @@ export class DiagnosticCounter {
   constructor(private readonly listener?: (d: Diagnostic) => void) {}
 
   record(code: string, message: string): void {
+    // Messages name endpoints; a URL's userinfo and query values never reach a diagnostic.
+    message = redactUrlsInText(message);
     let entry = this.entries.get(code);
     if (entry) {
       entry.count++;

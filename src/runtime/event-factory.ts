@@ -1,6 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import { ATOF_VERSION } from "../events/types.js";
+import { redactUrlsInText } from "../wire/urls.js";
 import { RelaytraceError } from "./errors.js";
 
 const FLAG = /^[a-z0-9._-]+$/;
@@ -37,7 +38,8 @@ export function okMetadata(base: Json): Json {
 export function errorMetadata(base: Json, error: unknown): Json {
   const out: JsonObject = isJsonObject(base) ? { ...base } : {};
   out["otel.status_code"] = "ERROR";
-  out["otel.status_description"] = error instanceof Error ? error.message : String(error);
+  // An error message may name the endpoint it failed on: its userinfo and query values never reach an event.
+  out["otel.status_description"] = redactUrlsInText(error instanceof Error ? error.message : String(error));
   if (out["error.type"] === undefined) {
     out["error.type"] = error instanceof RelaytraceError ? error.code : "internal_error";
   }

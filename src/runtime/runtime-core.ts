@@ -6,6 +6,7 @@ import { toMicros } from "../events/timestamp.js";
 import type { DataSchema } from "../events/types.js";
 import { ATOF_VERSION } from "../events/types.js";
 import { uuidv7 } from "../events/uuid.js";
+import { DEFAULT_HEADER_POLICY, HeaderPolicy } from "../wire/credentials.js";
 import { DiagnosticCounter } from "./diagnostics.js";
 import type { JsonCopyIssues } from "./json-safe.js";
 import { toJsonSafe } from "./json-safe.js";
@@ -67,6 +68,8 @@ export interface ScopeShape {
 /** Clock, ids, registries and the publisher shared by every part of one runtime. */
 export class RuntimeCore {
   readonly namespace: string;
+  /** Which request header values `llm` events may record. */
+  readonly headerPolicy: HeaderPolicy;
   readonly diagnostics: DiagnosticCounter;
   readonly registries = new Registries();
   readonly publisher: Publisher;
@@ -75,6 +78,7 @@ export class RuntimeCore {
 
   constructor(options: RuntimeOptions = {}) {
     this.namespace = options.namespace ?? "nemo_relay";
+    this.headerPolicy = options.recordedHeaders === undefined ? DEFAULT_HEADER_POLICY : new HeaderPolicy(options.recordedHeaders);
     this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
     this.clock = new MonotonicClock(options.clock ?? systemClock);
     this.idGenerator = options.idGenerator ?? (() => uuidv7());

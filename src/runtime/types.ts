@@ -200,4 +200,9 @@ export interface RuntimeOptions {
   namespace?: string;
   /** Called for each counted problem (with its running count); a throwing listener is ignored. */
   onDiagnostic?: (d: Diagnostic) => void;
+  /**
+   * Header names whose values `llm` events may record, added to the default allow-list
+   * (`RECORDED_HEADERS`). Every other request header is recorded as `[redacted]`.
+   */
+  recordedHeaders?: readonly string[];
 }

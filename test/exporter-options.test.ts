@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
 import { AtifExporter, AtofExporter, OtelExporter, type AtifExporterOptions, type AtofExporterOptions, type OtelExporterOptions } from "../exporters/index.js";
-import { EventCapture, SpanCapture } from "../exporters/testing/index.js";
 import { createRuntime } from "../src/runtime/runtime.js";
+import { runSampleAgent as runAgent } from "./support/sample-agent.js";
 
 // Option objects with mistakes a JavaScript caller (or a cast) can make; the types forbid them.
 const atof = (options: Record<string, unknown>) => () => new AtofExporter(options as unknown as AtofExporterOptions);
@@ -16,7 +16,7 @@ const otel = (options: Record<string, unknown>) => () => new OtelExporter(option
 let dir: string;
 const servers: Server[] = [];
 beforeEach(async () => {
-  dir = await mkdtemp(join(tmpdir(), "relaytrace-review-"));
+  dir = await mkdtemp(join(tmpdir(), "relaytrace-exporter-options-"));
 });
 afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
@@ -37,19 +37,6 @@ async function collector(): Promise<{ base: string; paths: string[] }> {
   servers.push(server);
   await new Promise<void>((r) => server.listen(0, "127.0.0.1", () => r()));
   return { base: `http://127.0.0.1:${(server.address() as AddressInfo).port}`, paths };
-}
-
-/** One agent scope with a tool call, on the real runtime, into whatever is registered. */
-async function runAgent(runtime: ReturnType<typeof createRuntime>): Promise<void> {
-  await runtime.withScope(
-    "review-agent",
-    async () => {
-      await runtime.executeTool("add", { a: 1, b: 2 }, async () => ({ result: { output: "3", isError: false } }), { toolCallId: "call_1" });
-      runtime.mark("review.checkpoint", { data: { ok: true } });
-    },
-    { category: "agent" },
-  );
-  await runtime.flush();
 }
 
 describe("AtofExporter options", () => {
@@ -76,7 +63,7 @@ describe("AtofExporter options", () => {
     await runAgent(runtime);
     await exporter.forceFlush();
     const lines = (await readFile(join(dir, "events.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { name: string });
-    expect(lines.map((e) => e.name)).toEqual(expect.arrayContaining(["review-agent", "add", "review.checkpoint"]));
+    expect(lines.map((e) => e.name)).toEqual(expect.arrayContaining(["sample-agent", "add", "sample.checkpoint"]));
     await runtime.shutdown();
   });
 });
@@ -158,29 +145,5 @@ describe("OtelExporter options", () => {
     await exporter.forceFlush();
     await runtime.shutdown();
     expect(paths).toEqual(["/custom/traces"]);
-  });
-});
-
-describe("testing helpers accept what they accepted before", () => {
-  it("SpanCapture with projection options and EventCapture see the same run", async () => {
-    const runtime = createRuntime();
-    const spans = new SpanCapture({ projection: "full", markProjection: "tool", namespace: "acme", maxQueueSize: 100 });
-    const events = new EventCapture();
-    spans.register(runtime);
-    events.register(runtime);
-    await runAgent(runtime);
-    const names = (await spans.spans()).map((s) => s.name).sort();
-    expect(names).toEqual(["add", "mark:review.checkpoint", "review-agent"]);
-    expect(events.events.filter((e) => e.kind === "scope").map((e) => `${e.name}:${e.kind === "scope" ? e.scope_category : ""}`)).toEqual([
-      "review-agent:start",
-      "add:start",
-      "add:end",
-      "review-agent:end",
-    ]);
-    await runtime.shutdown();
-  });
-
-  it("SpanCapture still rejects a wrong option the same way OtelExporter does", () => {
-    expect(() => new SpanCapture({ projection: "full", markProjection: "spans" as never })).toThrow(/markProjection/);
   });
 });
