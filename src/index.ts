@@ -120,6 +120,8 @@ export type {
   RunStatus,
   RunUsage,
   StreamEvent,
+  StreamOptions,
+  BuiltinName,
   Tool,
   ToolCallRecord,
   ToolContext,

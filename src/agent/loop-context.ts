@@ -23,7 +23,7 @@ export interface ClientSettings {
   timeoutMs?: number;
   requestTimeoutMs?: number;
   maxResponseBytes?: number;
-  waitFor?: (request: Request) => Promise<Answer>;
+  waitFor?: (request: Request) => Answer | Promise<Answer>;
   dispatcher?: Dispatcher;
   agentName: string;
   injectTraceparent: boolean;

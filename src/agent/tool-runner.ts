@@ -121,7 +121,8 @@ export async function runToolCall(run: RunContext, call: ParsedToolCall, turn: n
   const waitFor = run.settings.waitFor;
   if (!waitFor || !useWaitFor) return { call, args, result: first.result, suspended: req, toolUuid: first.toolUuid };
   run.emit?.({ type: "pending", request: req });
-  const answer = await raceAbort(waitFor(req), run.signal);
+  // waitFor may answer synchronously or with a promise; a synchronous throw rejects like a promise would.
+  const answer = await raceAbort(Promise.resolve().then(() => waitFor(req)), run.signal);
   // An answer to some other request would resolve the wrong call: abort the run, like a waitFor rejection.
   if (answer?.id !== req.id) {
     throw new Error(`waitFor answered request "${String(answer?.id)}" but the pending request is "${req.id}"`);

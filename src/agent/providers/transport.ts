@@ -44,9 +44,9 @@ export interface PostOptions {
 
 /** What `onError` sees about one failed attempt. */
 export interface AttemptFailure {
-  /** the failure this attempt would surface (for HTTP failures a ProviderHttpError with the body text) */
+  /** a transport failure (connection refused or reset, unreadable reply); absent when the provider answered */
   error?: unknown;
-  /** HTTP status, when the provider answered */
+  /** HTTP status of a non-2xx answer; absent on a transport failure */
   status?: number;
   /** 0-based index of the attempt that failed */
   attempt: number;
@@ -169,8 +169,10 @@ function serialize(body: unknown): string {
 /** `onError`'s verdict (default: retry what is retryable). */
 function decideAfterFailure(opts: PostOptions, failure: { status?: number; retryable: boolean; final: Error }, attempt: number): "retry" | "fail" {
   if (!opts.onError) return failure.retryable ? "retry" : "fail";
-  const info: AttemptFailure = { error: failure.final, attempt, retryable: failure.retryable };
-  if (failure.status !== undefined) info.status = failure.status;
+  // A provider answer carries its status; only a transport failure carries an error.
+  const info: AttemptFailure = failure.status !== undefined
+    ? { status: failure.status, attempt, retryable: failure.retryable }
+    : { error: failure.final, attempt, retryable: failure.retryable };
   return opts.onError(info) === "retry" ? "retry" : "fail";
 }
 
