@@ -90,6 +90,7 @@ describe("README", () => {
     expect(readme).not.toContain("<!-- guarantees -->");
   });
 
+  // Type-checking pulls in the integration libraries' declarations: slow on a loaded machine.
   it("TypeScript blocks type-check against the built package and run, printing what they promise", { timeout: 120_000 }, async () => {
     const runnable = blocks.filter((b) => b.kind === "run");
     expect(runnable.length).toBeGreaterThanOrEqual(4);
