@@ -23,7 +23,7 @@ describe("wrong options fail loudly at construction", () => {
     expect(make({ ...good, sytemPrompt: "hi" })).toThrow(/did you mean "systemPrompt"/);
     const unrelated = make({ ...good, frobnicate: true });
     expect(unrelated).toThrow(TypeError);
-    expect(unrelated).toThrow(/unknown option "frobnicate"; allowed options: baseUrl, style, model/);
+    expect(unrelated).toThrow(/unknown option "frobnicate"; known options: baseUrl, style, model/);
   });
 
   it("defineTool and relayTool reject a missing execute, an empty name and names providers refuse", () => {

@@ -42,11 +42,11 @@ async function collector(): Promise<{ base: string; paths: string[] }> {
 describe("AtofExporter options", () => {
   it("rejects an unknown key and suggests the intended one", () => {
     expect(atof({ type: "file", outputDir: dir })).toThrow(TypeError);
-    expect(atof({ type: "file", outputDir: dir })).toThrow(/outputDir.*did you mean outputDirectory\?/);
+    expect(atof({ type: "file", outputDir: dir })).toThrow(/unknown option "outputDir" for a file sink \(did you mean "outputDirectory"\?\)/);
   });
 
   it("rejects a key that belongs to the other sink type", () => {
-    expect(atof({ type: "stream", url: "http://127.0.0.1:1/", path: "x.jsonl" })).toThrow(/unknown option path for a stream sink/);
+    expect(atof({ type: "stream", url: "http://127.0.0.1:1/", path: "x.jsonl" })).toThrow(/unknown option "path" for a stream sink/);
   });
 
   it("rejects a bad mode, a missing or non-http(s) stream url, and a bad type", () => {
@@ -77,8 +77,8 @@ describe("AtifExporter options", () => {
   });
 
   it("rejects unknown keys, at the top level and inside agent", () => {
-    expect(atif({ agent: { name: "calc", version: "1" }, output_directory: dir })).toThrow(/output_directory.*did you mean outputDirectory\?/);
-    expect(atif({ agent: { name: "calc", version: "1", model_name: "gpt" } })).toThrow(/agent\.model_name.*did you mean agent\.modelName\?/);
+    expect(atif({ agent: { name: "calc", version: "1" }, output_directory: dir })).toThrow(/unknown option "output_directory" \(did you mean "outputDirectory"\?\)/);
+    expect(atif({ agent: { name: "calc", version: "1", model_name: "gpt" } })).toThrow(/unknown option "agent\.model_name" \(did you mean "agent\.modelName"\?\)/);
     expect(atif({ agent: { name: "calc", version: "1" }, maxRetained: -1 })).toThrow(/maxRetained/);
   });
 
@@ -109,7 +109,7 @@ describe("AtifExporter options", () => {
 
 describe("OtelExporter options", () => {
   it("rejects unknown keys, a bad projection and a bad markProjection", () => {
-    expect(otel({ projection: "full", endPoint: "http://127.0.0.1:4318/v1/traces" })).toThrow(/endPoint.*did you mean endpoint\?/);
+    expect(otel({ projection: "full", endPoint: "http://127.0.0.1:4318/v1/traces" })).toThrow(/unknown option "endPoint" \(did you mean "endpoint"\?\)/);
     expect(otel({ projection: "openInference" })).toThrow(/projection must be "full" \| "openinference" \| "gen_ai"/);
     expect(otel({})).toThrow(/projection is required/);
     expect(otel({ projection: "full", markProjection: "span" })).toThrow(/markProjection must be "inherit" \| "event" \| "tool"/);

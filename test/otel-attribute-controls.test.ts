@@ -3,7 +3,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { OtelExporter, type AttributeMapping, type OtelExporterOptions, type ProjectionName } from "../exporters/otel/index.js";
 import { AttributeControls } from "../exporters/otel/attribute-controls.js";
-import { DiagnosticCounter } from "../exporters/otel/diagnostics.js";
+import { DiagnosticCounter } from "../src/wire/diagnostics.js";
 import { SpanCapture } from "../exporters/testing/index.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createRuntime } from "../src/runtime/runtime.js";

@@ -131,7 +131,7 @@ describe("README", () => {
       await new Promise<void>((r) => collector.close(() => r()));
     }
     expect(received.join("")).toContain('"name":"add"');
-  });
+  }, 120_000); // one tsc run over every block plus each block executed: slow on a loaded machine
 
   it("the set-up commands are the package's real demo and test scripts, and CI runs the same test command", async () => {
     const [setup] = blocks.filter((b) => b.kind === "shell");

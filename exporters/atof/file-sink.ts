@@ -1,7 +1,7 @@
 import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
-import type { DiagnosticCounter } from "./diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { writeOnExit, type SyncWriter } from "./exit-writes.js";
 import type { LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
@@ -66,7 +66,7 @@ export class FileSink implements AtofSink, SyncWriter {
     await new Promise<void>((resolve) => {
       fsync(fd, (err) => {
         // EINVAL: the file does not support fsync (a pipe, /dev/null); the lines are written.
-        if (err && err.code !== "EINVAL") this.diagnostics.add("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
+        if (err && err.code !== "EINVAL") this.diagnostics.record("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
         resolve();
       });
     });
@@ -81,7 +81,7 @@ export class FileSink implements AtofSink, SyncWriter {
       if (fd === null) return;
       await new Promise<void>((resolve) => {
         close(fd, (err) => {
-          if (err) this.diagnostics.add("atof.write_failed", `close ${this.filePath}: ${messageOf(err)}`);
+          if (err) this.diagnostics.record("atof.write_failed", `close ${this.filePath}: ${messageOf(err)}`);
           resolve();
         });
       });
@@ -144,17 +144,17 @@ export class FileSink implements AtofSink, SyncWriter {
       try {
         // Only when the file ends where our batch ended: another process appending meanwhile must not lose its lines.
         if (fstatSync(fd).size === start + written) ftruncateSync(fd, start + keptBytes);
-        else this.diagnostics.add("atof.write_failed", `${this.filePath}: a partial line could not be removed (the file grew meanwhile)`);
+        else this.diagnostics.record("atof.write_failed", `${this.filePath}: a partial line could not be removed (the file grew meanwhile)`);
       } catch (truncateError) {
-        this.diagnostics.add("atof.write_failed", `truncate ${this.filePath}: ${messageOf(truncateError)}`);
+        this.diagnostics.record("atof.write_failed", `truncate ${this.filePath}: ${messageOf(truncateError)}`);
       }
     }
     this.lost(err, lines.length - kept);
   }
 
   private lost(err: unknown, lineCount: number): void {
-    this.diagnostics.add("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
-    if (lineCount > 0) this.diagnostics.add("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
+    this.diagnostics.record("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
+    if (lineCount > 0) this.diagnostics.record("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
   }
 
   /**
@@ -193,7 +193,7 @@ export class FileSink implements AtofSink, SyncWriter {
       repaired.action === "truncated"
         ? `removed ${repaired.bytes} bytes of an incomplete last line (a writer stopped mid-line)`
         : "added the missing line end after the last event";
-    this.diagnostics.add("atof.torn_tail_repaired", `${this.filePath}: ${what}`);
+    this.diagnostics.record("atof.torn_tail_repaired", `${this.filePath}: ${what}`);
   }
 }
 

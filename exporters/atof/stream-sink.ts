@@ -1,7 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { redactUrl, splitUserinfo } from "../../src/wire/urls.js";
-import type { DiagnosticCounter } from "./diagnostics.js";
 import type { LineBuffer } from "./line-buffer.js";
 import type { AtofSink } from "./sink.js";
 
@@ -105,7 +105,7 @@ export class StreamSink implements AtofSink {
     let lastError = "";
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       if (attempt > 0) {
-        this.diagnostics.add("atof.stream_retry", `retrying POST ${url} after: ${lastError}`);
+        this.diagnostics.record("atof.stream_retry", `retrying POST ${url} after: ${lastError}`);
         await sleep(retryBaseMillis * 2 ** (attempt - 1));
       }
       try {
@@ -122,7 +122,7 @@ export class StreamSink implements AtofSink {
         lastError = messageOf(err);
       }
     }
-    this.diagnostics.add("atof.stream_failed", `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`);
-    this.diagnostics.add("atof.events_dropped", `${lines.length} events lost: POST ${url} failed`, lines.length);
+    this.diagnostics.record("atof.stream_failed", `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`);
+    this.diagnostics.record("atof.events_dropped", `${lines.length} events lost: POST ${url} failed`, lines.length);
   }
 }

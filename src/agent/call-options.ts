@@ -1,4 +1,4 @@
-import { closestKey } from "../events/option-keys.js";
+import { checkOptionKeys } from "../events/option-keys.js";
 
 /** The keys each per-call option bag accepts; anything else is a typo that would otherwise be ignored. */
 export const CALL_OPTION_KEYS = Object.freeze({
@@ -17,11 +17,7 @@ export function checkCallOptions(call: CallName, options: unknown): void {
   if (options === undefined) return;
   if (typeof options !== "object" || options === null) throw new TypeError(`${call}: options must be an object`);
   const allowed: readonly string[] = CALL_OPTION_KEYS[call];
-  for (const key of Object.keys(options)) {
-    if (allowed.includes(key)) continue;
-    const hint = closestKey(key, allowed);
-    throw new TypeError(`${call}: unknown option "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}; allowed options: ${allowed.join(", ")}`);
-  }
+  checkOptionKeys(call, options, allowed);
   const o = options as Record<string, unknown>;
   if (o.onText !== undefined && typeof o.onText !== "function") throw new TypeError(`${call}: option "onText" must be a function`);
 }

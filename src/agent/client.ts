@@ -1,3 +1,4 @@
+import { META_RESUME_OF } from "../events/wire-names.js";
 import type { Json } from "../events/json.js";
 import type { LlmRequest } from "../runtime/types.js";
 import { codecFor } from "./providers/codecs.js";
@@ -218,7 +219,7 @@ export class Client {
     const scopeOptions: Parameters<typeof inAgentScope>[1] = {
       toolkit: options.toolkit ?? new Toolkit([]),
       input: { resume: pending.id },
-      metadata: { ...(metadata ?? {}), "relaytrace.resume_of": pending.id },
+      metadata: { ...(metadata ?? {}), [META_RESUME_OF]: pending.id },
       traceContext: pending.data?.traceContext,
     };
     if (options.signal) scopeOptions.signal = options.signal;

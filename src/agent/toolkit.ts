@@ -3,7 +3,7 @@ import type { ToolResult } from "./pending.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { builtinTools, type BuiltinName } from "./builtins/index.js";
 import { Workspace } from "./builtins/workspace.js";
-import { closestKey } from "../events/option-keys.js";
+import { checkOptionKeys } from "../events/option-keys.js";
 
 /** Names of the built-in tools (toolnexus's set). A relay tool may never take one, built-ins on or off. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
@@ -30,11 +30,7 @@ const TOOLKIT_OPTION_KEYS = ["tools", "builtins", "workdir"] as const;
 
 function checkToolkitOptions(options: unknown): asserts options is ToolkitOptions {
   if (typeof options !== "object" || options === null) throw new TypeError("createToolkit: options must be an object");
-  for (const key of Object.keys(options)) {
-    if ((TOOLKIT_OPTION_KEYS as readonly string[]).includes(key)) continue;
-    const hint = closestKey(key, TOOLKIT_OPTION_KEYS);
-    throw new TypeError(`createToolkit: unknown option "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}; allowed options: ${TOOLKIT_OPTION_KEYS.join(", ")}`);
-  }
+  checkOptionKeys("createToolkit", options, TOOLKIT_OPTION_KEYS);
   const { builtins } = options as ToolkitOptions;
   if (builtins !== undefined && typeof builtins !== "boolean" && !Array.isArray(builtins)) {
     throw new TypeError("createToolkit: option \"builtins\" must be a boolean or a list of built-in names");

@@ -1,3 +1,4 @@
+import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
@@ -27,7 +28,7 @@ export interface ExecuteLlmOptions extends LlmOptions {
 }
 
 function llmProfile(modelName: string | undefined): JsonObject | null {
-  return modelName === undefined ? {} : { model_name: modelName };
+  return modelName === undefined ? {} : { [PROFILE_MODEL_NAME]: modelName };
 }
 
 /** Managed and manual LLM lifecycles. */

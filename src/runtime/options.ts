@@ -1,4 +1,4 @@
-import { closestKey } from "../events/option-keys.js";
+import { checkOptionKeys } from "../events/option-keys.js";
 import { CATEGORIES } from "../events/types.js";
 
 const CATEGORY_SET: ReadonlySet<string> = new Set(CATEGORIES);
@@ -12,12 +12,7 @@ export function checkOptions(options: unknown, allowed: ReadonlySet<string>, whe
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new TypeError(`${where}: options must be an object`);
   }
-  for (const key in options) {
-    if (allowed.has(key)) continue;
-    const guess = closestKey(key, allowed);
-    const hint = guess === undefined ? "" : ` (use ${guess})`;
-    throw new TypeError(`${where}: unknown option ${key}${hint}`);
-  }
+  checkOptionKeys(where, options, allowed);
 }
 
 /** `checkOptions` as a value: the error, or undefined when the options are fine. */

@@ -1,3 +1,4 @@
+import { DEFAULT_NAMESPACE } from "../events/wire-names.js";
 import type { Clock } from "../events/clock.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
 import type { Json, JsonObject } from "../events/json.js";
@@ -7,7 +8,7 @@ import type { DataSchema } from "../events/types.js";
 import { ATOF_VERSION } from "../events/types.js";
 import { uuidv7 } from "../events/uuid.js";
 import { DEFAULT_HEADER_POLICY, HeaderPolicy } from "../wire/credentials.js";
-import { DiagnosticCounter } from "./diagnostics.js";
+import { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { JsonCopyIssues } from "./json-safe.js";
 import { toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
@@ -77,7 +78,7 @@ export class RuntimeCore {
   private readonly idGenerator: () => string;
 
   constructor(options: RuntimeOptions = {}) {
-    this.namespace = options.namespace ?? "nemo_relay";
+    this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
     this.headerPolicy = options.recordedHeaders === undefined ? DEFAULT_HEADER_POLICY : new HeaderPolicy(options.recordedHeaders);
     this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
     this.clock = new MonotonicClock(options.clock ?? systemClock);
