@@ -6,6 +6,8 @@ import { rename, rm, writeFile } from "node:fs/promises";
 import { makeDirectory } from "../files/make-directory.js";
 import { join } from "node:path";
 import type { AtofEvent } from "../../src/events/types.js";
+import type { Json } from "../../src/events/json.js";
+import { jsonText } from "./json-text.js";
 import { atofToAtif } from "./project.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";
@@ -114,7 +116,7 @@ export class AtifExporter implements Exporter {
 
   /** The trajectories completed so far (deep copies). */
   toJSON(): AtifTrajectory[] {
-    return JSON.parse(JSON.stringify(this.completed)) as AtifTrajectory[];
+    return JSON.parse(jsonText(this.completed as unknown as Json)) as AtifTrajectory[];
   }
 
   /** Paths of the files written so far, the latest `maxRetained` (default 1000) of them, oldest first. */
@@ -199,7 +201,7 @@ export class AtifExporter implements Exporter {
     const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
     try {
       makeDirectory(dir);
-      await writeFile(temp, `${JSON.stringify(trajectory, null, 2)}\n`, "utf8");
+      await writeFile(temp, `${jsonText(trajectory as unknown as Json, 2)}\n`, "utf8");
       await rename(temp, target); // atomic within one directory: readers never see half a file
       this.written.push(target);
       const max = this.config.maxRetained ?? 1000;
