@@ -205,4 +205,24 @@ describe.skipIf(!existsSync("/proc/self"))("a location that can never be written
     expect(codes.get("atof.write_failed")?.message).toMatch(/\/proc\/relaytrace-x/);
     expect(codes.get("atof.events_dropped")?.count).toBe(50);
   });
+
+  it.skipIf(!built)("relaytrace demo --out /proc/x returns at once: one line, exit 2", async () => {
+    const CLI = fileURLToPath(new URL("../dist/src/cli/main.js", import.meta.url));
+    const child = startNode(CLI, ["demo", "--out", "/proc/relaytrace-x"]);
+    const { code } = await child.exited;
+    expect(code).toBe(2);
+    expect(child.stdout()).toBe("");
+    expect(child.stderr()).toMatch(/^relaytrace: cannot use \/proc\/relaytrace-x for the output files: [^\n]+\n$/);
+  });
+
+  it("an AtifExporter under /proc counts atif.write_failed and shuts down", async () => {
+    const { AtifExporter } = await import("../exporters/atif/index.js");
+    const { createRuntime } = await import("../src/runtime/runtime.js");
+    const runtime = createRuntime();
+    const exporter = new AtifExporter({ agent: { name: "a", version: "1" }, outputDirectory: "/proc/relaytrace-x/atif" });
+    exporter.register(runtime);
+    await runtime.withScope("run", () => "done", { category: "agent", input: { prompt: "q" } });
+    await runtime.shutdown();
+    expect(exporter.diagnostics().find((d) => d.code === "atif.write_failed")?.message).toMatch(/\/proc\/relaytrace-x/);
+  });
 });

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtifExporter } from "../exporters/atif/exporter.js";
-import { jsonText } from "../exporters/atif/json-text.js";
+import { jsonText } from "../src/events/json-text.js";
 import type { Json } from "../src/events/json.js";
 import type { AtifTrajectory } from "../exporters/atif/types.js";
 import { validateAtif } from "../exporters/atif/validate.js";
@@ -83,5 +83,17 @@ describe("input nested thousands deep never overflows the stack", () => {
     const [file] = exporter.files();
     expect(chain(JSON.parse(await readFile(file!, "utf8")) as AtifTrajectory)).toHaveLength(3_000);
     expect(chain(exporter.toJSON()[0]!)).toHaveLength(3_000);
+  });
+
+  it("a payload nested 50,000 deep in a foreign file reaches the OTLP output whole, as JSON text", async () => {
+    const path = join(dir, "deep-payload.jsonl");
+    const deep = `${"[".repeat(50_000)}${"]".repeat(50_000)}`;
+    const line = (phase: "start" | "end", us: number) =>
+      `{"kind":"scope","scope_category":"${phase}","atof_version":"0.1","uuid":"p","parent_uuid":null,"timestamp":${us},"name":"deep","attributes":[],"category":"tool","category_profile":null,"data":{"nested":${deep}},"data_schema":null,"metadata":null}`;
+    await writeFile(path, `${line("start", 1_772_366_400_000_000)}\n${line("end", 1_772_366_400_000_001)}\n`);
+    const out = join(dir, "deep-payload.otlp.json");
+    expect(await main(["convert", path, "--to", "otlp-json", "-o", out], capture())).toBe(0);
+    const text = await readFile(out, "utf8");
+    expect(text).toContain(JSON.stringify(deep).slice(0, -1)); // the attribute value holds the whole array text
   });
 });

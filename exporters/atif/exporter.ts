@@ -7,7 +7,7 @@ import { makeDirectory } from "../files/make-directory.js";
 import { join } from "node:path";
 import type { AtofEvent } from "../../src/events/types.js";
 import type { Json } from "../../src/events/json.js";
-import { jsonText } from "./json-text.js";
+import { jsonText } from "../../src/events/json-text.js";
 import { atofToAtif } from "./project.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";

@@ -12,7 +12,7 @@ import { UsageError } from "./args.js";
 import { describeReadError, detectKind, InputError, readAtofEvents, readJsonDocument, sortByTime, spansFromEvents } from "./input.js";
 import { openOutput, type TextOutput } from "./output.js";
 import { DataLossError, projectSpans } from "./span-stream.js";
-import { jsonTextChunks } from "../../exporters/atif/json-text.js";
+import { jsonTextChunks } from "../events/json-text.js";
 import type { Json } from "../events/json.js";
 import { DEFAULT_MAX_LINE_BYTES, TORN_LAST_LINE } from "../events/atof-reader.js";
 import type { AtofWarning } from "../events/atof-errors.js";

@@ -1,4 +1,4 @@
-import type { Json } from "../../src/events/json.js";
+import type { Json } from "./json.js";
 
 interface Frame {
   /** The keys still to write (objects) or the items (arrays). */
