@@ -1,6 +1,5 @@
 import type { AtofEvent } from "../events/types.js";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { atofToAtif } from "../../exporters/atif/project.js";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { validateAtif } from "../../exporters/atif/validate.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
@@ -8,6 +7,7 @@ import { toTree } from "../../exporters/testing/tree.js";
 import { parseAtofLine } from "../events/atof-codec.js";
 import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
+import { convertToAtif } from "./convert-atif.js";
 import { UsageError } from "./args.js";
 import { describeReadError, detectKind, InputError, readAtofEvents, readJsonDocument, sortByTime, spansFromEvents } from "./input.js";
 import { openOutput, type TextOutput } from "./output.js";
@@ -39,23 +39,16 @@ function tornLineReporter(io: Io, path: string): (warning: AtofWarning) => void 
 }
 
 /** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
-export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string): Promise<number> {
+export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined): Promise<number> {
   // Several files are one stream: events are sorted by time before projection.
   const events: AtofEvent[] = [];
   for (const f of files) await readAtofEvents(f, progressReporter(io, f), events, tornLineReporter(io, f));
   const file = files.join(", ");
-  let docs: AtifTrajectory[] = [];
-  if (to === "atif") {
-    docs = atofToAtif(events, { agent: { name: agentName, version: "0.0.0" } });
-    if (docs.length === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);
-  }
+  if (to === "atif") return convertToAtif(io, events, file, output, agentName, describeWriteError);
   const out = openOutput(io, output);
   let spanCount = 0;
   try {
-    if (to === "atif") {
-      for (const chunk of jsonTextChunks((docs.length === 1 ? docs[0] : docs) as unknown as Json, 2)) out.write(chunk);
-      out.write("\n");
-    } else if (to === "tree") {
+    if (to === "tree") {
       const spans = await spansFromEvents(events, projection);
       spanCount = spans.length;
       out.write(`${toTree(spans, { durations: true })}\n`);
@@ -65,7 +58,7 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
   } finally {
     out.close();
   }
-  if (output) io.err(`wrote ${output} (${events.length} events in${to === "atif" ? "" : `, ${spanCount} spans out`})`);
+  if (output) io.err(`wrote ${output} (${events.length} events in, ${spanCount} spans out)`);
   return 0;
 }
 
