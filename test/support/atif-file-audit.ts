@@ -11,7 +11,7 @@ import { natTrajectoryProblems } from "./nat-trajectory.js";
  * fails. Writes made by test code itself (a deliberately broken fixture) are not audited.
  */
 
-const written: { path: string; doc: unknown }[] = [];
+const written: { path: string; doc: unknown; text: string }[] = [];
 
 /** The file of the first stack frame outside this module: who asked for the write. */
 function writerFile(): string {
@@ -33,11 +33,9 @@ function collect(path: unknown, data: unknown): void {
   } catch {
     return; // not a JSON document (an ATOF line, a log): not ours to judge here
   }
-  const docs = Array.isArray(doc) ? doc : [doc];
-  for (const d of docs) {
-    if (typeof d === "object" && d !== null && typeof (d as { schema_version?: unknown }).schema_version === "string") {
-      written.push({ path: String(path), doc: d });
-    }
+  // A JSON array of trajectories is itself something NAT's loader rejects: audit it as one document.
+  if (typeof doc === "object" && doc !== null && (Array.isArray(doc) || typeof (doc as { schema_version?: unknown }).schema_version === "string")) {
+    written.push({ path: String(path), doc, text });
   }
 }
 
@@ -62,6 +60,6 @@ syncBuiltinESMExports();
 
 afterAll(() => {
   if (written.length === 0) return;
-  const problems = natTrajectoryProblems(written.map((w) => w.doc));
+  const problems = natTrajectoryProblems(written.map((w) => w.doc), written.map((w) => w.text));
   expect(problems, `ATIF documents written by this test file that NAT would reject (${written.map((w) => w.path).join(", ")})`).toEqual([]);
 });
