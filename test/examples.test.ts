@@ -16,6 +16,7 @@ import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
 import { main as openaiAgentsHandoff } from "../examples/openai-agents-handoff.js";
 import { main as typedTools } from "../examples/typed-tools.js";
 import { main as skillsExample, SKILLS_DIR } from "../examples/skills.js";
+import { main as httpRequestSpan } from "../examples/http-request-span.js";
 import { decodeOtlp } from "./support/otlp.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
@@ -263,5 +264,24 @@ describe("skills", () => {
     const mark = events.find((e) => e.kind === "mark" && e.name === "skill.load")!;
     expect(mark).toMatchObject({ parent_uuid: tool.uuid, data: { skill_name: "release-notes" }, metadata: { skill_load_source: "skill_tool", tool_name: "skill" } });
     expect(tool.metadata).toMatchObject({ tool_source: "skill" });
+  });
+});
+
+describe("http-request-span", () => {
+  it("puts the agent run inside the app's HTTP request span: one trace, the provider's undici span under each model call", async () => {
+    const { tree, traceIds, answer } = await httpRequestSpan();
+    expect(answer).toBe("Order A-17 has shipped.");
+    expect(traceIds).toBe(1);
+    expect(tree).toEqual([
+      "GET",
+      "  GET /ask",
+      "    invoke_agent support-agent",
+      "      chat support-model",
+      "        POST",
+      "      execute_tool order_status",
+      "        SELECT orders",
+      "      chat support-model",
+      "        POST",
+    ]);
   });
 });
