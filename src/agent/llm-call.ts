@@ -72,48 +72,63 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
 }
 
 /**
- * A streamed provider call: a manual `llm` lifecycle (so the end can carry
- * `time_to_first_chunk_ms`), text deltas forwarded to `run.emit` as they arrive.
+ * A streamed provider call as one managed `llm` stream: the runtime records the time to the
+ * first chunk and the assembled reply; text deltas go to `run.emit` as they arrive.
  */
 export async function streamLlm(run: RunContext, body: JsonObject, turn: number): Promise<{ parsed: ParsedTurn; raw: Json }> {
   const { settings } = run;
   const url = settings.codec.url(settings.baseUrl);
   const started = Date.now();
-  const headers = requestHeaders(run);
-  const handle = settings.runtime.startLlm(settings.codec.route, { headers, content: body }, {
-    modelName: settings.model,
-    attributes: ["streaming"],
-    metadata: endpointMetadata(url, turn),
-  });
   let parsed: ParsedTurn | undefined;
-  let firstChunkMs: number | undefined;
+  let raw: JsonObject | undefined;
   try {
-    const events = await postStream(transportOptions(run, url, headers, body, run.signal, handle.uuid));
-    const gen = settings.codec.parseStream(events);
-    for (;;) {
-      const step = await gen.next();
-      if (step.done) {
-        parsed = step.value;
-        break;
-      }
-      if (firstChunkMs === undefined) firstChunkMs = Date.now() - started;
-      if (step.value.type === "text" && step.value.delta) run.emit?.({ type: "text", delta: step.value.delta });
+    const deltas = settings.runtime.executeLlmStream(
+      settings.codec.route,
+      { headers: requestHeaders(run), content: body },
+      async function* (request, ctx) {
+        // The request the runtime hands back is the real one (credentials intact, traceparent added).
+        const events = await postStream(transportOptions(run, url, stringHeaders(request.headers), request.content, ctx.signal, ctx.llmUuid));
+        const gen = settings.codec.parseStream(events);
+        for (;;) {
+          const step = await gen.next();
+          if (step.done) {
+            parsed = step.value;
+            return;
+          }
+          yield step.value;
+        }
+      },
+      {
+        modelName: settings.model,
+        metadata: endpointMetadata(url, turn),
+        signal: run.signal,
+        injectTraceparent: settings.injectTraceparent,
+        // The source has finished (and set `parsed`) before the runtime assembles the reply.
+        assemble: () => {
+          if (parsed) raw = streamedReply(parsed);
+          return raw ?? null;
+        },
+      },
+    );
+    for await (const delta of deltas) {
+      if (delta.type === "text" && delta.delta) run.emit?.({ type: "text", delta: delta.delta });
     }
-    const raw: JsonObject = {
-      message: parsed.assistantMessage,
-      usage: { ...parsed.usage },
-      finish_reason: parsed.rawFinishReason ?? parsed.finishReason,
-    };
-    if (parsed.model) raw.model = parsed.model;
-    const metadata: JsonObject = { time_to_first_chunk_ms: firstChunkMs ?? Date.now() - started };
-    settings.runtime.endLlm(handle, raw, { metadata });
+    if (!parsed || !raw) throw new Error("provider stream ended without a reply");
     return { parsed, raw };
-  } catch (err) {
-    settings.runtime.endLlm(handle, null, { error: err });
-    throw err;
   } finally {
     llmMetric(run, turn, started, parsed);
   }
+}
+
+/** What the `llm` end of a streamed call records: the assembled message, usage and finish reason. */
+function streamedReply(parsed: ParsedTurn): JsonObject {
+  const reply: JsonObject = {
+    message: parsed.assistantMessage,
+    usage: { ...parsed.usage },
+    finish_reason: parsed.rawFinishReason ?? parsed.finishReason,
+  };
+  if (parsed.model) reply.model = parsed.model;
+  return reply;
 }
 
 /** The transport options of one provider call (JSON or streamed): retries, their marks, onError, dispatcher. */

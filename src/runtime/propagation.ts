@@ -54,18 +54,23 @@ export function contextFromPropagation(ctx: PropagationContext): ScopeContext {
   return { stack: new ScopeStack(frames), propagatedRootUuid: valid.root_uuid };
 }
 
+/** The one W3C traceparent builder: `00-{trace id of the root}-{span id of the span}-01`. */
+export function traceparentOf(rootUuid: string, spanUuid: string): string {
+  return `00-${uuidHex(rootUuid)}-${spanIdOf(spanUuid)}-01`;
+}
+
 export function traceparentFrom(context: ScopeContext): string {
   const root = context.propagatedRootUuid ?? context.stack.frames[1]?.uuid ?? context.activeEventUuid;
   if (root === undefined) {
     throw new RelaytraceError("invalid_argument", "no emitted scope is available for traceparent capture");
   }
   const span = context.activeEventUuid ?? context.stack.top().uuid;
-  return `00-${uuidHex(root)}-${spanIdOf(span)}-01`;
+  return traceparentOf(root, span);
 }
 
 export function propagationContextToTraceparent(ctx: PropagationContext): string {
   if (ctx.root_uuid === undefined) {
     throw new RelaytraceError("invalid_argument", "rootless propagation context cannot be converted to traceparent");
   }
-  return `00-${uuidHex(ctx.root_uuid)}-${spanIdOf(ctx.parent_uuid)}-01`;
+  return traceparentOf(ctx.root_uuid, ctx.parent_uuid);
 }

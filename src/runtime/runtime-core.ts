@@ -14,6 +14,7 @@ import { toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
 import { Publisher } from "./publisher.js";
 import { Registry } from "./registry.js";
+import type { LlmStreamIntercept } from "./llm-stream.js";
 import type {
   EventSanitizer,
   LlmRequest,
@@ -50,6 +51,7 @@ export class Registries {
   readonly llmGuardrails = new Registry<LlmGuardrail>("llm conditional guardrail");
   readonly llmRequestIntercepts = new Registry<LlmRequestIntercept>("llm request intercept");
   readonly llmExecutionIntercepts = new Registry<LlmExecutionIntercept>("llm execution intercept");
+  readonly llmStreamIntercepts = new Registry<LlmStreamIntercept>("llm stream execution intercept");
   readonly llmSanitizeRequest = new Registry<(value: Json) => Json>("llm sanitize-request");
   readonly llmSanitizeResponse = new Registry<(value: Json) => Json>("llm sanitize-response");
 

@@ -4,6 +4,7 @@ import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js
 import { RelaytraceError } from "./errors.js";
 import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
 import { LlmLifecycle } from "./llm-lifecycle.js";
+import { executeLlmStream, type ExecuteLlmStreamOptions, type LlmStreamFunction, type LlmStreamIntercept } from "./llm-stream.js";
 import type { MetricMeasurement } from "./metric.js";
 import {
   checkOptions,
@@ -11,6 +12,7 @@ import {
   END_LLM_OPTIONS,
   END_TOOL_OPTIONS,
   LLM_OPTIONS,
+  LLM_STREAM_OPTIONS,
   MARK_OPTIONS,
   METRIC_OPTIONS,
   POP_OPTIONS,
@@ -152,7 +154,19 @@ export class Runtime {
     return this.llms.execute(name, request, fn, options);
   }
 
-  /** Starts an LLM call by hand (streaming, say); end it with `endLlm`. */
+  /**
+   * Runs `fn` as a managed, streamed LLM call: `fn` returns the provider's chunks as an async
+   * iterable, and so does this method. Guardrails and request intercepts run when iteration
+   * starts; each chunk passes the stream execution intercepts; the `llm` end records
+   * `time_to_first_chunk_ms` and the response `options.assemble(chunks)` builds (default: the
+   * chunks). Stopping early or aborting ends the call as cancelled.
+   */
+  executeLlmStream<C>(name: string, request: LlmRequest, fn: LlmStreamFunction<C>, options?: ExecuteLlmStreamOptions<C>): AsyncIterable<C> {
+    checkOptions(options, LLM_STREAM_OPTIONS, "executeLlmStream");
+    return executeLlmStream(this.core, this.llms, name, request, fn, options);
+  }
+
+  /** Starts an LLM call by hand; end it with `endLlm`. */
   startLlm(name: string, request: LlmRequest, options?: ExecuteLlmOptions): LlmHandle {
     checkOptions(options, LLM_OPTIONS, "startLlm");
     return this.llms.start(name, request, options);
@@ -204,6 +218,11 @@ export class Runtime {
   /** Wraps the provider call: `(request, next, info) => response`. */
   registerLlmExecutionIntercept(name: string, priority: number, fn: LlmExecutionIntercept, options?: RegistrationOptions): Remover {
     return this.core.registries.llmExecutionIntercepts.add(name, priority, fn, scopeOf(options));
+  }
+
+  /** Wraps managed streams: `(request, next, info) => chunks`, to observe or transform the chunks the caller sees. */
+  registerLlmStreamExecutionIntercept(name: string, priority: number, fn: LlmStreamIntercept, options?: RegistrationOptions): Remover {
+    return this.core.registries.llmStreamIntercepts.add(name, priority, fn, scopeOf(options));
   }
 
   /** Rewrites the LLM start event's `data` (credentials are already stripped). Fails closed. */

@@ -12,6 +12,12 @@ export interface ToolExecutionResult<T extends Json = Json> {
   result: T;
   /** Opaque metadata next to the result; `null` and absent are the same. */
   annotation?: Json;
+  /**
+   * A suspension: the request someone must answer before the call can complete. The tool scope
+   * ends (OK) with `{pending: request}` in its annotation, and the runtime emits the
+   * `tool.pending` mark (data = the request) parented to it.
+   */
+  pending?: JsonObject;
 }
 
 /** What an execution intercept returns: a result plus lifecycle-owned marks. */
