@@ -1,7 +1,8 @@
 import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
-import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
+import { currentScopeContext } from "../events/scope-stack.js";
+import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
@@ -24,7 +25,7 @@ export interface InternalLlmHandle extends LlmHandle {
 }
 
 export interface ExecuteLlmOptions extends LlmOptions {
-  /** Set a W3C `traceparent` header on the real request (default true). */
+  /** Set a W3C `traceparent` header on the real request (default true; left to OpenTelemetry when the app registered a propagator that writes it, whose client instrumentation injects its own). */
   injectTraceparent?: boolean;
 }
 
@@ -51,7 +52,7 @@ export class LlmLifecycle {
           call = async (req) => intercept.callback(req, downstream, info);
         }
         const real = this.withTraceparent(handle, realRequest, options);
-        return runInScopeContext(context, () => call(real));
+        return runInSpan(context, handle, () => call(real));
       },
       close: (handle, response) => this.close(base.stack, handle, response, {}),
     });
@@ -66,9 +67,10 @@ export class LlmLifecycle {
     request: LlmRequest,
     options: ExecuteLlmOptions & { attributes?: string[] },
   ): Omit<ManagedCall<LlmRequest, InternalLlmHandle, never>, "run" | "close"> {
-    const stack = currentScopeContext().stack;
+    const context = currentScopeContext();
+    const stack = context.stack;
     const regs = this.core.registries;
-    const parentUuid = options.parent?.uuid ?? stack.top().uuid;
+    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
     return {
       kind: "llm",
       name,
@@ -96,11 +98,14 @@ export class LlmLifecycle {
     return { context, signal: options.signal ?? NEVER_ABORTED };
   }
 
-  /** The real request with a W3C `traceparent` for this call (replacing any, whatever its case), unless disabled. */
+  /**
+   * The real request with a W3C `traceparent` for this call (replacing any, whatever its case),
+   * unless disabled or left to a registered OpenTelemetry propagator.
+   */
   withTraceparent(handle: LlmHandle, request: LlmRequest, options: ExecuteLlmOptions): LlmRequest {
-    if (options.injectTraceparent === false) return request;
+    if (options.injectTraceparent === false || otelPropagatesTraceparent()) return request;
     const context = currentScopeContext();
-    const root = context.propagatedRootUuid ?? context.stack.frames[1]?.uuid ?? handle.uuid;
+    const root = traceRootUuid(context, handle) ?? handle.uuid;
     const headers: Record<string, Json> = {};
     for (const [k, v] of Object.entries(request.headers ?? {})) if (k.toLowerCase() !== "traceparent") headers[k] = v;
     headers.traceparent = traceparentOf(root, handle.uuid);

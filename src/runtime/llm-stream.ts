@@ -1,5 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
-import { runInScopeContext } from "../events/scope-stack.js";
+import { runInSpan } from "./otel-context.js";
 import { META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
 import { CANCELLED, raceAbort } from "./abort.js";
 import type { ExecuteLlmOptions, LlmLifecycle } from "./llm-lifecycle.js";
@@ -70,10 +70,10 @@ export function executeLlmStream<C>(
         firstChunkUs === undefined ? {} : { [META_TIME_TO_FIRST_CHUNK_MS]: (firstChunkUs - handle.startedAtUs) / 1000 };
       try {
         if (signal.aborted) throw CANCELLED;
-        iterator = runInScopeContext(context, () => call(real)[Symbol.asyncIterator]());
+        iterator = runInSpan(context, handle, () => call(real)[Symbol.asyncIterator]());
         for (;;) {
           const source = iterator;
-          const step = await raceAbort(runInScopeContext(context, () => source.next()), signal);
+          const step = await raceAbort(runInSpan(context, handle, () => source.next()), signal);
           if (step.done) break;
           firstChunkUs ??= core.nowUs();
           chunks.push(step.value as C);

@@ -2,7 +2,9 @@ import type { ScopeContext } from "../events/scope-stack.js";
 import { ScopeStack, hiddenRoot } from "../events/scope-stack.js";
 import { recordPropagatedParent } from "../events/propagation-table.js";
 import { isUuid, spanIdOf, uuidHex } from "../events/uuid.js";
+import { formatTraceparent } from "../events/traceparent.js";
 import { RelaytraceError } from "./errors.js";
+import { traceRootUuid } from "./otel-context.js";
 import type { PropagationContext } from "./types.js";
 
 function checkUuid(value: unknown, key: string): string {
@@ -33,7 +35,7 @@ export function propagationContextFromJson(value: unknown): PropagationContext {
 /** The context captured from the current scope context (parent = active tool/LLM call, else the top scope). */
 export function captureFrom(context: ScopeContext): PropagationContext {
   const parent = context.activeEventUuid ?? context.stack.top().uuid;
-  const root = context.propagatedRootUuid ?? context.stack.frames[1]?.uuid ?? context.activeEventUuid;
+  const root = traceRootUuid(context) ?? context.activeEventUuid;
   return root === undefined ? { version: 1, parent_uuid: parent } : { version: 1, root_uuid: root, parent_uuid: parent };
 }
 
@@ -54,13 +56,13 @@ export function contextFromPropagation(ctx: PropagationContext): ScopeContext {
   return { stack: new ScopeStack(frames), propagatedRootUuid: valid.root_uuid };
 }
 
-/** The one W3C traceparent builder: `00-{trace id of the root}-{span id of the span}-01`. */
+/** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled). */
 export function traceparentOf(rootUuid: string, spanUuid: string): string {
-  return `00-${uuidHex(rootUuid)}-${spanIdOf(spanUuid)}-01`;
+  return formatTraceparent(uuidHex(rootUuid), spanIdOf(spanUuid), 1);
 }
 
 export function traceparentFrom(context: ScopeContext): string {
-  const root = context.propagatedRootUuid ?? context.stack.frames[1]?.uuid ?? context.activeEventUuid;
+  const root = traceRootUuid(context) ?? context.activeEventUuid;
   if (root === undefined) {
     throw new RelaytraceError("invalid_argument", "no emitted scope is available for traceparent capture");
   }

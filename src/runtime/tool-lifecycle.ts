@@ -1,7 +1,8 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
-import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
+import { currentScopeContext } from "../events/scope-stack.js";
+import { inboundOtelParent, runInSpan } from "./otel-context.js";
 import {
   ANNOTATION_PENDING,
   PENDING_REQUEST_SCHEMA,
@@ -58,17 +59,18 @@ export class ToolLifecycle {
     const stack = context.stack;
     const regs = this.core.registries;
     const signal = options.signal ?? NEVER_ABORTED;
+    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
     return runManagedCall<Json, InternalToolHandle, LayerOutcome>(this.core, {
       kind: "tool",
       name,
       input: args,
       stack,
-      parentUuid: options.parent?.uuid ?? stack.top().uuid,
+      parentUuid,
       metadata: options.metadata ?? null,
       signal,
       guardrails: regs.toolGuardrails.effective(stack),
       requestIntercepts: regs.toolRequestIntercepts.effective(stack),
-      open: (realArgs) => this.open(stack, name, realArgs, options, options.parent?.uuid ?? stack.top().uuid),
+      open: (realArgs) => this.open(stack, name, realArgs, options, parentUuid),
       run: (handle, realArgs) => {
         const toolCtx: ToolContext =
           handle.toolCallId === undefined ? { signal, toolUuid: handle.uuid } : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
@@ -77,11 +79,11 @@ export class ToolLifecycle {
         if (intercepts.length === 0) {
           // Fast path: call the tool directly in its context; no wrapper async function (each extra
           // promise costs a hook call per promise while AsyncLocalStorage is active on Node 20).
-          const value = runInScopeContext(execContext, () => fn(realArgs, toolCtx));
+          const value = runInSpan(execContext, handle, () => fn(realArgs, toolCtx));
           return isThenable(value) ? Promise.resolve(value).then((v) => layerOf(toToolResult(v), NO_MARKS)) : layerOf(toToolResult(value), NO_MARKS);
         }
         const info = { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) };
-        return runInScopeContext(execContext, () => buildToolChain(intercepts, (a) => fn(a, toolCtx), info, execContext)(realArgs));
+        return runInSpan(execContext, handle, () => buildToolChain(intercepts, (a) => fn(a, toolCtx), info, execContext)(realArgs));
       },
       close: (handle, outcome) => {
         const endUs = this.close(stack, handle, outcome, true, undefined);
