@@ -181,7 +181,7 @@ describe("client.stream is a managed stream", () => {
     expect(streamed).toBe("streamed through the runtime");
     expect(intercepted.join("")).toBe(streamed);
     const end = scopes(await settle()).find((e) => e.category === "llm" && e.scope_category === "end")!;
-    expect((end.data as JsonObject).message).toMatchObject({ role: "assistant", content: "streamed through the runtime" });
+    expect(JSON.stringify(end.data)).toContain("streamed through the runtime"); // the reply in the dialect's own shape
     expect((end.metadata as JsonObject)["time_to_first_chunk_ms"]).toEqual(expect.any(Number));
     expect(p.requests[0]!.headers.traceparent).toMatch(/^00-[0-9a-f]{32}-[0-9a-f]{16}-01$/);
   });

@@ -50,7 +50,7 @@ function llmMetric(run: RunContext, turn: number, started: number, parsed: Parse
 /** One provider call (all retries inside) as one managed `llm` scope. Returns the parsed turn and the raw JSON. */
 export async function callLlm(run: RunContext, body: JsonObject, turn: number): Promise<{ parsed: ParsedTurn; raw: Json }> {
   const { settings } = run;
-  const url = settings.codec.url(settings.baseUrl);
+  const url = settings.codec.url(settings.baseUrl, settings.model, false);
   const started = Date.now();
   let parsed: ParsedTurn | undefined;
   try {
@@ -77,7 +77,7 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
  */
 export async function streamLlm(run: RunContext, body: JsonObject, turn: number): Promise<{ parsed: ParsedTurn; raw: Json }> {
   const { settings } = run;
-  const url = settings.codec.url(settings.baseUrl);
+  const url = settings.codec.url(settings.baseUrl, settings.model, true);
   const started = Date.now();
   let parsed: ParsedTurn | undefined;
   let raw: JsonObject | undefined;
@@ -103,9 +103,10 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
         metadata: endpointMetadata(url, turn),
         signal: run.signal,
         injectTraceparent: settings.injectTraceparent,
-        // The source has finished (and set `parsed`) before the runtime assembles the reply.
+        // The source has finished (and set `parsed`) before the runtime assembles the reply,
+        // recorded in the dialect's own reply shape so every reader decodes it alike.
         assemble: () => {
-          if (parsed) raw = streamedReply(parsed);
+          if (parsed) raw = settings.codec.wire.encodeResponse(parsed.response);
           return raw ?? null;
         },
       },
@@ -118,17 +119,6 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
   } finally {
     llmMetric(run, turn, started, parsed);
   }
-}
-
-/** What the `llm` end of a streamed call records: the assembled message, usage and finish reason. */
-function streamedReply(parsed: ParsedTurn): JsonObject {
-  const reply: JsonObject = {
-    message: parsed.assistantMessage,
-    usage: { ...parsed.usage },
-    finish_reason: parsed.rawFinishReason ?? parsed.finishReason,
-  };
-  if (parsed.model) reply.model = parsed.model;
-  return reply;
 }
 
 /** The transport options of one provider call (JSON or streamed): retries, their marks, onError, dispatcher. */
