@@ -1,5 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
-import type { PropagationContext } from "../runtime/types.js";
+import type { PropagationContext, PropagationContextWire } from "../runtime/types.js";
 import type { LoopResult } from "./loop.js";
 import { emitMetric, type ClientSettings, type RunContext } from "./loop-context.js";
 import type { Toolkit } from "./toolkit.js";
@@ -37,8 +37,10 @@ function endOutput(r: LoopResult): JsonObject {
   return out;
 }
 
-function isPropagationContext(v: unknown): v is PropagationContext {
-  return typeof v === "object" && v !== null && (v as PropagationContext).version === 1 && typeof (v as PropagationContext).parent_uuid === "string";
+/** A stored trace context (the wire shape a halt record keeps, or a context object). */
+function isPropagationContext(v: unknown): v is PropagationContextWire | PropagationContext {
+  if (typeof v !== "object" || v === null || (v as { version?: unknown }).version !== 1) return false;
+  return typeof (v as PropagationContextWire).parent_uuid === "string" || typeof (v as PropagationContext).parentUuid === "string";
 }
 
 /**

@@ -44,5 +44,6 @@ export const END_TOOL_OPTIONS = set("data", "metadata", "timestamp");
 export const LLM_OPTIONS = set("modelName", "attributes", "metadata", "parent", "signal", "timestamp", "injectTraceparent");
 export const LLM_STREAM_OPTIONS = set("modelName", "attributes", "metadata", "parent", "signal", "timestamp", "injectTraceparent", "assemble");
 export const END_LLM_OPTIONS = set("data", "metadata", "modelName", "timestamp", "error");
+export const SHUTDOWN_OPTIONS = set("timeoutMs");
 export const REGISTRATION_OPTIONS = set("scope", "breakChain");
 export const SUBSCRIBE_OPTIONS = set("scope", "exporter");

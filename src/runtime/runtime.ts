@@ -19,15 +19,17 @@ import {
   REGISTRATION_OPTIONS,
   RUNTIME_OPTIONS,
   SCOPE_OPTIONS,
+  SHUTDOWN_OPTIONS,
   SUBSCRIBE_OPTIONS,
   TOOL_OPTIONS,
 } from "./options.js";
-import { captureFrom, contextFromPropagation, propagationContextFromJson, traceparentFrom } from "./propagation.js";
+import { captureFrom, contextFromPropagation, traceparentFrom } from "./propagation.js";
 import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
 import type { Exporter } from "./exporter.js";
+import { checkTimeout, DEFAULT_SHUTDOWN_TIMEOUT_MS, withinDeadline } from "./shutdown.js";
 import { ScopeLifecycle } from "./scope-lifecycle.js";
 import type { ScopeControl } from "./scope-lifecycle.js";
 
@@ -44,11 +46,13 @@ import type {
   MetadataInjector,
   PopScopeOptions,
   PropagationContext,
+  PropagationContextWire,
   RegistrationOptions,
   Remover,
   RequestInterceptOptions,
   RuntimeOptions,
   ScopeOptions,
+  ShutdownOptions,
   SubscribeOptions,
   Subscriber,
   ToolExecutionIntercept,
@@ -291,19 +295,34 @@ export class Runtime {
     await Promise.allSettled([...this.exporters].map((e) => e.forceFlush()));
   }
 
-  /** Flushes, then shuts down every exporter attached to this runtime. Safe to call twice. */
-  shutdown(): Promise<void> {
+  /**
+   * Flushes, then shuts down every exporter attached to this runtime (each: `forceFlush`, then
+   * `shutdown`), within ONE overall deadline: `timeoutMs` (default 5,000 ms), whatever the
+   * exporters' own timeouts and retries. Past it the call returns and counts `shutdown_timeout`
+   * naming the exporters still busy. Safe to call twice (the second call gets the first's promise).
+   */
+  shutdown(options: ShutdownOptions = {}): Promise<void> {
     if (this.core.publisher.callbackDepth > 0) {
       return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));
     }
-    this.shutdownPromise ??= (async () => {
-      await this.core.publisher.flush();
-      const results = await Promise.allSettled([...this.exporters].map(async (e) => {
+    let timeoutMs: number;
+    try {
+      checkOptions(options, SHUTDOWN_OPTIONS, "shutdown");
+      timeoutMs = checkTimeout("shutdown", options.timeoutMs) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    } catch (error) {
+      return Promise.reject(error); // a Promise API reports bad input as a rejection
+    }
+    this.shutdownPromise ??= withinDeadline(
+      () => this.core.publisher.flush(),
+      [...this.exporters],
+      async (e) => {
         await e.forceFlush();
         await e.shutdown();
-      }));
-      for (const r of results) if (r.status === "rejected") this.core.diagnostics.record("exporter_shutdown_failed", String(r.reason));
-    })();
+      },
+      timeoutMs,
+      this.core.diagnostics,
+      { timeout: "shutdown_timeout", failed: "exporter_shutdown_failed", verb: "shutdown" },
+    );
     return this.shutdownPromise;
   }
 
@@ -330,14 +349,14 @@ export class Runtime {
     this.core.publisher.lastCallbackError = undefined;
   }
 
-  /** `{version: 1, root_uuid, parent_uuid}` for continuing this trace elsewhere (JSON-serializable). */
+  /** `{ version: 1, rootUuid?, parentUuid }` for continuing this trace elsewhere (`propagationContextToJson` for the wire). */
   capturePropagationContext(): PropagationContext {
     return captureFrom(currentScopeContext());
   }
 
   /** Runs `fn` so that its scopes continue the trace described by `ctx` (from another process or a resumed run). */
-  withPropagation<T>(ctx: PropagationContext, fn: () => T): T {
-    return runInScopeContext(contextFromPropagation(propagationContextFromJson(ctx)), fn);
+  withPropagation<T>(ctx: PropagationContext | PropagationContextWire, fn: () => T): T {
+    return runInScopeContext(contextFromPropagation(ctx), fn);
   }
 
   /** The W3C `traceparent` of the current position in the trace. */

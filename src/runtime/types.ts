@@ -185,11 +185,26 @@ export interface EventFields {
 export type EventSanitizer = (event: AtofEvent, fields: EventFields) => Partial<EventFields>;
 export type MetadataInjector = (event: AtofEvent) => Record<string, string | number | boolean | string[] | number[] | boolean[]>;
 
-/** `{version: 1, root_uuid?, parent_uuid}` on the wire. */
+/**
+ * Where work continues a trace: the trace root (absent: a new trace starts) and the parent.
+ * On the wire (`propagationContextToJson`) it is `{"version":1,"root_uuid":…,"parent_uuid":…}`.
+ */
 export interface PropagationContext {
+  version: 1;
+  rootUuid?: string;
+  parentUuid: string;
+}
+
+/** The wire object of a propagation context, as NeMo Relay reads and writes it. */
+export interface PropagationContextWire {
   version: 1;
   root_uuid?: string;
   parent_uuid: string;
+}
+
+export interface ShutdownOptions {
+  /** One deadline for the whole shutdown, in ms (default 5,000). */
+  timeoutMs?: number;
 }
 
 export interface RuntimeOptions {
