@@ -40,6 +40,7 @@ export type {
   EndLlmOptions,
   EndToolOptions,
   EventFields,
+  EventNameSanitizer,
   EventSanitizer,
   ExporterLifecycle,
   LlmFunction,

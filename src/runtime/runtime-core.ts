@@ -16,6 +16,7 @@ import { Publisher } from "./publisher.js";
 import { Registry } from "./registry.js";
 import type { LlmStreamIntercept } from "./llm-stream.js";
 import type {
+  EventNameSanitizer,
   EventSanitizer,
   LlmRequest,
   MetadataInjector,
@@ -40,6 +41,7 @@ export type LlmExecutionIntercept = (
 export class Registries {
   readonly subscribers = new Registry<Subscriber>("subscriber", "insertion");
   readonly injectors = new Registry<MetadataInjector>("metadata injector");
+  readonly nameSanitizers = new Registry<EventNameSanitizer>("event name sanitizer");
   readonly markSanitizers = new Registry<EventSanitizer>("mark sanitizer");
   readonly scopeStartSanitizers = new Registry<EventSanitizer>("scope start sanitizer");
   readonly scopeEndSanitizers = new Registry<EventSanitizer>("scope end sanitizer");

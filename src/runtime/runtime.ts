@@ -30,6 +30,7 @@ import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
 import type { Exporter } from "./exporter.js";
 import { checkTimeout, DEFAULT_SHUTDOWN_TIMEOUT_MS, withinDeadline } from "./shutdown.js";
+import { flushOnExit } from "./exit-flush.js";
 import { ScopeLifecycle } from "./scope-lifecycle.js";
 import type { ScopeControl } from "./scope-lifecycle.js";
 
@@ -38,6 +39,7 @@ import type {
   Diagnostic,
   EndLlmOptions,
   EndToolOptions,
+  EventNameSanitizer,
   EventSanitizer,
   LlmFunction,
   LlmHandle,
@@ -73,6 +75,9 @@ export class Runtime {
   private readonly llms: LlmLifecycle;
   private readonly exporters = new Set<Exporter>();
   private shutdownPromise: Promise<void> | undefined;
+  private stopExitFlush: (() => void) | undefined;
+  /** Events emitted when the last exit flush started: a second `beforeExit` with nothing new does nothing. */
+  private exitFlushedAt = -1;
 
   constructor(options: RuntimeOptions = {}) {
     checkOptions(options, RUNTIME_OPTIONS, "createRuntime");
@@ -253,6 +258,15 @@ export class Runtime {
     return this.core.registries.markSanitizers.add(name, priority, fn, scopeOf(options));
   }
 
+  /**
+   * Rewrites every event's `name` before anything else sees it: names can carry what the model
+   * chose (an undeclared tool name), and they become span names. A throwing sanitizer makes the
+   * name `[redacted]` (fails closed). Start and end of a scope must map alike: keep it a pure function.
+   */
+  registerEventNameSanitizer(name: string, priority: number, fn: EventNameSanitizer, options?: RegistrationOptions): Remover {
+    return this.core.registries.nameSanitizers.add(name, priority, fn, scopeOf(options));
+  }
+
   /** As `registerMarkSanitizer`, for scope start events. */
   registerScopeStartSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
     return this.core.registries.scopeStartSanitizers.add(name, priority, fn, scopeOf(options));
@@ -268,7 +282,10 @@ export class Runtime {
     checkOptions(options, SUBSCRIBE_OPTIONS, "subscribe");
     const remove = this.core.registries.subscribers.add(name, 0, callback, options.scope ? { scopeUuid: options.scope.uuid } : {});
     const exporter = options.exporter;
-    if (exporter) this.exporters.add(exporter);
+    if (exporter) {
+      this.exporters.add(exporter);
+      this.stopExitFlush ??= flushOnExit(this);
+    }
     return () => {
       if (exporter) this.exporters.delete(exporter);
       return remove();
@@ -312,6 +329,7 @@ export class Runtime {
     } catch (error) {
       return Promise.reject(error); // a Promise API reports bad input as a rejection
     }
+    this.stopExitFlush?.();
     this.shutdownPromise ??= withinDeadline(
       () => this.core.publisher.flush(),
       [...this.exporters],
@@ -324,6 +342,24 @@ export class Runtime {
       { timeout: "shutdown_timeout", failed: "exporter_shutdown_failed", verb: "shutdown" },
     );
     return this.shutdownPromise;
+  }
+
+  /**
+   * Called on `beforeExit` while exporters are attached and `shutdown()` was never called:
+   * `forceFlush()` of every exporter, within the shutdown deadline (default 5 s).
+   */
+  async flushOnExit(): Promise<void> {
+    const emitted = this.core.publisher.emittedCount;
+    if (this.shutdownPromise !== undefined || emitted === this.exitFlushedAt) return;
+    this.exitFlushedAt = emitted;
+    await withinDeadline(
+      () => this.core.publisher.flush(),
+      [...this.exporters],
+      (e) => e.forceFlush(),
+      DEFAULT_SHUTDOWN_TIMEOUT_MS,
+      this.core.diagnostics,
+      { timeout: "exit_flush_timeout", failed: "exporter_flush_failed", verb: "flush on exit" },
+    );
   }
 
   /** Counted problems of the runtime and of the exporters attached to it. */

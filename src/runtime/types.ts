@@ -183,6 +183,8 @@ export interface EventFields {
  * a field left out is cleared, so return `{ ...fields, data: … }` to change one and keep the others.
  */
 export type EventSanitizer = (event: AtofEvent, fields: EventFields) => Partial<EventFields>;
+/** Returns the name the event is delivered under (scope starts and ends, marks). */
+export type EventNameSanitizer = (name: string, event: AtofEvent) => string;
 export type MetadataInjector = (event: AtofEvent) => Record<string, string | number | boolean | string[] | number[] | boolean[]>;
 
 /**
