@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { createRuntime, propagationContextFromJson, propagationContextToJson, RelaytraceError, type PropagationContext } from "relaytrace";
+import { capturePropagationContext, createRuntime, propagationContextFromJson, propagationContextToJson, RelaytraceError, type PropagationContext } from "relaytrace";
 import { capturingRuntime, scopes } from "./support/capture.js";
 
 const ROOT = "019ca945-0a01-7651-8317-1ff4a6a3a450";
@@ -15,6 +15,16 @@ describe("propagation context (NeMo Relay's shape)", () => {
       ctx = rt.capturePropagationContext();
     }, { category: "agent" });
     expect(ctx).toEqual({ version: 1, rootUuid: scopeUuid, parentUuid: scopeUuid });
+    let inTool: PropagationContext | undefined;
+    let toolUuid = "";
+    await rt.withScope("agent", () =>
+      rt.executeTool("lookup", {}, (_args, tctx) => {
+        toolUuid = tctx.toolUuid;
+        inTool = capturePropagationContext(); // the package-level function: no runtime needed
+        return { result: null };
+      }),
+    );
+    expect(inTool?.parentUuid).toBe(toolUuid);
   });
 
   it("converts to and from NeMo Relay's JSON text with snake_case keys; root_uuid omitted when absent", () => {

@@ -1,5 +1,5 @@
 import type { ScopeContext } from "../events/scope-stack.js";
-import { ScopeStack, hiddenRoot } from "../events/scope-stack.js";
+import { ScopeStack, currentScopeContext, hiddenRoot } from "../events/scope-stack.js";
 import { recordPropagatedParent } from "../events/propagation-table.js";
 import { isUuid, spanIdOf, uuidHex } from "../events/uuid.js";
 import { formatTraceparent } from "../events/traceparent.js";
@@ -43,6 +43,15 @@ export function propagationContextFromJson(text: string | PropagationContext | P
   const root = v.root_uuid ?? v.rootUuid;
   if (root === undefined || root === null) return { version: 1, parentUuid };
   return { version: 1, rootUuid: checkUuid(root, "root_uuid"), parentUuid };
+}
+
+/**
+ * Where the current code is in its trace, to continue it elsewhere: the parent is the active
+ * tool or LLM call, else the innermost scope (the scope stack is process-wide, so no runtime is
+ * needed). `rootUuid` is absent outside any scope.
+ */
+export function capturePropagationContext(): PropagationContext {
+  return captureFrom(currentScopeContext());
 }
 
 /** The wire object of a context (snake_case keys; `root_uuid` omitted when absent). */
