@@ -6,6 +6,7 @@ import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, traceRootUuid 
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
+import { pricedProfile } from "./llm-cost.js";
 import type { ManagedCall } from "./managed-call.js";
 import { runManagedCall } from "./managed-call.js";
 import { traceparentOf } from "./propagation.js";
@@ -130,6 +131,7 @@ export class LlmLifecycle {
         data: options.data ?? null,
         metadata: errorMetadata(shallowMerge(internal.metadata, options.metadata), options.error),
         profile: llmProfile(options.modelName ?? internal.modelName),
+        dataSchema: internal.dataSchema ?? null,
       });
       return;
     }
@@ -145,6 +147,7 @@ export class LlmLifecycle {
       data: null,
       metadata: cancelled ? cancelledMetadata(base, "llm") : errorMetadata(base, error),
       profile: llmProfile(handle.modelName),
+      dataSchema: handle.dataSchema ?? null,
     });
   }
 
@@ -158,6 +161,7 @@ export class LlmLifecycle {
       metadata: options.metadata ?? null,
       ended: false,
       ...(options.modelName !== undefined ? { modelName: options.modelName } : {}),
+      ...(options.dataSchema !== undefined ? { dataSchema: options.dataSchema } : {}),
     };
     if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
     this.core.emitScope(
@@ -165,7 +169,7 @@ export class LlmLifecycle {
       scopeOf(handle),
       "start",
       handle.startedAtUs,
-      { data: recordableRequest(request, this.core.headerPolicy), metadata: handle.metadata, profile: llmProfile(handle.modelName) },
+      { data: recordableRequest(request, this.core.headerPolicy), metadata: handle.metadata, profile: llmProfile(handle.modelName), dataSchema: handle.dataSchema ?? null },
       this.payloadTransform(stack, "request", undefined, handle.name),
     );
     return handle;
@@ -183,7 +187,8 @@ export class LlmLifecycle {
       {
         data: response,
         metadata: okMetadata(shallowMerge(handle.metadata, options.metadata)),
-        profile: llmProfile(options.modelName ?? handle.modelName),
+        profile: pricedProfile(llmProfile(options.modelName ?? handle.modelName), this.core.pricing, handle, response),
+        dataSchema: handle.dataSchema ?? null,
       },
       this.payloadTransform(stack, "response", options.data, handle.name),
     );
