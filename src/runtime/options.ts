@@ -34,7 +34,7 @@ export function checkCategory(category: unknown, where: string): void {
 
 const set = (...keys: string[]): ReadonlySet<string> => new Set(keys);
 
-export const RUNTIME_OPTIONS = set("clock", "idGenerator", "maxQueueSize", "namespace", "onDiagnostic", "recordedHeaders");
+export const RUNTIME_OPTIONS = set("clock", "idGenerator", "maxQueueSize", "namespace", "onDiagnostic", "pricing", "recordedHeaders");
 export const SCOPE_OPTIONS = set("category", "attributes", "input", "metadata", "categoryProfile", "parent", "timestamp");
 export const POP_OPTIONS = set("output", "metadata", "timestamp");
 export const MARK_OPTIONS = set("parent", "category", "categoryProfile", "data", "dataSchema", "metadata", "severity", "timestamp");
