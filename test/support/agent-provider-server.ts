@@ -28,7 +28,16 @@ export async function startProvider(script: Script | ScriptedReply[]): Promise<{
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
       const text = Buffer.concat(chunks).toString("utf8");
-      const received: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body: text ? (JSON.parse(text) as Record<string, unknown>) : {} };
+      let body: Record<string, unknown> = {};
+      try {
+        if (text) body = JSON.parse(text) as Record<string, unknown>;
+      } catch {
+        // Not a provider call: a stray export from an earlier test that reached a reused loopback
+        // port (OTLP protobuf, say). Refuse it without taking one of this script's replies.
+        res.writeHead(400).end();
+        return;
+      }
+      const received: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body };
       const index = requests.length;
       requests.push(received);
       const reply = Array.isArray(script) ? (script[Math.min(index, script.length - 1)] as ScriptedReply) : script(received, index);

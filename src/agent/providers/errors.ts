@@ -83,8 +83,5 @@ export class ProviderTimeoutError extends ProviderError {
   }
 }
 
-/** Short, single-line preview of a body for error messages. */
-export function preview(text: string, max = 200): string {
-  const flat = text.replace(/\s+/g, " ").trim();
-  return flat.length > max ? `${flat.slice(0, max)}…` : flat;
-}
+/** Short, single-line preview of a body for error messages (the wire layer's, re-exported for the transport). */
+export { preview } from "../../wire/read.js";
