@@ -81,22 +81,16 @@ async function section(key, title, run, format) {
 }
 
 await section("overhead", "1. Tool-call overhead (ns per executeTool call)", () => runOverhead(api, CONFIG.overhead), formatOverhead);
-if (want("peers")) {
-  if (await peersInstalled()) {
-    await section("peers", "2. Against peers (same tool call, same process)", () => runPeers(CONFIG.peers), formatPeers);
-  } else {
-    console.log("\n## 2. Against peers\n\nskipped: peer libraries are not installed; run `cd bench && npm install` to compare against OpenInference and OpenAI Agents.");
-    results.peers = { skipped: "peer libraries not installed (cd bench && npm install)" };
-  }
+/** A section that needs bench's own devDependencies: skipped with a note when they are absent. */
+async function peerSection(key, title, installed, missing, run, format) {
+  if (!want(key)) return;
+  if (await installed()) return section(key, title, run, format);
+  console.log(`\n## ${title}\n\nskipped: ${missing} not installed; run \`cd bench && npm install\`.`);
+  results[key] = { skipped: `${missing} not installed (cd bench && npm install)` };
 }
-if (want("nemo")) {
-  if (await nemoInstalled()) {
-    await section("nemo", "2b. Against NeMo Relay (same tool call, one Node 24 process)", () => runNemo(CONFIG.nemo), formatNemo);
-  } else {
-    console.log("\n## 2b. Against NeMo Relay\n\nskipped: nemo-relay-node is not installed; run `cd bench && npm install`.");
-    results.nemo = { skipped: "nemo-relay-node not installed (cd bench && npm install)" };
-  }
-}
+
+await peerSection("peers", "2. Against peers (same tool call, same process)", peersInstalled, "peer libraries (OpenInference, OpenAI Agents)", () => runPeers(CONFIG.peers), formatPeers);
+await peerSection("nemo", "2b. Against NeMo Relay (same tool call, one Node 24 process)", nemoInstalled, "nemo-relay-node", () => runNemo(CONFIG.nemo), formatNemo);
 await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => runLoop(api, CONFIG.loop), formatLoop);
 await section("throughput", "4. Throughput and memory", () => runThroughput(CONFIG.throughput), formatThroughput);
 await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);
