@@ -50,7 +50,12 @@ export interface DemoResult {
   trajectories: AtifTrajectory[];
   spans: ReadableSpan[];
   diagnostics: Diagnostic[];
+  /** With `otlp`: what the OTLP exporter counted (empty when every export was accepted). */
+  otlpProblems?: Diagnostic[];
 }
+
+/** Diagnostics that mean spans did not reach the collector. */
+const LOST = /^otel\.(export_failed|spans_not_exported|spans_dropped|flush_failed|shutdown_failed)$/;
 
 /** The scripted model: one turn asking for both tools, then the answer. */
 export function demoProvider(style: Dialect = "openai"): Promise<ScriptedProvider> {
@@ -117,9 +122,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     atof.register(runtime);
     atif.register(runtime);
     capture.register(runtime);
-    if (options.otlp) {
-      new OtelExporter({ projection: options.projection, endpoint: options.otlp, serviceName: "relaytrace-demo", timeoutMillis: 3000 }).register(runtime);
-    }
+    const otlp = options.otlp ? new OtelExporter({ projection: options.projection, endpoint: options.otlp, serviceName: "relaytrace-demo", timeoutMillis: 3000 }) : undefined;
+    otlp?.register(runtime);
 
     const weather = defineTool({
       name: "get_weather",
@@ -154,6 +158,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       trajectories: atif.toJSON(),
       spans: await capture.spans(),
       diagnostics: runtime.diagnostics(),
+      ...(otlp ? { otlpProblems: otlp.diagnostics().filter((d) => LOST.test(d.code)) } : {}),
     };
   } finally {
     await runtime.shutdown();

@@ -152,7 +152,9 @@ async function demo(io: Io, argv: string[]): Promise<number> {
     const doc = demoResult.trajectories[i];
     io.out(`  ATIF  ${shown(p)}${doc ? ` (${doc.schema_version}, ${doc.steps.length} steps)` : ""}`);
   }
-  if (otlp) io.out(`  OTLP  spans sent to ${otlp}`);
+  const lost = demoResult.otlpProblems ?? [];
+  if (otlp && lost.length === 0) io.out(`  OTLP  ${demoResult.spans.length} spans sent to ${otlp}; the collector accepted every export`);
+  if (otlp && lost.length > 0) io.out(`  OTLP  spans sent to ${otlp} did NOT all arrive: ${lost.map((d) => `${d.code} ×${d.count} (${d.message})`).join("; ")}`);
   if (!live) io.out("  The customer's email address is [REDACTED:email] in every exported event: sanitizers change telemetry, never the app's answer.");
   const problems = demoResult.diagnostics.filter((d) => d.count > 0);
   if (problems.length > 0) {
@@ -162,6 +164,10 @@ async function demo(io: Io, argv: string[]): Promise<number> {
   }
   io.out("");
   io.out(`Next: npx relaytrace tree ${shown(demoResult.atofPath)}   ·   npx relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`);
+  if (otlp && lost.length > 0) {
+    io.err(`relaytrace demo: the OTLP export to ${otlp} failed`);
+    return 1;
+  }
   return 0;
 }
 
