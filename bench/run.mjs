@@ -1,30 +1,47 @@
-// relaytrace benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (smoke, < 30 s).
-// Options: --quick, --only=overhead,peers,loop,throughput,scale, --out=<results.json path>.
+// relaytrace benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (smoke, < 60 s).
+// Options: --quick, --only=overhead,peers,nemo,loop,throughput,scale,hostile, --out=<results.json path>,
+// --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first).
+import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { loadRelaytrace } from "./lib/load.mjs";
 import { machineInfo } from "./lib/machine.mjs";
+import { nemoInstalled } from "./lib/nemo.mjs";
+import { node24Path } from "./lib/node24.mjs";
 import { peersInstalled } from "./lib/peers.mjs";
 import { formatOverhead, runOverhead } from "./suites/overhead.mjs";
 import { formatPeers, runPeers } from "./suites/peers.mjs";
+import { formatNemo, runNemo } from "./suites/nemo.mjs";
 import { formatLoop, runLoop } from "./suites/loop.mjs";
 import { formatThroughput, runThroughput } from "./suites/throughput.mjs";
 import { formatScale, runScale } from "./suites/scale.mjs";
 import { formatHostile, runHostile } from "./suites/hostile.mjs";
 
 const argv = process.argv.slice(2);
+const wantedNode = argv.find((a) => a.startsWith("--node="))?.slice(7);
+if (wantedNode !== undefined && wantedNode !== process.versions.node.split(".")[0]) {
+  // Re-run this script under the requested Node; only bench's Node 24 is installed.
+  const binary = wantedNode === "24" ? node24Path() : undefined;
+  if (!binary) {
+    console.error(`--node=${wantedNode}: ${wantedNode === "24" ? "bench's Node 24 is not installed (cd bench && npm install)" : "only --node=24 is supported"}`);
+    process.exit(2);
+  }
+  const child = spawnSync(binary, [fileURLToPath(import.meta.url), ...argv], { stdio: "inherit" });
+  process.exit(child.status ?? 1);
+}
 const quick = argv.includes("--quick");
 const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 // A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
 const out =
   argv.find((a) => a.startsWith("--out="))?.slice(6) ??
-  fileURLToPath(new URL(quick || only ? "./results-partial.json" : "./results.json", import.meta.url));
+  fileURLToPath(new URL(`./results${wantedNode ? `-node${wantedNode}` : ""}${quick || only ? "-partial" : ""}.json`, import.meta.url));
 const want = (name) => !only || only.includes(name);
 
 const CONFIG = quick
   ? {
     overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
     peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
+    nemo: { rounds: 3, calls: 1_000, warmupCalls: 1_000, nemoCalls: 100, nemoWarmupCalls: 50 },
     loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1, perExporter: false },
     throughput: { calls: 20_000, quick: true },
     scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
@@ -33,6 +50,7 @@ const CONFIG = quick
   : {
     overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
     peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
+    nemo: { rounds: 7, calls: 10_000, warmupCalls: 5_000, nemoCalls: 1_000, nemoWarmupCalls: 300 },
     loop: { rounds: 14, runsPerRound: 8, warmupRuns: 3 },
     throughput: { calls: 1_000_000, quick: false },
     scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
@@ -63,14 +81,16 @@ async function section(key, title, run, format) {
 }
 
 await section("overhead", "1. Tool-call overhead (ns per executeTool call)", () => runOverhead(api, CONFIG.overhead), formatOverhead);
-if (want("peers")) {
-  if (await peersInstalled()) {
-    await section("peers", "2. Against peers (same tool call, same process)", () => runPeers(CONFIG.peers), formatPeers);
-  } else {
-    console.log("\n## 2. Against peers\n\nskipped: peer libraries are not installed; run `cd bench && npm install` to compare against OpenInference and OpenAI Agents.");
-    results.peers = { skipped: "peer libraries not installed (cd bench && npm install)" };
-  }
+/** A section that needs bench's own devDependencies: skipped with a note when they are absent. */
+async function peerSection(key, title, installed, missing, run, format) {
+  if (!want(key)) return;
+  if (await installed()) return section(key, title, run, format);
+  console.log(`\n## ${title}\n\nskipped: ${missing} not installed; run \`cd bench && npm install\`.`);
+  results[key] = { skipped: `${missing} not installed (cd bench && npm install)` };
 }
+
+await peerSection("peers", "2. Against peers (same tool call, same process)", peersInstalled, "peer libraries (OpenInference, OpenAI Agents)", () => runPeers(CONFIG.peers), formatPeers);
+await peerSection("nemo", "2b. Against NeMo Relay (same tool call, one Node 24 process)", nemoInstalled, "nemo-relay-node", () => runNemo(CONFIG.nemo), formatNemo);
 await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => runLoop(api, CONFIG.loop), formatLoop);
 await section("throughput", "4. Throughput and memory", () => runThroughput(CONFIG.throughput), formatThroughput);
 await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);

@@ -25,20 +25,28 @@ export function summarize(values) {
 /**
  * Runs every variant `rounds` times, interleaved (round 1: A B C, round 2: B C A, ...), so that
  * drift in machine speed hits all variants alike. `variant.run(n)` performs n calls and returns
- * nothing; the time per call of each round is kept. Returns { name: { median, p95, samples } } in ns/call.
+ * nothing; the time per call of each round is kept. A variant may set its own `calls` and
+ * `warmupCalls` (a slow peer needs fewer calls per round than a fast one). Returns { name: { median, p95, samples } } in ns/call.
  */
 export async function interleave(variants, { rounds, calls, warmupCalls }) {
   for (const v of variants) if (v.setup) await v.setup();
-  for (const v of variants) await v.run(warmupCalls);
+  // Warm-up runs inside the same before/after hooks as a round: a variant may install its
+  // middleware only for its own rounds (NeMo Relay's registrations are process-wide).
+  for (const v of variants) {
+    if (v.beforeRound) await v.beforeRound();
+    await v.run(v.warmupCalls ?? warmupCalls);
+    if (v.afterRound) await v.afterRound();
+  }
   const samples = Object.fromEntries(variants.map((v) => [v.name, []]));
   for (let r = 0; r < rounds; r++) {
     const order = variants.map((_, i) => variants[(i + r) % variants.length]);
     for (const v of order) {
       if (v.beforeRound) await v.beforeRound();
       const t0 = process.hrtime.bigint();
-      await v.run(calls);
+      const n = v.calls ?? calls;
+      await v.run(n);
       const t1 = process.hrtime.bigint();
-      samples[v.name].push(Number(t1 - t0) / calls);
+      samples[v.name].push(Number(t1 - t0) / n);
       if (v.afterRound) await v.afterRound();
     }
   }

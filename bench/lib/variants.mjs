@@ -51,4 +51,13 @@ export const relaytraceVariants = {
     exporter.register(rt);
     return wrap(rt, { exporter, spanExporter });
   },
+  /** An OTel projection exporting OTLP/HTTP protobuf to `url` (a loopback receiver). */
+  otlp: (projection, url) => async (api) => {
+    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
+    const rt = api.createRuntime();
+    const spanExporter = new OTLPTraceExporter({ url });
+    const exporter = new api.OtelExporter({ projection, spanExporter, scheduledDelayMillis: 200 });
+    exporter.register(rt);
+    return wrap(rt, { exporter, spanExporter });
+  },
 };

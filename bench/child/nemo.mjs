@@ -1,0 +1,47 @@
+// The NeMo Relay comparison, run under Node 24 (the binding needs it). argv: <json config>.
+// Each NeMo Relay variant and relaytrace's matching variant run interleaved in this one process;
+// prints one JSON line: { stats, receiver } with ns/call per variant.
+import { loadRelaytrace } from "../lib/load.mjs";
+import { nemoFactories, startLoopbackReceiver } from "../lib/nemo.mjs";
+import { interleave } from "../lib/stats.mjs";
+import { relaytraceVariants } from "../lib/variants.mjs";
+import { loop, toolFn } from "../lib/workload.mjs";
+
+const cfg = JSON.parse(process.argv[2]);
+const api = await loadRelaytrace();
+const receiver = await startLoopbackReceiver();
+
+/** Variant pairs: [name, NeMo Relay factory, relaytrace factory]. */
+const PAIRS = [
+  ["none", () => nemoFactories.none(), relaytraceVariants.none],
+  ["interceptSanitizer", () => nemoFactories.interceptSanitizer(), relaytraceVariants.interceptSanitizer],
+  ["atofFile", () => nemoFactories.atofFile(), relaytraceVariants.atofFile],
+  ["otlpOpeninference", () => nemoFactories.otlpOpeninference(receiver), relaytraceVariants.otlp("openinference", receiver.url)],
+];
+
+const holders = {};
+const variants = [{ name: "direct", run: (n) => loop(n, toolFn), calls: cfg.calls }];
+for (const [name, nemo, ours] of PAIRS) {
+  if (cfg.only && !cfg.only.includes(name)) continue;
+  variants.push({
+    name: `nemo.${name}`,
+    calls: cfg.nemoCalls,
+    warmupCalls: cfg.nemoWarmupCalls,
+    setup: async () => void (holders[`nemo.${name}`] = await nemo()),
+    beforeRound: () => holders[`nemo.${name}`].install(),
+    run: (n) => loop(n, holders[`nemo.${name}`].call),
+    afterRound: () => holders[`nemo.${name}`].uninstall(),
+    teardown: () => holders[`nemo.${name}`].close(),
+  });
+  variants.push({
+    name: `relaytrace.${name}`,
+    calls: cfg.calls,
+    setup: async () => void (holders[`relaytrace.${name}`] = await ours(api)),
+    run: (n) => loop(n, holders[`relaytrace.${name}`].call),
+    afterRound: () => holders[`relaytrace.${name}`].runtime?.flush(),
+    teardown: () => holders[`relaytrace.${name}`].close(),
+  });
+}
+const stats = await interleave(variants, cfg);
+await receiver.close();
+process.stdout.write(JSON.stringify({ stats, receiver: receiver.stats, node: process.version }) + "\n");

@@ -1,0 +1,53 @@
+// §2b Against NeMo Relay: its Node binding needs Node >= 24, so this runs in a child process under
+// bench's Node 24 binary whatever Node runs the bench. NeMo Relay and relaytrace variants are
+// interleaved in that one process; each row is a ratio of medians.
+import { runChild } from "../lib/child.mjs";
+import { ns, ratio, table, verdict } from "../lib/format.mjs";
+import { node24Path } from "../lib/node24.mjs";
+
+export const NEMO_TARGET = 20;
+
+const LABELS = {
+  none: "no subscriber",
+  interceptSanitizer: "1 execution intercept + 1 request sanitizer (+ no-op subscriber)",
+  atofFile: "ATOF JSONL file sink",
+  otlpOpeninference: "OTel openinference projection → OTLP/HTTP protobuf, loopback receiver",
+};
+
+export async function runNemo(cfg) {
+  const node = node24Path();
+  if (!node) throw new Error("bench's Node 24 runtime is not installed (cd bench && npm install)");
+  const out = await runChild("nemo.mjs", [JSON.stringify(cfg)], [], node);
+  const { stats } = out;
+  const rows = Object.keys(LABELS)
+    .filter((name) => stats[`nemo.${name}`])
+    .map((name) => {
+      const nemo = stats[`nemo.${name}`];
+      const ours = stats[`relaytrace.${name}`];
+      const cheaper = nemo.median / ours.median;
+      return {
+        name,
+        label: LABELS[name],
+        nemoMedianNs: nemo.median,
+        nemoP95Ns: nemo.p95,
+        relaytraceMedianNs: ours.median,
+        relaytraceP95Ns: ours.p95,
+        timesCheaper: cheaper,
+        met: cheaper >= NEMO_TARGET,
+      };
+    });
+  return { config: cfg, node: out.node, directMedianNs: stats.direct.median, receiver: out.receiver, rows };
+}
+
+const receiverLine = (stats) =>
+  Object.entries(stats).map(([agent, s]) => `${s.requests} requests / ${s.bytes} bytes from ${agent}`).join(", ") || "nothing";
+
+export function formatNemo(result) {
+  return [
+    `NeMo Relay 0.9.2 (nemo-relay-node) and relaytrace interleaved in one ${result.node} process; direct call there: ${ns(result.directMedianNs)} ns; loopback OTLP receiver got ${receiverLine(result.receiver)}.`,
+    table(
+      ["per managed tool call", "NeMo Relay median ns", "relaytrace median ns", "× cheaper than NeMo Relay", `target ≥ ${NEMO_TARGET}×`],
+      result.rows.map((r) => [r.label, ns(r.nemoMedianNs), ns(r.relaytraceMedianNs), ratio(r.timesCheaper), verdict(r.met)]),
+    ),
+  ].join("\n");
+}
