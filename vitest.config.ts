@@ -15,8 +15,12 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
+    // The interop suite needs Jaeger, a collector, Phoenix and NAT: `npm run test:interop`.
+    exclude: ["test/interop/**", "**/node_modules/**"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // Every ATIF document a test writes is checked against NAT's Trajectory rules.
+    setupFiles: ["./test/support/atif-file-audit.ts"],
   },
 });

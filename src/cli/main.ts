@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { relative, resolve } from "node:path";
+import { escapeControlCharactersInLines } from "../../exporters/testing/control-characters.js";
 import { toTree } from "../../exporters/testing/tree.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { oneOf, parseArgs, UsageError } from "./args.js";
@@ -37,7 +38,8 @@ Options:
   convert: `Usage: relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME]
 
 Reads ATOF files (relaytrace's or another producer's; several are merged by time) and writes the chosen form to OUT or stdout.
-  --to atif        an ATIF v1.7 trajectory (an array when the file holds several runs)
+  --to atif        one ATIF v1.7 trajectory per run: to stdout or -o FILE for one run, one file per run with -o DIR
+                   (agent name from the agent scope unless --agent-name)
   --to otlp-json   an OTLP/JSON ExportTraceServiceRequest (projection: --projection, default full)
   --to tree        the span tree`,
   validate: `Usage: relaytrace validate FILE...
@@ -61,23 +63,24 @@ function consoleIo(): Io {
     shown = false;
   };
   return {
+    // Everything printed may carry names from a foreign file: control characters are escaped.
     out: (line) => {
       clear();
-      process.stdout.write(`${line}\n`);
+      process.stdout.write(`${escapeControlCharactersInLines(line)}\n`);
     },
     err: (line) => {
       clear();
-      process.stderr.write(`${line}\n`);
+      process.stderr.write(`${escapeControlCharactersInLines(line)}\n`);
     },
     progress: (line) => {
       const now = Date.now();
       if (now - last < (tty ? 500 : 2000)) return;
       last = now;
       if (tty) {
-        process.stderr.write(`\r${line}`);
+        process.stderr.write(`\r${escapeControlCharactersInLines(line)}`);
         shown = true;
       } else {
-        process.stderr.write(`${line}\n`);
+        process.stderr.write(`${escapeControlCharactersInLines(line)}\n`);
       }
     },
   };
@@ -158,7 +161,7 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
         const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name") ?? "agent");
+        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name"));
       }
       case "validate": {
         const args = parseArgs(rest, {});
