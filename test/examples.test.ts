@@ -16,6 +16,7 @@ import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
 import { main as openaiAgentsHandoff } from "../examples/openai-agents-handoff.js";
 import { main as langchainTools } from "../examples/langchain-tools.js";
 import { main as mcpToolsExample } from "../examples/mcp-tools.js";
+import { main as httpRequestSpan } from "../examples/http-request-span.js";
 import { decodeOtlp } from "./support/otlp.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
@@ -258,5 +259,24 @@ describe("mcp-tools", () => {
     const read = scopes(events).find((e) => e.name === "resources/read weather://stations" && e.scope_category === "start")!;
     expect(read.metadata).toMatchObject({ "mcp.method.name": "resources/read", "network.transport": "pipe" });
     expect((JSON.parse(stations) as { traceparent: string }).traceparent.split("-")[2]).toBe(spanIdOf(read.uuid));
+  });
+});
+
+describe("http-request-span", () => {
+  it("puts the agent run inside the app's HTTP request span: one trace, the provider's undici span under each model call", async () => {
+    const { tree, traceIds, answer } = await httpRequestSpan();
+    expect(answer).toBe("Order A-17 has shipped.");
+    expect(traceIds).toBe(1);
+    expect(tree).toEqual([
+      "GET",
+      "  GET /ask",
+      "    invoke_agent support-agent",
+      "      chat support-model",
+      "        POST",
+      "      execute_tool order_status",
+      "        SELECT orders",
+      "      chat support-model",
+      "        POST",
+    ]);
   });
 });
