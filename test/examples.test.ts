@@ -3,7 +3,7 @@ import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { dirname } from "node:path";
 import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
-import { readAtofFile, type AtofEvent, type ScopeEvent } from "relaytrace";
+import { readAtofFile, spanIdOf, type AtofEvent, type ScopeEvent } from "relaytrace";
 import { main as relayBasic } from "../examples/relay-basic.js";
 import { main as relayThreeCalls } from "../examples/relay-three-calls.js";
 import { main as relayWithLocalTool } from "../examples/relay-with-local-tool.js";
@@ -16,6 +16,8 @@ import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
 import { main as openaiAgentsHandoff } from "../examples/openai-agents-handoff.js";
 import { main as typedTools } from "../examples/typed-tools.js";
 import { main as skillsExample, SKILLS_DIR } from "../examples/skills.js";
+import { main as langchainTools } from "../examples/langchain-tools.js";
+import { main as mcpToolsExample } from "../examples/mcp-tools.js";
 import { main as httpRequestSpan } from "../examples/http-request-span.js";
 import { decodeOtlp } from "./support/otlp.js";
 
@@ -264,6 +266,32 @@ describe("skills", () => {
     const mark = events.find((e) => e.kind === "mark" && e.name === "skill.load")!;
     expect(mark).toMatchObject({ parent_uuid: tool.uuid, data: { skill_name: "release-notes" }, metadata: { skill_load_source: "skill_tool", tool_name: "skill" } });
     expect(tool.metadata).toMatchObject({ tool_source: "skill" });
+  });
+});
+
+describe("langchain-tools", () => {
+  it("the LangChain loop is one agent span with two chats and the tool, nested by run ids", async () => {
+    const { answer, events, tree } = await langchainTools();
+    expect(answer).toBe("20 EUR is about 235 NOK.");
+    expect(tree.split("\n")).toEqual([
+      "invoke_agent currency-agent (INTERNAL, OK) gen_ai.operation.name=invoke_agent",
+      "├─ chat gpt-4.1-mini (CLIENT, OK) gen_ai.operation.name=chat",
+      "├─ execute_tool convert_currency (INTERNAL, OK) gen_ai.operation.name=execute_tool",
+      "└─ chat gpt-4.1-mini (CLIENT, OK) gen_ai.operation.name=chat",
+    ]);
+    const toolEnd = scopes(events).find((e) => e.category === "tool" && e.scope_category === "end")!;
+    expect(toolEnd).toMatchObject({ category_profile: { tool_call_id: "call_1" }, data: 235 });
+  });
+});
+
+describe("mcp-tools", () => {
+  it("the loop calls the MCP server's tool over stdio, and the traced resource read carries its trace context", async () => {
+    const { result, stations, events } = await mcpToolsExample();
+    expect(result).toMatchObject({ status: "done", text: "It is 4 °C in Oslo." });
+    expect(result.toolCalls.map((c) => [c.id, c.name, c.isError])).toEqual([["call_1", "weather_get_weather", false]]);
+    const read = scopes(events).find((e) => e.name === "resources/read weather://stations" && e.scope_category === "start")!;
+    expect(read.metadata).toMatchObject({ "mcp.method.name": "resources/read", "network.transport": "pipe" });
+    expect((JSON.parse(stations) as { traceparent: string }).traceparent.split("-")[2]).toBe(spanIdOf(read.uuid));
   });
 });
 

@@ -78,6 +78,7 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     expect(toolEnds.map((e) => e.category_profile?.["tool_call_id"]).sort()).toEqual(["call_a", "call_o"]);
     const oslo = toolEnds.find((e) => e.category_profile?.["tool_call_id"] === "call_o")!;
     expect(oslo.data).toEqual({ city: "Oslo", temp_c: 4 });
+    expect(oslo.metadata).toMatchObject({ "otel.status_code": "OK" });
     const atlantis = toolEnds.find((e) => e.category_profile?.["tool_call_id"] === "call_a")!;
     expect(atlantis.metadata).toMatchObject({ "otel.status_code": "ERROR" });
     // the sanitizer masked the argument; the metadata injector reached every event

@@ -92,7 +92,7 @@ describe("README", () => {
   });
 
   // Type-checking pulls in the integration libraries' declarations: slow on a loaded machine.
-  it("TypeScript blocks type-check against the built package and run, printing what they promise", { timeout: 120_000 }, async () => {
+  it("TypeScript blocks type-check against the built package and run, printing what they promise", { timeout: 180_000 }, async () => {
     const runnable = blocks.filter((b) => b.kind === "run");
     expect(runnable.length).toBeGreaterThanOrEqual(4);
     const files = runnable.map((_b, i) => join(BLOCK_DIR, `block-${i + 1}.ts`));

@@ -12,6 +12,8 @@ import type { WireToolDef } from "../../src/wire/index.js";
 import { profileString, scopeTypeOf } from "./scope-attributes.js";
 import * as G from "./semconv.js";
 
+const MCP_TOOL_KEYS = ["mcp.method.name", "mcp.session.id", "network.transport"] as const;
+
 /** `gen_ai.operation.name` of an LLM event by its name. */
 export function llmOperationOf(name: string): string {
   const lower = name.toLowerCase();
@@ -96,6 +98,8 @@ export class GenAiProjection implements Projection {
       setString(attrs, G.GEN_AI_TOOL_CALL_ID, profileString(start, PROFILE_TOOL_CALL_ID) ?? lookupString(start, G.GEN_AI_TOOL_CALL_ID, "tool_call_id"));
       setString(attrs, G.GEN_AI_TOOL_DESCRIPTION, lookupString(start, G.GEN_AI_TOOL_DESCRIPTION, "tool_description", "description"));
       if (start.data !== null && start.data !== undefined) attrs[G.GEN_AI_TOOL_CALL_ARGUMENTS] = jsonText(start.data);
+      // A call to an MCP server keeps the MCP semantic-convention attributes it was recorded with.
+      for (const key of MCP_TOOL_KEYS) setString(attrs, key, lookupString(start, key));
       return;
     }
     const provider = genAiProviderOf(start);

@@ -1,15 +1,12 @@
-import type { Json, JsonObject } from "../events/json.js";
-import type { DataSchema } from "../events/types.js";
+import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import { toJsonSafe } from "../runtime/json-safe.js";
+import { openaiChatCodec, type FinishKind, type WireMessage, type WirePart, type WireResponse, type WireToolCall, type WireToolDef } from "../wire/index.js";
 
 /**
- * What every adapter knows about one model call, in one library-neutral shape, and its encoding
- * as OpenAI Chat Completions JSON: the request and response bodies every projection and ATIF
- * already read (messages, tools, choices with tool_calls, usage with cached tokens, model).
+ * What every adapter knows about one model call, in one library-neutral shape, encoded as OpenAI
+ * Chat Completions JSON by the wire codec: the request and response bodies every projection and
+ * ATIF read (messages, tools, choices with tool_calls, usage with cached tokens, model).
  */
-
-/** The data schema of the bodies this module writes. */
-export const CHAT_COMPLETIONS_SCHEMA: DataSchema = { name: "openai/chat-completions", version: "1" };
 
 export interface CallToolCall {
   id: string;
@@ -63,59 +60,76 @@ function argumentsText(args: string | Json): string {
   return typeof args === "string" ? args : JSON.stringify(toJsonSafe(args));
 }
 
-function toolCallsJson(calls: readonly CallToolCall[]): Json[] {
-  return calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: argumentsText(c.arguments) } }));
-}
-
-function messageJson(m: CallMessage): JsonObject {
-  if (m.role === "tool") return { role: "tool", tool_call_id: m.toolCallId ?? "", content: m.text };
-  const calls = m.toolCalls ?? [];
-  if (m.role === "assistant" && calls.length > 0) {
-    return { role: "assistant", content: m.text === "" ? null : m.text, tool_calls: toolCallsJson(calls) };
+function wireCall(c: CallToolCall): WireToolCall {
+  const text = argumentsText(c.arguments);
+  let input: Json = text;
+  try {
+    input = JSON.parse(text) as Json;
+  } catch {
+    // arguments that are not JSON stay text, as the model sent them
   }
-  return { role: m.role, content: m.text };
+  return { id: c.id, name: c.name, arguments: text, input };
 }
 
-/** The request as a Chat Completions body. */
+function wireMessage(m: CallMessage): WireMessage {
+  if (m.role === "tool") {
+    return { role: "tool", parts: [{ type: "tool_result", toolCallId: m.toolCallId ?? "", output: m.text, text: m.text }], text: "", content: m.text };
+  }
+  const parts: WirePart[] = m.text === "" ? [] : [{ type: "text", text: m.text }];
+  for (const call of m.toolCalls ?? []) parts.push({ type: "tool_call", call: wireCall(call) });
+  return { role: m.role, parts, text: m.text, content: m.text };
+}
+
+function wireTool(t: CallToolDefinition): WireToolDef {
+  const schema = toJsonSafe(t.parameters ?? null);
+  return {
+    name: t.name,
+    ...(t.description !== undefined ? { description: t.description } : {}),
+    inputSchema: isJsonObject(schema) ? schema : { type: "object", properties: {} },
+    raw: null,
+  };
+}
+
+const FINISH_KINDS: ReadonlySet<string> = new Set(["stop", "length", "tool_calls", "content_filter"]);
+
+/** The request as a Chat Completions body, encoded by the wire codec. */
 export function chatCompletionsRequest(request: CallRequest): JsonObject {
-  const body: JsonObject = {};
-  if (request.model !== undefined) body.model = request.model;
-  body.messages = request.messages.map(messageJson);
-  if (request.tools && request.tools.length > 0) {
-    body.tools = request.tools.map((t) => ({
-      type: "function",
-      function: {
-        name: t.name,
-        ...(t.description !== undefined ? { description: t.description } : {}),
-        parameters: toJsonSafe(t.parameters ?? { type: "object", properties: {} }),
-      },
-    }));
-  }
+  const body = openaiChatCodec.encodeRequest({
+    model: request.model ?? "",
+    messages: openaiChatCodec.encodeMessages(request.messages.map(wireMessage)),
+    tools: (request.tools ?? []).map(wireTool),
+    ...(request.stream ? { stream: true } : {}),
+  });
+  if (request.model === undefined) delete body.model;
   for (const [key, value] of Object.entries(request.settings ?? {})) if (value !== null && value !== undefined) body[key] = value;
-  if (request.stream) body.stream = true;
   return body;
 }
 
-/** The response as a Chat Completions body (one choice). */
+/** The response as a Chat Completions body (one choice), encoded by the wire codec. */
 export function chatCompletionsResponse(response: CallResponse): JsonObject {
-  const message: JsonObject = { role: "assistant", content: response.text === "" && response.toolCalls.length > 0 ? null : response.text };
-  if (response.toolCalls.length > 0) message.tool_calls = toolCallsJson(response.toolCalls);
-  const finish = response.finishReason ?? (response.toolCalls.length > 0 ? "tool_calls" : "stop");
-  const body: JsonObject = { object: "chat.completion" };
-  if (response.id !== undefined) body.id = response.id;
-  if (response.model !== undefined) body.model = response.model;
-  body.choices = [{ index: 0, message, finish_reason: finish }];
+  const toolCalls = response.toolCalls.map(wireCall);
+  const parts: WirePart[] = response.text === "" ? [] : [{ type: "text", text: response.text }];
+  for (const call of toolCalls) parts.push({ type: "tool_call", call });
+  const reply: WireResponse = { parts, text: response.text, toolCalls };
+  if (response.id !== undefined) reply.id = response.id;
+  if (response.model !== undefined) reply.model = response.model;
+  if (response.finishReason !== undefined) {
+    if (FINISH_KINDS.has(response.finishReason)) reply.finish = response.finishReason as FinishKind;
+    else reply.rawFinishReason = response.finishReason;
+  }
   const usage = response.usage;
-  if (usage && (usage.inputTokens !== undefined || usage.outputTokens !== undefined)) {
-    const prompt = usage.inputTokens ?? 0;
-    const completion = usage.outputTokens ?? 0;
-    body.usage = {
-      prompt_tokens: prompt,
-      completion_tokens: completion,
-      total_tokens: prompt + completion,
-      ...(usage.cachedTokens !== undefined ? { prompt_tokens_details: { cached_tokens: usage.cachedTokens } } : {}),
+  if (usage) {
+    reply.usage = {
+      ...(usage.inputTokens !== undefined ? { inputTokens: usage.inputTokens } : {}),
+      ...(usage.outputTokens !== undefined ? { outputTokens: usage.outputTokens } : {}),
+      ...(usage.cachedTokens !== undefined ? { cacheReadTokens: usage.cachedTokens } : {}),
     };
   }
+  const body = openaiChatCodec.encodeResponse(reply);
+  // No usage reported is not zero tokens used.
+  if (!usage || (usage.inputTokens === undefined && usage.outputTokens === undefined)) delete body.usage;
+  if (response.id === undefined) delete body.id;
+  if (response.model === undefined) delete body.model;
   return body;
 }
 

@@ -251,7 +251,7 @@ export class RelaytraceProcessor implements TracingProcessor {
         if (data.type !== "function") return;
         // A failed call's end data is what the model was told, so ATIF keeps it as the observation.
         if (error) runtime.endTool(opened.handle, { error }, { timestamp, data: data.output ? parseJsonText(data.output) : error.message });
-        else runtime.endTool(opened.handle, { result: parseJsonText(data.output) }, { timestamp });
+        else runtime.endTool(opened.handle, { result: parseJsonText(data.output) }, { timestamp, metadata: { "otel.status_code": "OK" } });
         return;
       }
       case "scope": {
