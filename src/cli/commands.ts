@@ -9,6 +9,7 @@ import { toTree } from "../../exporters/testing/tree.js";
 import { parseAtofLine } from "../events/atof-codec.js";
 import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
+import { detectViewInput } from "./viewer/load.js";
 import { UsageError } from "./args.js";
 import { detectKind, InputError, readAtofEvents, readJsonDocument, spansFromEvents } from "./input.js";
 import { createReadStream } from "node:fs";
@@ -28,10 +29,14 @@ function progressReporter(io: Io, path: string): (lines: number) => void {
 }
 
 /** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
-export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string): Promise<number> {
+export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string, serviceName?: string): Promise<number> {
   // Several files are one stream: events are sorted by time before projection.
   const events: AtofEvent[] = [];
-  for (const f of files) events.push(...(await readAtofEvents(f, progressReporter(io, f))));
+  for (const f of files) {
+    const kind = await detectViewInput(f);
+    if (kind !== "atof") throw new InputError(`${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`);
+    events.push(...(await readAtofEvents(f, progressReporter(io, f))));
+  }
   const file = files.join(", ");
   let text: string;
   if (to === "atif") {
@@ -39,7 +44,7 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
     if (docs.length === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);
     text = JSON.stringify(docs.length === 1 ? docs[0] : docs, null, 2);
   } else {
-    const spans = await spansFromEvents(events, projection);
+    const spans = await spansFromEvents(events, projection, serviceName);
     if (to === "tree") {
       text = toTree(spans, { durations: true });
     } else {

@@ -89,8 +89,8 @@ export function sortByTime(events: readonly AtofEvent[]): AtofEvent[] {
 }
 
 /** Projects ATOF events to finished spans through the real exporter, in memory. */
-export async function spansFromEvents(events: readonly AtofEvent[], projection: ProjectionName): Promise<ReadableSpan[]> {
-  const capture = new SpanCapture({ projection });
+export async function spansFromEvents(events: readonly AtofEvent[], projection: ProjectionName, serviceName?: string): Promise<ReadableSpan[]> {
+  const capture = new SpanCapture({ projection, ...(serviceName !== undefined ? { serviceName } : {}) });
   for (const event of sortByTime(events)) capture.onEvent(event);
   await capture.shutdown(); // ends spans a crashed producer left open, so nothing is lost
   return capture.spans();
