@@ -1,15 +1,8 @@
 import type { AtofEvent } from "../src/events/types.js";
+import type { Exporter, ExporterHost } from "../src/runtime/exporter.js";
 
-/** The part of a runtime an exporter needs, typed structurally so exporters never import the runtime. */
-export interface ExporterRuntime {
-  subscribe(
-    name: string,
-    callback: (event: AtofEvent) => void,
-    options?: { exporter?: { forceFlush(): Promise<void>; shutdown(): Promise<void> } },
-  ): () => boolean;
-  /** The runtime's delivery barrier: every event emitted before the call has reached subscribers. */
-  flush?(): Promise<void>;
-}
+/** The part of a runtime an exporter needs. */
+export type ExporterRuntime = ExporterHost;
 
 let instances = 0;
 
@@ -31,9 +24,9 @@ export class ExporterRegistrations {
   register(
     runtime: ExporterRuntime,
     onEvent: (event: AtofEvent) => void,
-    lifecycle: { forceFlush(): Promise<void>; shutdown(): Promise<void> },
+    exporter: Exporter,
   ): () => boolean {
-    const remove = runtime.subscribe(this.name, onEvent, { exporter: lifecycle });
+    const remove = runtime.subscribe(this.name, onEvent, { exporter });
     this.runtimes.add(runtime);
     return () => {
       this.runtimes.delete(runtime);
@@ -43,6 +36,6 @@ export class ExporterRegistrations {
 
   /** Waits until every runtime this exporter listens to has delivered what was emitted so far. */
   async flushDelivery(): Promise<void> {
-    await Promise.allSettled([...this.runtimes].map((runtime) => runtime.flush?.()));
+    await Promise.allSettled([...this.runtimes].map((runtime) => runtime.flush()));
   }
 }

@@ -24,3 +24,4 @@ export type {
 export { OtelExporter, DEFAULT_NAMESPACE } from "./otel/index.js";
 export type { OtelExporterOptions, ProjectionName, MarkProjectionSetting, AttributeMapping } from "./otel/index.js";
 export type { ExporterRuntime } from "./exporter-runtime.js";
+export type { Exporter, ExporterHost } from "../src/runtime/exporter.js";

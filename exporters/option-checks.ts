@@ -1,4 +1,4 @@
-import { closestKey } from "../src/events/option-keys.js";
+import { checkOptionKeys } from "../src/events/option-keys.js";
 
 // Construction-time checks shared by the exporters: a configuration mistake throws a TypeError
 // that names the option at startup, instead of surfacing later as silently lost telemetry.
@@ -11,18 +11,9 @@ export function requireObject(owner: string, label: string, value: unknown): Rec
   return value as Record<string, unknown>;
 }
 
-/**
- * Throws on the first key that is not in `known`, suggesting the closest known key when one is
- * plausibly meant (a prefix, a case slip, or a couple of typos). Keys set to `undefined` count as
- * absent, so spreading optional settings stays allowed.
- */
+/** Throws on the first key that is not in `known` (the shared option check; one message format). */
 export function rejectUnknownKeys(owner: string, options: Record<string, unknown>, known: readonly string[], prefix = "", context = ""): void {
-  for (const key of Object.keys(options)) {
-    if (known.includes(key) || options[key] === undefined) continue;
-    const guess = closestKey(key, known);
-    const hint = guess === undefined ? `known options: ${known.map((k) => prefix + k).join(", ")}` : `did you mean ${prefix}${guess}?`;
-    throw new TypeError(`${owner}: unknown option ${prefix}${key}${context}; ${hint}`);
-  }
+  checkOptionKeys(owner, options, known, { prefix, context });
 }
 
 /** Throws unless `value` is undefined or one of `allowed`. */

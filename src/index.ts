@@ -19,14 +19,18 @@ export type { AtofWarning } from "./events/atof-errors.js";
 // Runtime
 export { createRuntime, Runtime } from "./runtime/runtime.js";
 export type { ScopeControl } from "./runtime/runtime.js";
+export type { Exporter, ExporterHost } from "./runtime/exporter.js";
+export { DiagnosticCounter } from "./wire/diagnostics.js";
+export { DEFAULT_NAMESPACE, METRIC_SCHEMA, PENDING_REQUEST_SCHEMA, TOOL_PENDING_MARK } from "./events/wire-names.js";
 export { defaultRuntime } from "./runtime/default-runtime.js";
 export { RelaytraceError, GuardrailRejectedError } from "./runtime/errors.js";
 export type { RelaytraceErrorCode } from "./runtime/errors.js";
-export { stripCredentials, CREDENTIAL_HEADERS } from "./runtime/llm-lifecycle.js";
+export { recordableRequest } from "./runtime/llm-lifecycle.js";
+export { HeaderPolicy, RECORDED_HEADERS, REDACTED } from "./wire/credentials.js";
+export { redactUrl } from "./wire/urls.js";
 export type { ExecuteLlmOptions } from "./runtime/llm-lifecycle.js";
 export { toolResult, withAnnotation, withoutAnnotation, withPendingMark, toExecutionResult } from "./runtime/outcome.js";
 export { propagationContextFromJson, propagationContextToTraceparent } from "./runtime/propagation.js";
-export { METRIC_SCHEMA } from "./runtime/metric.js";
 export type { MetricKind, MetricMeasurement, MetricValueType } from "./runtime/metric.js";
 export { toJsonSafe, CIRCULAR_MARKER, DEPTH_MARKER, MAX_JSON_DEPTH, UNREADABLE_MARKER } from "./runtime/json-safe.js";
 export type {
@@ -118,6 +122,8 @@ export type {
   RunStatus,
   RunUsage,
   StreamEvent,
+  StreamOptions,
+  BuiltinName,
   Tool,
   ToolCallRecord,
   ToolContext,

@@ -10,7 +10,7 @@ import {
   relayTool,
   type ClientOptions,
 } from "../src/agent/index.js";
-import { reply, startProvider, type Script, type ScriptedReply } from "./agent-provider-server.js";
+import { reply, startProvider, type Script, type ScriptedReply } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createClient, createToolkit, defineTool, type Metric } from "../src/agent/index.js";
-import { reply, startProvider } from "./agent-provider-server.js";
+import { reply, startProvider } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -66,17 +66,18 @@ describe("hooks and metrics", () => {
     expect(res.toolCalls[0]!.output).toBe("echo:1|a|b");
     expect(metrics.map((m) => m.event)).toEqual(["llm", "tool", "llm", "run"]);
     for (const m of metrics) expect(m.runUuid).toBe(res.runUuid);
-    expect(metrics[1]).toMatchObject({ tool: "echo", source: "custom", isError: false, turn: 0, toolCallId: "c1" });
+    expect(metrics[1]).toMatchObject({ tool: "echo", source: "native", isError: false, turn: 0, toolCallId: "c1" });
     expect(metrics[3]).toMatchObject({ event: "run", turns: 2, toolCalls: 1, totalTokens: 12 });
     const text = client.metrics();
     expect(text.endsWith("\n")).toBe(true);
     expect(text).toContain('toolnexus_llm_requests_total{model="stub",status="ok"} 2\n');
     expect(text).toContain('toolnexus_llm_tokens_total{type="completion"} 4\ntoolnexus_llm_tokens_total{type="prompt"} 8\n');
-    expect(text).toContain('toolnexus_tool_calls_total{tool="echo",source="custom",is_error="false",pending="false"} 1\n');
+    expect(text).toContain('toolnexus_tool_calls_total{tool="echo",source="native",is_error="false",pending="false"} 1\n');
     expect(text).toContain('toolnexus_llm_request_duration_seconds_bucket{model="stub",le="+Inf"} 2\n');
     expect(text).toContain('toolnexus_llm_request_duration_seconds_count{model="stub"} 2\n');
     expect(text).toContain('toolnexus_tool_duration_seconds_count{tool="echo"} 1\n');
-    expect(text).not.toContain("toolnexus_run_errors_total");
+    // no run failed: the block is there, header only
+    expect(text.endsWith("# HELP toolnexus_run_errors_total Total run errors.\n# TYPE toolnexus_run_errors_total counter\n")).toBe(true);
   });
 
   it("a hook error aborts the run", async () => {

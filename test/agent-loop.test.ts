@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createClient, createToolkit, defineTool, InMemoryConversationStore, pending, type ClientOptions } from "../src/agent/index.js";
-import { reply, startProvider, type Script, type ScriptedReply } from "./agent-provider-server.js";
+import { reply, startProvider, type Script, type ScriptedReply } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -248,5 +248,105 @@ describe("agent loop failures", () => {
     const ends = scopes.filter((e) => e.scope_category === "end").map((e) => e.uuid).sort();
     expect(ends).toEqual(starts);
     expect(starts.length).toBe(3); // agent, llm, tool
+  });
+});
+
+describe("agent loop: toolnexus behaviours", () => {
+  it("waitFor may answer synchronously: the call re-runs with the answer and the run goes on", async () => {
+    const srv = await provider([reply("openai", "", [{ id: "c1", name: "approve", arguments: "{}" }]), reply("openai", "done")]);
+    const approve = defineTool({
+      name: "approve",
+      description: "",
+      execute: (_a, ctx) => (ctx.answer ? `approved:${String(ctx.answer.data?.who)}` : pending({ kind: "approval", prompt: "ok?" })),
+    });
+    const { client } = clientFor(srv.url, "openai", { waitFor: (req) => ({ id: req.id, ok: true, data: { who: "ada" } }) });
+    const res = await client.run("go", { toolkit: await createToolkit({ tools: [approve] }) });
+    expect(res.status).toBe("done");
+    expect(res.toolCalls[0]).toMatchObject({ output: "approved:ada", isError: false });
+    // a waitFor that throws synchronously aborts the run, like a rejection
+    const again = await provider([reply("openai", "", [{ id: "c1", name: "approve", arguments: "{}" }])]);
+    const { client: throwing } = clientFor(again.url, "openai", {
+      waitFor: () => {
+        throw new Error("no approver");
+      },
+    });
+    await expect(throwing.run("go", { toolkit: await createToolkit({ tools: [approve] }) })).rejects.toThrow("no approver");
+  });
+
+  it("the question builtin halts the run durably without waitFor, the request carrying the questions", async () => {
+    const questions = [{ question: "Which city?", options: ["Oslo", "Bergen"] }];
+    const srv = await provider([reply("openai", "", [{ id: "q1", name: "question", arguments: JSON.stringify({ questions }) }]), reply("openai", "Oslo it is")]);
+    const { client } = clientFor(srv.url, "openai");
+    const toolkit = await createToolkit({ builtins: ["question"] });
+    const halted = await client.run("plan a trip", { toolkit });
+    expect(halted.status).toBe("pending");
+    expect(halted.pending).toMatchObject({ kind: "question", prompt: "Which city? (options: Oslo, Bergen)", data: { questions } });
+    const resumed = await client.runWithAnswer({ toolkit, history: halted.messages, pending: halted.pending!, answer: { id: halted.pending!.id, ok: true, data: { answers: [["Oslo"]] } }, halt: halted.halt! });
+    expect(resumed.text).toBe("Oslo it is");
+    const sent = srv.requests[1]!.body.messages as { role: string; content: string }[];
+    expect(sent.find((m) => m.role === "tool")!.content).toBe('{"answers":[["Oslo"]]}');
+  });
+
+  it("a per-tool timeoutMs ends a slow tool with an error result and aborts its signal; the run goes on", async () => {
+    const srv = await provider([reply("openai", "", [{ id: "c1", name: "slow", arguments: "{}" }]), reply("openai", "gave up on it")]);
+    let aborted = false;
+    const slow = defineTool({
+      name: "slow",
+      description: "",
+      timeoutMs: 30,
+      execute: (_a, ctx) =>
+        new Promise((resolve) => {
+          ctx.signal.addEventListener("abort", () => (aborted = true));
+          setTimeout(() => resolve("too late"), 2_000).unref();
+        }),
+    });
+    const { client } = clientFor(srv.url, "openai");
+    const res = await client.run("go", { toolkit: await createToolkit({ tools: [slow] }) });
+    expect(res.status).toBe("done");
+    expect(res.toolCalls[0]).toMatchObject({ output: "tool slow timed out after 30 ms", isError: true });
+    expect(aborted).toBe(true);
+    expect(() => defineTool({ name: "bad", description: "", timeoutMs: 0, execute: () => "" })).toThrow(/timeoutMs/);
+  });
+
+  it("translate fires beforeLLM and afterLLM once (turn 0), swallows their errors and records one llm metric", async () => {
+    const srv = await provider([reply("openai", "translated")]);
+    const { client: failing } = clientFor(srv.url, "openai", {
+      hooks: {
+        beforeLLM: () => {
+          throw new Error("ignored in translate");
+        },
+        afterLLM: () => {
+          throw new Error("also ignored");
+        },
+      },
+    });
+    expect((await failing.translate({ messages: [{ role: "user", content: "hi" }] })).text).toBe("translated");
+    const seen: string[] = [];
+    const metrics: string[] = [];
+    const { client } = clientFor(srv.url, "openai", {
+      onMetric: (m) => void metrics.push(`${m.event}:${"status" in m ? m.status : ""}`),
+      hooks: {
+        beforeLLM: ({ messages, turn }) => (seen.push(`before:${turn}`), { messages: [...messages, { role: "user", content: "added by hook" }] }),
+        afterLLM: ({ turn, response }) => void seen.push(`after:${turn}:${(response as { model: string }).model}`),
+      },
+    });
+    const out = await client.translate({ messages: [{ role: "user", content: "hi" }] });
+    expect(out.text).toBe("translated");
+    expect(seen).toEqual(["before:0", "after:0:stub"]);
+    expect(metrics).toEqual(["llm:ok"]);
+    expect(client.metrics()).toContain('toolnexus_llm_requests_total{model="stub",status="ok"} 1\n');
+    expect(srv.requests).toHaveLength(2);
+    expect((srv.requests[1]!.body.messages as unknown[]).at(-1)).toEqual({ role: "user", content: "added by hook" });
+  });
+});
+
+describe("ask without an id is stateless", () => {
+  it("runs like run: no history is loaded or saved between calls", async () => {
+    const p = await provider([reply("openai", "one"), reply("openai", "two")]);
+    const { client } = clientFor(p.url, "openai");
+    const toolkit = await createToolkit();
+    await client.ask("first", { toolkit });
+    await client.ask("second", { toolkit });
+    expect((p.requests[1]!.body as { messages: unknown[] }).messages).toEqual([{ role: "user", content: "second" }]);
   });
 });

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { createClient, createToolkit, defineTool, isRelayRequest, relayCallsOf, relayTool, RELAY_OUTPUT_KEY, type Request, type Tool } from "../src/agent/index.js";
 import type { AtofEvent } from "../src/events/types.js";
-import { openaiReply, startProvider } from "./agent-provider-server.js";
+import { openaiReply, startProvider } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

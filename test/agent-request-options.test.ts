@@ -163,7 +163,21 @@ describe("onError", () => {
     await expect(client.run("hi", { toolkit: await noTools() })).rejects.toThrow("LLM 503");
     expect(srv.requests).toHaveLength(1);
     expect(infos).toHaveLength(1);
-    expect(infos[0]).toMatchObject({ status: 503, attempt: 0, retryable: true });
+    // the provider answered: the status, and no error
+    expect(infos[0]).toEqual({ status: 503, attempt: 0, retryable: true });
+  });
+
+  it("a transport failure carries the error and no status", async () => {
+    const srv = await provider([{ text: "unused" }]);
+    const url = srv.url;
+    await srv.close();
+    const infos: LlmErrorInfo[] = [];
+    const client = createClient({ baseUrl: url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), retries: 0, onError: (info) => (infos.push(info), "fail") });
+    await expect(client.run("hi")).rejects.toThrow(/failed|ECONNREFUSED/);
+    expect(infos).toHaveLength(1);
+    expect(infos[0]!.status).toBeUndefined();
+    expect(infos[0]!.error).toBeInstanceOf(Error);
+    expect(infos[0]).toMatchObject({ attempt: 0, retryable: true });
   });
 
   it('"retry" retries a non-retryable status, but never more than `retries`', async () => {

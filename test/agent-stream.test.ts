@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createClient, createToolkit, defineTool, relayTool, type StreamEvent } from "../src/agent/index.js";
-import { startProvider, type ScriptedReply } from "./agent-provider-server.js";
+import { startProvider, type ScriptedReply } from "./support/agent-provider-server.js";
 
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {

@@ -77,7 +77,12 @@ describe("toolkit", () => {
     expect((await createToolkit({})).tools).toHaveLength(0);
     const mine = defineTool({ name: "read", description: "mine", execute: () => "mine" });
     const tk = await createToolkit({ builtins: true, tools: [mine] });
-    expect(tk.tools.map((t) => t.name).sort()).toEqual(["bash", "question", "read", "write"]);
+    // the safe set, in toolnexus's order, after the user's tools; bash and webfetch only when named
+    expect(tk.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "grep", "glob", "question", "apply_patch", "todowrite"]);
+    expect(tk.get("read")!.description).toBe("mine");
+    expect((await createToolkit({ builtins: ["webfetch", "bash", "read"] })).tools.map((t) => t.name)).toEqual(["bash", "read", "webfetch"]);
+    await expect(createToolkit({ builtins: ["bsh" as "bash"] })).rejects.toThrow(/unknown built-in "bsh" \(did you mean "bash"\?\)/);
+    await expect(createToolkit({ workDir: "." } as never)).rejects.toThrow(/unknown option "workDir" \(did you mean "workdir"\?\)/);
     expect(await tk.execute("read", { path: "/nonexistent" })).toEqual({ output: "mine", isError: false });
   });
 });
@@ -96,5 +101,15 @@ describe("relay helpers", () => {
     expect(await t.execute({ q: 1 }, { answer: byId, toolCallId: "c9" })).toEqual({ output: "from host", isError: true });
     expect(await t.execute({}, { answer: { id: req.id, ok: true, data: { output: "short" } } })).toEqual({ output: "short", isError: false });
     expect(await t.execute({}, { answer: { id: req.id, ok: false, reason: "expired" } })).toEqual({ output: "relay declined for lookup: expired", isError: true });
+  });
+});
+
+describe("toolkit.register", () => {
+  it("refuses a name the toolkit already has instead of silently keeping the old tool", async () => {
+    const first = defineTool({ name: "lookup", description: "first", execute: () => "first" });
+    const second = defineTool({ name: "lookup", description: "second", execute: () => "second" });
+    const toolkit = await createToolkit({ tools: [first] });
+    expect(() => toolkit.register(second)).toThrow("toolkit already has a tool named lookup");
+    expect((await toolkit.execute("lookup", {})).output).toBe("first");
   });
 });

@@ -6,7 +6,7 @@ import { AtifExporter, validateAtif, type AtifTrajectory } from "../exporters/at
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
 import type { JsonObject } from "../src/events/json.js";
-import { AGENT, ROOT, scope, weatherRun } from "./atif-events.js";
+import { AGENT, ROOT, scope, weatherRun } from "./support/atif-events.js";
 
 const agent = { name: "weather", version: "1.0.0", toolDefinitions: [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }] };
 let dir: string;

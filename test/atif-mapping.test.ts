@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { atofToAtif, validateAtif, type AtifTrajectory } from "../exporters/atif/index.js";
 import type { AtofEvent } from "../src/events/types.js";
-import { AGENT, ROOT, TOOL, mark, scope, weatherRun } from "./atif-events.js";
+import { AGENT, ROOT, TOOL, mark, scope, weatherRun } from "./support/atif-events.js";
 
 const agent = { name: "weather", version: "1.0.0" };
 

@@ -12,6 +12,7 @@ import { main as jaegerExport } from "../examples/jaeger-export.js";
 import { main as durableResume } from "../examples/durable-resume.js";
 import { main as snapshotExample } from "../examples/snapshot-test.js";
 import { CARD, EMAIL, main as piiRedaction } from "../examples/pii-redaction.js";
+import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
 beforeAll(() => void vi.spyOn(console, "log").mockImplementation(() => undefined));
@@ -200,5 +201,17 @@ describe("pii-redaction", () => {
       const marker = mode === "mask" ? "[REDACTED:email]" : mode === "hash" ? "[email:" : "[redacted]";
       expect(text, where).toContain(marker);
     }
+  });
+});
+
+describe("ai-sdk-agent", () => {
+  it("the AI SDK run is one agent with two llm calls and one tool; the refused call reaches the model as an error", async () => {
+    const { text, events, tree } = await aiSdkAgent();
+    expect(text).toBe("Oslo: 4 °C and rain. Atlantis is not a city I can look up.");
+    const ends = scopes(events).filter((e) => e.scope_category === "end");
+    expect(ends.filter((e) => e.category === "llm")).toHaveLength(2);
+    expect(ends.filter((e) => e.category === "tool").map((e) => e.category_profile?.["tool_call_id"])).toEqual(["call_1"]);
+    expect(ends.find((e) => e.category === "guardrail" && (e.data as { rejected?: boolean }).rejected)?.data).toMatchObject({ rejection_reason: "unknown city: Atlantis" });
+    expect(tree.split("\n")[0]).toBe("weather-agent (INTERNAL, OK) openinference.span.kind=AGENT");
   });
 });

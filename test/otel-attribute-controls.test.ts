@@ -3,11 +3,11 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { OtelExporter, type AttributeMapping, type OtelExporterOptions, type ProjectionName } from "../exporters/otel/index.js";
 import { AttributeControls } from "../exporters/otel/attribute-controls.js";
-import { DiagnosticCounter } from "../exporters/otel/diagnostics.js";
+import { DiagnosticCounter } from "../src/wire/diagnostics.js";
 import { SpanCapture } from "../exporters/testing/index.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { A, end, HIDDEN_ROOT, M1, mark, start, T, ts, workedExample } from "./otel-support.js";
+import { A, end, HIDDEN_ROOT, M1, mark, start, T, ts, workedExample } from "./support/otel-events.js";
 
 const P = "019ca945-2000-7000-8000-00000000000a";
 const C = "019ca945-2001-7000-8000-00000000000b";

@@ -4,7 +4,7 @@ import { describe, expect, it } from "vitest";
 import type { ProjectionName } from "../exporters/otel/index.js";
 import { SpanCapture } from "../exporters/testing/index.js";
 import type { Json, JsonObject } from "../src/events/json.js";
-import { end, start, ts } from "./otel-support.js";
+import { end, start, ts } from "./support/otel-events.js";
 
 const AGENT = "019ca945-4000-7000-8000-0000000000a0";
 const LLM = "019ca945-4001-7000-8000-0000000000a1";

@@ -2,7 +2,7 @@ import { createServer, type IncomingMessage, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { OtelExporter } from "../exporters/otel/index.js";
-import { SPAN_A, SPAN_T, TRACE_ID, workedExample } from "./otel-support.js";
+import { SPAN_A, SPAN_T, TRACE_ID, workedExample } from "./support/otel-events.js";
 
 interface Received {
   path: string;

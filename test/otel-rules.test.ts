@@ -6,7 +6,7 @@ import { SpanCapture } from "../exporters/testing/index.js";
 import type { ProjectionName } from "../exporters/otel/index.js";
 import { recordPropagatedParent } from "../src/events/propagation-table.js";
 import type { AtofEvent } from "../src/events/types.js";
-import { end, mark, start, ts } from "./otel-support.js";
+import { end, mark, start, ts } from "./support/otel-events.js";
 
 const P = "019ca945-1000-7000-8000-00000000000a";
 const C = "019ca945-1001-7000-8000-00000000000b";

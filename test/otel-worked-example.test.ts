@@ -3,7 +3,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { SpanCapture } from "../exporters/testing/index.js";
 import type { ProjectionName, MarkProjectionSetting } from "../exporters/otel/index.js";
-import { A, HIDDEN_ROOT, M1, M2, SPAN_A, SPAN_M1, SPAN_M2, SPAN_T, T, TRACE_ID, workedExample } from "./otel-support.js";
+import { A, HIDDEN_ROOT, M1, M2, SPAN_A, SPAN_M1, SPAN_M2, SPAN_T, T, TRACE_ID, workedExample } from "./support/otel-events.js";
 
 async function project(projection: ProjectionName, markProjection?: MarkProjectionSetting): Promise<Map<string, ReadableSpan>> {
   const capture = new SpanCapture({ projection, ...(markProjection ? { markProjection } : {}) });

@@ -7,8 +7,8 @@ import {
   ProviderResponseError,
 } from "../src/agent/providers/index.js";
 import type { ProviderCodec, ToolDeclaration } from "../src/agent/providers/index.js";
-import { startProvider } from "./providers-server.js";
-import type { FakeProvider } from "./providers-server.js";
+import { startProvider } from "./support/providers-server.js";
+import type { FakeProvider } from "./support/providers-server.js";
 
 const weather: ToolDeclaration = {
   name: "get_weather",

@@ -8,8 +8,8 @@ import {
   ProviderResponseError,
 } from "../src/agent/providers/index.js";
 import type { ParsedTurn, ProviderCodec, SseEvent, StreamDelta } from "../src/agent/providers/index.js";
-import { sse, startProvider } from "./providers-server.js";
-import type { FakeProvider, Reply } from "./providers-server.js";
+import { sse, startProvider } from "./support/providers-server.js";
+import type { FakeProvider, Reply } from "./support/providers-server.js";
 
 let server: FakeProvider | undefined;
 afterEach(async () => {

@@ -8,8 +8,8 @@ import {
   retryAfterMs,
 } from "../src/agent/providers/index.js";
 import type { RetryInfo } from "../src/agent/providers/index.js";
-import { deadPort, startProvider } from "./providers-server.js";
-import type { FakeProvider, Reply } from "./providers-server.js";
+import { deadPort, startProvider } from "./support/providers-server.js";
+import type { FakeProvider, Reply } from "./support/providers-server.js";
 
 let server: FakeProvider | undefined;
 afterEach(async () => {

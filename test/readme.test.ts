@@ -90,7 +90,8 @@ describe("README", () => {
     expect(readme).not.toContain("<!-- guarantees -->");
   });
 
-  it("TypeScript blocks type-check against the built package and run, printing what they promise", async () => {
+  // Type-checking pulls in the integration libraries' declarations: slow on a loaded machine.
+  it("TypeScript blocks type-check against the built package and run, printing what they promise", { timeout: 120_000 }, async () => {
     const runnable = blocks.filter((b) => b.kind === "run");
     expect(runnable.length).toBeGreaterThanOrEqual(4);
     const files = runnable.map((_b, i) => join(BLOCK_DIR, `block-${i + 1}.ts`));
@@ -130,7 +131,7 @@ describe("README", () => {
       await new Promise<void>((r) => collector.close(() => r()));
     }
     expect(received.join("")).toContain('"name":"add"');
-  });
+  }, 120_000); // one tsc run over every block plus each block executed: slow on a loaded machine
 
   it("the set-up commands are the package's real demo and test scripts, and CI runs the same test command", async () => {
     const [setup] = blocks.filter((b) => b.kind === "shell");

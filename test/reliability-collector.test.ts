@@ -14,7 +14,7 @@ import {
   startCollector,
   type CollectorBehaviour,
   type FaultCollector,
-} from "./reliability-support.js";
+} from "./support/fault-collector.js";
 
 const TIMEOUT_MS = 1500;
 const collectors: FaultCollector[] = [];

@@ -2,7 +2,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { createClient, createToolkit } from "../src/agent/index.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { add, startCollector, type FaultCollector } from "./reliability-support.js";
+import { add, startCollector, type FaultCollector } from "./support/fault-collector.js";
 
 const RUNS = 100;
 const servers: FaultCollector[] = [];

@@ -6,7 +6,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import { AtifExporter } from "../exporters/atif/index.js";
 import { AtofExporter } from "../exporters/atof/index.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { agentRun, essence } from "./reliability-support.js";
+import { agentRun, essence } from "./support/fault-collector.js";
 
 const dirs: string[] = [];
 afterEach(async () => {

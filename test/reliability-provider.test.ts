@@ -3,7 +3,7 @@ import { createClient, createToolkit, ProviderError } from "../src/agent/index.j
 import { AtofPairingChecker } from "../src/events/atof-pairing.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import { add, startCollector, type CollectorBehaviour, type FaultCollector } from "./reliability-support.js";
+import { add, startCollector, type CollectorBehaviour, type FaultCollector } from "./support/fault-collector.js";
 
 const servers: FaultCollector[] = [];
 const unhandled: unknown[] = [];

@@ -73,7 +73,7 @@ describe("LLM calls", () => {
     const h = rt.startLlm("openai.chat_completions", { headers: { authorization: "Bearer x" }, content: { stream: true } }, { modelName: "m", attributes: ["streaming"] });
     rt.endLlm(h, { text: "streamed" }, { metadata: { time_to_first_chunk_ms: 12 }, modelName: "m-actual" });
     const [start, end] = await settle();
-    expect(start!.data).toEqual({ headers: {}, content: { stream: true } });
+    expect(start!.data).toEqual({ headers: { authorization: "[redacted]" }, content: { stream: true } });
     expect(end).toMatchObject({ category_profile: { model_name: "m-actual" }, metadata: { time_to_first_chunk_ms: 12, "otel.status_code": "OK" } });
   });
 });

@@ -9,8 +9,8 @@ import { OtelExporter } from "../exporters/otel/index.js";
 import { createClient, createToolkit, defineTool } from "../src/agent/index.js";
 import { redactPII } from "../src/redact/index.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
-import { reply, startProvider } from "./agent-provider-server.js";
-import { reply200, startCollector, type FaultCollector } from "./reliability-support.js";
+import { reply, startProvider } from "./support/agent-provider-server.js";
+import { reply200, startCollector, type FaultCollector } from "./support/fault-collector.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -70,7 +70,16 @@ describe.each(["openai", "anthropic"] as const)("credentials never leave the pro
         "api-key": `${secret}-azure`,
         "anthropic-api-key": `${secret}-anthropic`,
         "x-goog-api-key": `${secret}-goog`,
-        "x-request-tag": "visible-tag",
+        // custom and gateway auth headers: no list of "credential" names could know them all
+        "x-auth-token": `${secret}-token`,
+        "x-client-secret": `${secret}-client`,
+        "x-portkey-api-key": `${secret}-portkey`,
+        "helicone-auth": `Bearer ${secret}-helicone`,
+        "ocp-apim-subscription-key": `${secret}-apim`,
+        "set-cookie": `id=${secret}-setcookie`,
+        "x-acme-gateway-pass": `${secret}-acme`,
+        "x-request-tag": "tag-value-kept-out",
+        "user-agent": "canary-agent/1.0",
       },
       runtime,
       retryBaseMs: 1,
@@ -82,7 +91,10 @@ describe.each(["openai", "anthropic"] as const)("credentials never leave the pro
     // …and never written anywhere
     const { text } = await collect();
     expect(text).not.toContain(secret);
-    expect(text).toContain("visible-tag"); // non-credential headers still reach the events
+    // allow-listed headers keep their value; any other header keeps its name and loses its value
+    expect(text).toContain("canary-agent/1.0");
+    expect(text).toContain("x-request-tag");
+    expect(text).not.toContain("tag-value-kept-out");
   });
 
   it("a provider error that echoes the key does not carry it into the error span, ATOF or diagnostics", async () => {

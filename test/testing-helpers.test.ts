@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createSequentialIds, createTestClock, EventCapture, SpanCapture, toSnapshot, toTree } from "../exporters/testing/index.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { isUuid } from "../src/events/uuid.js";
+import { runSampleAgent as runAgent } from "./support/sample-agent.js";
 
 async function smallTrace(options: { deterministic: boolean }) {
   const rt = createRuntime(options.deterministic ? { clock: createTestClock({ stepUs: 10 }), idGenerator: createSequentialIds() } : {});
@@ -94,5 +95,29 @@ describe("toSnapshot / toTree", () => {
   it("draws the parent/child tree with kinds, statuses and span events", async () => {
     const tree = toTree(await smallTrace({ deterministic: true }), { attributes: ["nemo_relay.tool_call_id"] });
     expect(tree).toBe(["planner (INTERNAL, OK)", "├─ • thinking", "└─ lookup (CLIENT, OK) nemo_relay.tool_call_id=call_1"].join("\n"));
+  });
+});
+
+describe("testing helpers accept what they accepted before", () => {
+  it("SpanCapture with projection options and EventCapture see the same run", async () => {
+    const runtime = createRuntime();
+    const spans = new SpanCapture({ projection: "full", markProjection: "tool", namespace: "acme", maxQueueSize: 100 });
+    const events = new EventCapture();
+    spans.register(runtime);
+    events.register(runtime);
+    await runAgent(runtime);
+    const names = (await spans.spans()).map((s) => s.name).sort();
+    expect(names).toEqual(["add", "mark:sample.checkpoint", "sample-agent"]);
+    expect(events.events.filter((e) => e.kind === "scope").map((e) => `${e.name}:${e.kind === "scope" ? e.scope_category : ""}`)).toEqual([
+      "sample-agent:start",
+      "add:start",
+      "add:end",
+      "sample-agent:end",
+    ]);
+    await runtime.shutdown();
+  });
+
+  it("SpanCapture still rejects a wrong option the same way OtelExporter does", () => {
+    expect(() => new SpanCapture({ projection: "full", markProjection: "spans" as never })).toThrow(/markProjection/);
   });
 });

@@ -5,8 +5,8 @@ import { translate } from "../src/agent/translate.js";
 import type { CallLlm, TranslateOptions } from "../src/agent/translate.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import type { AtofEvent } from "../src/events/types.js";
-import { startProvider } from "./providers-server.js";
-import type { FakeProvider, Reply } from "./providers-server.js";
+import { startProvider } from "./support/providers-server.js";
+import type { FakeProvider, Reply } from "./support/providers-server.js";
 
 let server: FakeProvider | undefined;
 afterEach(async () => {

@@ -1,3 +1,4 @@
+import { ANNOTATION_PENDING, PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID, PROFILE_TOOL_RESULT_ANNOTATION } from "../../src/events/wire-names.js";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import { formatTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
@@ -96,7 +97,7 @@ export class TrajectoryBuilder {
     const start = this.llmStarts.get(e.uuid);
     const parts = responseParts(e.data);
     const step: AtifStep = { step_id: 0, timestamp: formatTimestamp(te.us), source: "agent", message: parts.message };
-    const model = parts.model ?? stringOr(profileOf(e)["model_name"]) ?? (start ? stringOr(profileOf(start.event)["model_name"]) : undefined);
+    const model = parts.model ?? stringOr(profileOf(e)[PROFILE_MODEL_NAME]) ?? (start ? stringOr(profileOf(start.event)[PROFILE_MODEL_NAME]) : undefined);
     if (model) step.model_name = model;
     const effort = start ? reasoningEffortOf(start.event.data) : undefined;
     if (effort !== undefined) step.reasoning_effort = effort;
@@ -136,7 +137,7 @@ export class TrajectoryBuilder {
   }
 
   private toolStart(e: ScopeEvent): void {
-    const fromProfile = stringOr(profileOf(e)["tool_call_id"]);
+    const fromProfile = stringOr(profileOf(e)[PROFILE_TOOL_CALL_ID]);
     const sameName = this.sameNameCalls(e.name);
     let id = fromProfile;
     if (id === undefined && sameName.length === 1) id = sameName[0]!.tool_call_id;
@@ -159,10 +160,10 @@ export class TrajectoryBuilder {
   private toolEnd(te: TimedEvent): void {
     const e = te.event as ScopeEvent;
     const profile = profileOf(e);
-    const annotation = profile["tool_result_annotation"];
+    const annotation = profile[PROFILE_TOOL_RESULT_ANNOTATION];
     const hasAnnotation = annotation !== undefined && annotation !== null;
     if (e.data === null && !hasAnnotation) return; // an error end without data adds nothing
-    let callId = stringOr(profile["tool_call_id"]) ?? this.callIdByTool.get(e.uuid);
+    let callId = stringOr(profile[PROFILE_TOOL_CALL_ID]) ?? this.callIdByTool.get(e.uuid);
     if (callId === undefined) {
       const same = this.sameNameCalls(e.name);
       if (same.length === 1) callId = same[0]!.tool_call_id;
@@ -175,7 +176,8 @@ export class TrajectoryBuilder {
     if (e.parent_uuid !== null) extra["parent_event_uuid"] = e.parent_uuid;
     if (e.metadata !== null) extra["metadata"] = cloneJson(e.metadata);
     if (e.data !== null && typeof e.data !== "string" && !isContentPartArray(e.data)) extra["tool_result"] = cloneJson(e.data);
-    if (hasAnnotation) extra["tool_result_annotation"] = cloneJson(annotation);
+    // ATIF keeps the annotation under the same name as the ATOF profile key.
+    if (hasAnnotation) extra[PROFILE_TOOL_RESULT_ANNOTATION] = cloneJson(annotation);
     result.extra = extra;
     if (!this.stepByCallScope.has(e.uuid) && this.current && callId !== undefined) this.stepByCallScope.set(e.uuid, this.current);
     this.pending.push({ callId, result, us: te.us });
@@ -294,6 +296,6 @@ export function toolContent(data: Json): AtifMessage | undefined {
 
 /** A result whose annotation is the agent loop's `{pending: Request}` (a suspended call). */
 function isSuspension(result: AtifObservationResult): boolean {
-  const annotation = result.extra?.["tool_result_annotation"];
-  return isJsonObject(annotation) && "pending" in annotation;
+  const annotation = result.extra?.[PROFILE_TOOL_RESULT_ANNOTATION];
+  return isJsonObject(annotation) && ANNOTATION_PENDING in annotation;
 }

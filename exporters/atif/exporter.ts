@@ -1,3 +1,5 @@
+import type { Exporter } from "../../src/runtime/exporter.js";
+import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { randomBytes } from "node:crypto";
 import { mkdir, rename, rm, writeFile } from "node:fs/promises";
@@ -50,11 +52,7 @@ function checkOptions(config: AtifExporterOptions): void {
 }
 
 /** One counted failure kind, as reported by `AtifExporter.diagnostics()`. */
-export interface AtifExporterDiagnostic {
-  code: string;
-  message: string;
-  count: number;
-}
+export type AtifExporterDiagnostic = Diagnostic;
 
 /** The part of a runtime the exporter needs (see ExporterRuntime). */
 export type AtifSubscribable = ExporterRuntime;
@@ -71,7 +69,7 @@ interface Group {
  * and (with `outputDirectory`) writes each trajectory atomically. Failures are counted in
  * `diagnostics()`, never thrown into the app.
  */
-export class AtifExporter {
+export class AtifExporter implements Exporter {
   private readonly registrations = new ExporterRegistrations("atif");
   private readonly options: AtofToAtifOptions;
   private readonly groups = new Map<string, Group>();
@@ -81,7 +79,7 @@ export class AtifExporter {
   private readonly written: string[] = [];
   /** Writes run one after another, so files appear (and `files()` lists them) in completion order. */
   private writes: Promise<void> = Promise.resolve();
-  private readonly problems = new Map<string, AtifExporterDiagnostic>();
+  private readonly problems = new DiagnosticCounter();
   private closed = false;
 
   /** Throws a `TypeError` naming the option on a configuration mistake (missing agent, unknown key). */
@@ -125,7 +123,7 @@ export class AtifExporter {
 
   /** Counted failures (mapping, validation, writes), one entry per code. */
   diagnostics(): AtifExporterDiagnostic[] {
-    return [...this.problems.values()].map((d) => ({ ...d }));
+    return this.problems.list();
   }
 
   /** Resolves once every completed trajectory is written. */
@@ -210,11 +208,6 @@ export class AtifExporter {
   }
 
   private report(code: string, error: unknown): void {
-    const message = error instanceof Error ? error.message : String(error);
-    const entry = this.problems.get(code);
-    if (entry) {
-      entry.count += 1;
-      entry.message = message;
-    } else this.problems.set(code, { code, message, count: 1 });
+    this.problems.recordError(code, error);
   }
 }

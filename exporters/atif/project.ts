@@ -1,3 +1,4 @@
+import { META_RESUME_OF } from "../../src/events/wire-names.js";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import { formatTimestamp, parseTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
@@ -10,7 +11,7 @@ import type { AtifStep, AtifTrajectory, AtofToAtifOptions } from "./types.js";
  * Scope metadata key naming the request a resumed run continues; a top-level trajectory whose
  * scope carries it gets `extra.resume_of.request_id`.
  */
-export const RESUME_OF_KEY = "relaytrace.resume_of";
+export const RESUME_OF_KEY = META_RESUME_OF;
 
 /** Normalizes timestamps and sorts stably; events that are not ATOF-shaped or carry a bad timestamp are skipped. */
 export function sortEvents(events: readonly AtofEvent[]): TimedEvent[] {

@@ -1,8 +1,9 @@
+import type { Exporter } from "../../src/runtime/exporter.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { resolve } from "node:path";
 import { serializeEvent } from "../../src/events/atof-codec.js";
 import type { AtofEvent } from "../../src/events/types.js";
-import { DiagnosticCounter, type ExporterDiagnostic } from "./diagnostics.js";
+import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FileSink } from "./file-sink.js";
 import { LineBuffer } from "./line-buffer.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
@@ -69,7 +70,7 @@ function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnos
  * Writes every event verbatim as ATOF JSONL, to a file or to an HTTP receiver. Delivery only
  * serializes and buffers; I/O happens in batches. Failures are counted in `diagnostics()`, never thrown.
  */
-export class AtofExporter {
+export class AtofExporter implements Exporter {
   private readonly registrations = new ExporterRegistrations("atof");
   /** The resolved file path (file sink only). */
   readonly filePath: string | undefined;
@@ -112,17 +113,17 @@ export class AtofExporter {
   /** Serializes and buffers one event (the subscriber callback; also usable directly). */
   onEvent(event: AtofEvent): void {
     if (this.shutdownPromise !== null) {
-      this.counter.add("atof.events_dropped", "event delivered after shutdown");
+      this.counter.record("atof.events_dropped", "event delivered after shutdown");
       return;
     }
     let line: string;
     try {
       line = serializeEvent(event) + "\n";
     } catch (err) {
-      this.counter.add("atof.serialize_failed", `event ${String(event?.uuid)}: ${err instanceof Error ? err.message : String(err)}`);
+      this.counter.record("atof.serialize_failed", `event ${String(event?.uuid)}: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
-    if (!this.sink.enqueue(line)) this.counter.add("atof.events_dropped", "buffer full: the sink is not keeping up");
+    if (!this.sink.enqueue(line)) this.counter.record("atof.events_dropped", "buffer full: the sink is not keeping up");
   }
 
   /** Feeds several events, in order. */
@@ -136,7 +137,7 @@ export class AtofExporter {
     try {
       await this.sink.flush();
     } catch (err) {
-      this.counter.add("atof.flush_failed", err instanceof Error ? err.message : String(err));
+      this.counter.record("atof.flush_failed", err instanceof Error ? err.message : String(err));
     }
   }
 
@@ -147,8 +148,8 @@ export class AtofExporter {
   }
 
   /** Counted failures (dropped events, failed writes or requests), one entry per code. */
-  diagnostics(): ExporterDiagnostic[] {
-    return this.counter.snapshot();
+  diagnostics(): Diagnostic[] {
+    return this.counter.list();
   }
 
   private async close(): Promise<void> {
@@ -157,7 +158,7 @@ export class AtofExporter {
     try {
       await this.sink.close();
     } catch (err) {
-      this.counter.add("atof.flush_failed", err instanceof Error ? err.message : String(err));
+      this.counter.record("atof.flush_failed", err instanceof Error ? err.message : String(err));
     }
   }
 }

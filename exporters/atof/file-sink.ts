@@ -1,6 +1,6 @@
 import { close, constants, fsync, mkdirSync, openSync, write, writeSync } from "node:fs";
 import { dirname } from "node:path";
-import type { DiagnosticCounter } from "./diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import type { LineBuffer } from "./line-buffer.js";
 import type { AtofSink } from "./sink.js";
 
@@ -45,7 +45,7 @@ export class FileSink implements AtofSink {
     if (fd === null) return;
     await new Promise<void>((resolve) => {
       fsync(fd, (err) => {
-        if (err) this.diagnostics.add("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
+        if (err) this.diagnostics.record("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
         resolve();
       });
     });
@@ -58,7 +58,7 @@ export class FileSink implements AtofSink {
       if (fd === null) return;
       await new Promise<void>((resolve) => {
         close(fd, (err) => {
-          if (err) this.diagnostics.add("atof.write_failed", `close ${this.filePath}: ${messageOf(err)}`);
+          if (err) this.diagnostics.record("atof.write_failed", `close ${this.filePath}: ${messageOf(err)}`);
           resolve();
         });
       });
@@ -121,8 +121,8 @@ export class FileSink implements AtofSink {
   }
 
   private lost(err: unknown, lineCount: number): void {
-    this.diagnostics.add("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
-    this.diagnostics.add("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
+    this.diagnostics.record("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
+    this.diagnostics.record("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
   }
 
   /**

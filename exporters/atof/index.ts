@@ -1,3 +1,3 @@
 export { AtofExporter, type AtofSubscribable } from "./atof-exporter.js";
-export type { ExporterDiagnostic } from "./diagnostics.js";
+export type { Diagnostic as ExporterDiagnostic } from "../../src/wire/diagnostics.js";
 export type { AtofBufferOptions, AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";

@@ -1,6 +1,7 @@
 import { setTimeout as sleep } from "node:timers/promises";
 import { request } from "undici";
-import type { DiagnosticCounter } from "./diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
+import { redactUrl, splitUserinfo } from "../../src/wire/urls.js";
 import type { LineBuffer } from "./line-buffer.js";
 import type { AtofSink } from "./sink.js";
 
@@ -25,6 +26,10 @@ function messageOf(err: unknown): string {
 /** POSTs batches of NDJSON lines, one request at a time so the receiver sees them in order. */
 export class StreamSink implements AtofSink {
   private readonly headers: Record<string, string>;
+  /** where batches go: the configured URL without its userinfo (that travels as Basic credentials) */
+  private readonly target: string;
+  /** the URL as messages show it: userinfo and query values redacted */
+  private readonly shownUrl: string;
   private timer: NodeJS.Timeout | null = null;
   private sending: Promise<void> | null = null;
   private closed: Promise<void> | null = null;
@@ -35,8 +40,14 @@ export class StreamSink implements AtofSink {
     private readonly diagnostics: DiagnosticCounter,
   ) {
     const headers: Record<string, string> = {};
+    const { url, basicAuth } = splitUserinfo(settings.url);
+    this.target = url;
+    this.shownUrl = redactUrl(settings.url);
+    if (basicAuth !== undefined) headers.authorization = basicAuth;
     for (const [key, value] of Object.entries(settings.headers)) {
-      if (key.toLowerCase() !== "content-type") headers[key] = value;
+      if (key.toLowerCase() === "content-type") continue;
+      if (key.toLowerCase() === "authorization") delete headers.authorization;
+      headers[key] = value;
     }
     headers["content-type"] = "application/x-ndjson";
     this.headers = headers;
@@ -89,15 +100,16 @@ export class StreamSink implements AtofSink {
 
   private async send(lines: string[]): Promise<void> {
     const body = lines.join("");
-    const { url, maxRetries, retryBaseMillis, timeoutMillis } = this.settings;
+    const { maxRetries, retryBaseMillis, timeoutMillis } = this.settings;
+    const url = this.shownUrl;
     let lastError = "";
     for (let attempt = 0; attempt <= maxRetries; attempt++) {
       if (attempt > 0) {
-        this.diagnostics.add("atof.stream_retry", `retrying POST ${url} after: ${lastError}`);
+        this.diagnostics.record("atof.stream_retry", `retrying POST ${url} after: ${lastError}`);
         await sleep(retryBaseMillis * 2 ** (attempt - 1));
       }
       try {
-        const response = await request(url, {
+        const response = await request(this.target, {
           method: "POST",
           headers: this.headers,
           body,
@@ -110,7 +122,7 @@ export class StreamSink implements AtofSink {
         lastError = messageOf(err);
       }
     }
-    this.diagnostics.add("atof.stream_failed", `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`);
-    this.diagnostics.add("atof.events_dropped", `${lines.length} events lost: POST ${url} failed`, lines.length);
+    this.diagnostics.record("atof.stream_failed", `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`);
+    this.diagnostics.record("atof.events_dropped", `${lines.length} events lost: POST ${url} failed`, lines.length);
   }
 }

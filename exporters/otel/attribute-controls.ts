@@ -1,6 +1,6 @@
 import type { AttributeValue, Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
-import type { DiagnosticCounter } from "./diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import type { ProjectionName } from "./projection.js";
 
 /** Copy the last value of attribute `key` to `alias` when `alias` is not already set. */
@@ -69,7 +69,7 @@ export class AttributeControls {
       if (!this.promotable(key)) continue;
       const value = attributeValueOf(metadata[key]);
       if (value === undefined) {
-        this.counter.count(
+        this.counter.record(
           `otel.metadata_promotion_value_unsupported.${key}`,
           `metadata ${JSON.stringify(key)} is not a scalar or a homogeneous scalar array; not promoted`,
         );

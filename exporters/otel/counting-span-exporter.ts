@@ -1,5 +1,5 @@
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
-import type { DiagnosticCounter } from "./diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 
 /** ExportResultCode.FAILED (a numeric enum in @opentelemetry/core, which is not a direct dependency). */
 const FAILED = 1;
@@ -23,13 +23,13 @@ export class CountingSpanExporter implements SpanExporter {
     try {
       this.inner.export(spans, (result) => {
         if (result.code !== SUCCESS) {
-          this.diagnostics.count("otel.export_failed", `span export failed: ${result.error?.message ?? "unknown error"}`);
-          this.diagnostics.count("otel.spans_not_exported", `${spans.length} span(s) in a failed export`, spans.length);
+          this.diagnostics.record("otel.export_failed", `span export failed: ${result.error?.message ?? "unknown error"}`);
+          this.diagnostics.record("otel.spans_not_exported", `${spans.length} span(s) in a failed export`, spans.length);
         }
         resultCallback(result);
       });
     } catch (error) {
-      this.diagnostics.countError("otel.export_failed", error);
+      this.diagnostics.recordError("otel.export_failed", error);
       resultCallback({ code: FAILED, error: error instanceof Error ? error : new Error(String(error)) });
     }
   }

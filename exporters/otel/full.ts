@@ -1,3 +1,4 @@
+import { PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import { isJsonObject } from "../../src/events/json.js";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
@@ -49,10 +50,10 @@ export class FullProjection implements Projection {
     const attrs = span.attributes;
     writeIdentity(attrs, ns, start);
     if (scopeTypeOf(start.category) === "llm") {
-      const model = profileString(start, "model_name");
+      const model = profileString(start, PROFILE_MODEL_NAME);
       if (model) attrs[attributeKey(ns, "model_name")] = model;
     }
-    const toolCallId = profileString(start, "tool_call_id");
+    const toolCallId = profileString(start, PROFILE_TOOL_CALL_ID);
     if (toolCallId) attrs[attributeKey(ns, "tool_call_id")] = toolCallId;
     writeStartData(attrs, ns, start);
     flattenInto(attrs, attributeKey(ns, "start.metadata"), start.metadata);
@@ -65,7 +66,7 @@ export class FullProjection implements Projection {
     flattenInto(attrs, attributeKey(ns, "end.metadata"), end.metadata);
     writeAnnotation(attrs, ns, end, succeeded);
     if (scopeTypeOf(span.category) === "llm") {
-      const model = responseModelOf(end.data) ?? profileString(end, "model_name");
+      const model = responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
       if (model) attrs[attributeKey(ns, "model_name")] = model;
     }
   }

@@ -1,8 +1,23 @@
+import {
+  PROFILE_ANNOTATED_REQUEST,
+  PROFILE_ANNOTATED_RESPONSE,
+  PROFILE_MODEL_NAME,
+  PROFILE_SUBTYPE,
+  PROFILE_TOOL_CALL_ID,
+  PROFILE_TOOL_RESULT_ANNOTATION,
+} from "../../src/events/wire-names.js";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 
 /** Profile keys with an ATOF meaning; only the others take part in lookups. */
-const KNOWN_PROFILE_KEYS = new Set(["model_name", "tool_call_id", "tool_result_annotation", "subtype", "annotated_request", "annotated_response"]);
+const KNOWN_PROFILE_KEYS = new Set([
+  PROFILE_MODEL_NAME,
+  PROFILE_TOOL_CALL_ID,
+  PROFILE_TOOL_RESULT_ANNOTATION,
+  PROFILE_SUBTYPE,
+  PROFILE_ANNOTATED_REQUEST,
+  PROFILE_ANNOTATED_RESPONSE,
+]);
 const NESTED = ["usage", "request", "response"] as const;
 
 function scalar(value: Json | undefined): string | number | boolean | undefined {

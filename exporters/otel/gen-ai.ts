@@ -1,3 +1,4 @@
+import { PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
@@ -19,7 +20,7 @@ export function llmOperationOf(name: string): string {
 function requestModelOf(start: ScopeEvent): string | undefined {
   const body = requestBodyOf(start.data);
   const bodyModel = typeof body?.["model"] === "string" && body["model"] !== "" ? body["model"] : undefined;
-  return profileString(start, "model_name") ?? bodyModel ?? lookupString(start, "gen_ai.request.model", "model_name", "model");
+  return profileString(start, PROFILE_MODEL_NAME) ?? bodyModel ?? lookupString(start, "gen_ai.request.model", "model_name", "model");
 }
 
 function operationAndQualifier(start: ScopeEvent): [string, string] | undefined {
@@ -82,7 +83,7 @@ export class GenAiProjection implements Projection {
     if (type === "tool") {
       attrs[G.GEN_AI_TOOL_NAME] = op[1];
       setString(attrs, G.GEN_AI_TOOL_TYPE, lookupString(start, G.GEN_AI_TOOL_TYPE, "tool_type"));
-      setString(attrs, G.GEN_AI_TOOL_CALL_ID, profileString(start, "tool_call_id") ?? lookupString(start, G.GEN_AI_TOOL_CALL_ID, "tool_call_id"));
+      setString(attrs, G.GEN_AI_TOOL_CALL_ID, profileString(start, PROFILE_TOOL_CALL_ID) ?? lookupString(start, G.GEN_AI_TOOL_CALL_ID, "tool_call_id"));
       setString(attrs, G.GEN_AI_TOOL_DESCRIPTION, lookupString(start, G.GEN_AI_TOOL_DESCRIPTION, "tool_description", "description"));
       return;
     }

@@ -2,6 +2,6 @@ export { OtelExporter, DEFAULT_NAMESPACE, UNENDED_SPAN_DESCRIPTION } from "./ote
 export type { OtelExporterOptions, SubscribableRuntime } from "./otel-exporter.js";
 export type { ProjectionName } from "./projection.js";
 export type { MarkProjectionSetting } from "./marks.js";
-export type { OtelDiagnostic } from "./diagnostics.js";
+export type { Diagnostic as OtelDiagnostic } from "../../src/wire/diagnostics.js";
 export { flattenInto } from "./flatten.js";
 export type { AttributeMapping } from "./attribute-controls.js";

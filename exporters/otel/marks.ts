@@ -1,14 +1,15 @@
+import { MARK_LLM_CHUNK, METRIC_SCHEMA } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
 import { attributeKey, flattenInto } from "./flatten.js";
 
 /** Marks with this data schema carry metrics and never reach traces. */
-export const METRIC_SCHEMA_NAME = "nemo.relay.metric_measurements";
+export const METRIC_SCHEMA_NAME = METRIC_SCHEMA.name;
 
 /** How marks render: `event` (span events on the parent span), `tool` (their own spans), `inherit` (default; like `event`). */
 export type MarkProjectionSetting = "inherit" | "event" | "tool";
-export const DEFAULT_MARK_EXCLUDE_NAMES: readonly string[] = ["llm.chunk"];
+export const DEFAULT_MARK_EXCLUDE_NAMES: readonly string[] = [MARK_LLM_CHUNK];
 
 export function isMetricMark(mark: MarkEvent): boolean {
   return mark.data_schema?.name === METRIC_SCHEMA_NAME;

@@ -1,3 +1,4 @@
+import { PROFILE_MODEL_NAME } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
 import { MimeType, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
 import { isJsonObject, type Json } from "../../src/events/json.js";
@@ -18,7 +19,7 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
     attrs[SC.LLM_SYSTEM] = provider;
   }
   const body = requestBodyOf(start.data);
-  const model = profileString(start, "model_name") ?? (typeof body?.["model"] === "string" ? body["model"] : undefined);
+  const model = profileString(start, PROFILE_MODEL_NAME) ?? (typeof body?.["model"] === "string" ? body["model"] : undefined);
   if (model) attrs[SC.LLM_MODEL_NAME] = model;
   if (!body) {
     if (start.data !== null && start.data !== undefined) setJsonInput(attrs, start.data);
@@ -60,7 +61,7 @@ function setJsonInput(attrs: Attributes, data: Json): void {
 
 /** OpenInference LLM end attributes from the raw provider response. */
 export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
-  const model = responseModelOf(end.data) ?? profileString(end, "model_name");
+  const model = responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
   if (model) attrs[SC.LLM_MODEL_NAME] = model;
   const response = responseOf(end.data);
   if (!response) return;

@@ -1,3 +1,4 @@
+import { PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import { MimeType, OpenInferenceSpanKind, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
 import { isJsonObject, type Json } from "../../src/events/json.js";
@@ -54,7 +55,7 @@ export class OpenInferenceProjection implements Projection {
     const type = scopeTypeOf(start.category);
     attrs[SC.OPENINFERENCE_SPAN_KIND] = openInferenceKindOf(start.category);
     writeIdentity(attrs, this.ns, start);
-    const toolCallId = profileString(start, "tool_call_id");
+    const toolCallId = profileString(start, PROFILE_TOOL_CALL_ID);
     if (toolCallId) attrs[SC.TOOL_CALL_ID] = toolCallId;
     if (type === "llm") {
       writeLlmStart(attrs, start);

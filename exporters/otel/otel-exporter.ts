@@ -1,3 +1,5 @@
+import { DEFAULT_NAMESPACE, MARK_SESSION_START } from "../../src/events/wire-names.js";
+import type { Exporter } from "../../src/runtime/exporter.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext, type SpanStatus } from "@opentelemetry/api";
 import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
@@ -6,7 +8,7 @@ import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opent
 import { parseTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { CountingSpanExporter } from "./counting-span-exporter.js";
-import { DiagnosticCounter, type OtelDiagnostic } from "./diagnostics.js";
+import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FinishedSpan, type InstrumentationScope } from "./finished-span.js";
 import { createProjection } from "./projections.js";
 import { hrTimeFromMicros, idHex, spanIdFromUuid, traceIdFromUuid } from "./ids.js";
@@ -21,7 +23,7 @@ import { attributeKey } from "./flatten.js";
 import { AttributeControls } from "./attribute-controls.js";
 
 /** The private attribute namespace used when `namespace` is not set. */
-export const DEFAULT_NAMESPACE = "nemo_relay";
+export { DEFAULT_NAMESPACE };
 /** Status description of spans that `shutdown()` ends because their end event never came. */
 export const UNENDED_SPAN_DESCRIPTION = "span not ended before shutdown";
 const VERSION = "0.1.0";
@@ -32,7 +34,7 @@ export type { OtelExporterOptions } from "./options.js";
 export type SubscribableRuntime = ExporterRuntime;
 
 /** Projects ATOF events to OpenTelemetry spans and ships them through a BatchSpanProcessor. */
-export class OtelExporter {
+export class OtelExporter implements Exporter {
   private readonly registrations: ExporterRegistrations;
   readonly projection: ProjectionName;
   readonly namespace: string;
@@ -100,7 +102,7 @@ export class OtelExporter {
       else if (event.scope_category === "start") this.onStart(event, us);
       else if (event.scope_category === "end") this.onEnd(event, us);
     } catch (error) {
-      this.counter.countError("otel.event_failed", error);
+      this.counter.recordError("otel.event_failed", error);
     }
   }
 
@@ -117,7 +119,7 @@ export class OtelExporter {
   }
 
   /** Counted failures (failed exports, dropped spans, malformed events), one entry per code. */
-  diagnostics(): OtelDiagnostic[] {
+  diagnostics(): Diagnostic[] {
     return this.counter.list();
   }
 
@@ -129,9 +131,9 @@ export class OtelExporter {
         applyErrorOutcome(span, null, this.lastSeenUs, this.impl.writesErrorType);
         this.finish(span, this.lastSeenUs, status);
       }
-      if (open.length > 0) this.counter.count("otel.spans_unended", "spans ended by shutdown before their end event", open.length);
+      if (open.length > 0) this.counter.record("otel.spans_unended", "spans ended by shutdown before their end event", open.length);
     } catch (error) {
-      this.counter.countError("otel.event_failed", error);
+      this.counter.recordError("otel.event_failed", error);
     }
     this.stopped = true;
     await this.bounded(this.processor.shutdown(), "otel.shutdown_failed");
@@ -139,7 +141,7 @@ export class OtelExporter {
 
   private onStart(start: ScopeEvent, us: number): void {
     if (this.registry.open.has(start.uuid)) {
-      this.counter.count("otel.duplicate_start", `scope ${start.uuid} started twice; second start ignored`);
+      this.counter.record("otel.duplicate_start", `scope ${start.uuid} started twice; second start ignored`);
       return;
     }
     const parent = this.registry.resolveParent(start.parent_uuid);
@@ -185,7 +187,7 @@ export class OtelExporter {
     if (!this.impl.rendersMarks || isMetricMark(mark)) return;
     const ns = this.namespace;
     const parent = this.registry.resolveParent(mark.parent_uuid);
-    if (mark.name === "session.start" && this.impl.writesSessionIdentity && parent?.open) {
+    if (mark.name === MARK_SESSION_START && this.impl.writesSessionIdentity && parent?.open) {
       let root: OpenSpan | undefined = parent.open;
       while (root && !root.isTraceRoot) root = root.parentSpan;
       if (root && !root.ended) writeSessionIdentity(root.attributes, ns, mark.metadata, undefined);
@@ -248,7 +250,7 @@ export class OtelExporter {
   /** Hands a span to the batch processor, dropping (and counting) when its queue is full. */
   private enqueue(span: ReadableSpan): void {
     if (this.enqueued - this.sink.handedOff >= this.maxQueueSize) {
-      this.counter.count("otel.spans_dropped", "span dropped: the export queue is full");
+      this.counter.record("otel.spans_dropped", "span dropped: the export queue is full");
       return;
     }
     this.enqueued += 1;
@@ -272,9 +274,9 @@ export class OtelExporter {
     });
     try {
       const outcome = await Promise.race([work.then(() => "done" as const), timeout]);
-      if (outcome === "timeout") this.counter.count(code, `gave up after ${this.timeoutMillis + 500} ms`);
+      if (outcome === "timeout") this.counter.record(code, `gave up after ${this.timeoutMillis + 500} ms`);
     } catch (error) {
-      this.counter.countError(code, error);
+      this.counter.recordError(code, error);
     } finally {
       clearTimeout(timer);
     }

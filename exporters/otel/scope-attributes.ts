@@ -1,3 +1,4 @@
+import { PROFILE_TOOL_RESULT_ANNOTATION } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import { CATEGORIES, type Category, type ScopeEvent } from "../../src/events/types.js";
@@ -34,7 +35,7 @@ export function writeEndData(attrs: Attributes, ns: string, end: ScopeEvent): vo
 /** The tool annotation as ONE JSON-text attribute, only on successful tool ends. */
 export function writeAnnotation(attrs: Attributes, ns: string, end: ScopeEvent, succeeded: boolean): void {
   if (!succeeded || scopeTypeOf(end.category) !== "tool") return;
-  const annotation = end.category_profile?.["tool_result_annotation"];
+  const annotation = end.category_profile?.[PROFILE_TOOL_RESULT_ANNOTATION];
   if (annotation === null || annotation === undefined) return;
   attrs[attributeKey(ns, "tool.result.annotation")] = jsonText(annotation);
 }

@@ -1,12 +1,13 @@
+import { META_STATUS_CODE, META_STATUS_DESCRIPTION } from "../../src/events/wire-names.js";
 import { SpanStatusCode, type SpanStatus } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
-import type { DiagnosticCounter } from "./diagnostics.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { hrTimeFromMicros } from "./ids.js";
 import type { OpenSpan } from "./open-span.js";
 import { ERROR_TYPE, ERROR_TYPE_OTHER, EXCEPTION_TYPE } from "./semconv.js";
 
-export const STATUS_CODE_KEY = "otel.status_code";
-export const STATUS_DESCRIPTION_KEY = "otel.status_description";
+export const STATUS_CODE_KEY = META_STATUS_CODE;
+export const STATUS_DESCRIPTION_KEY = META_STATUS_DESCRIPTION;
 
 /** The span status an end event's metadata asks for. */
 export function statusOf(metadata: Json, diagnostics: DiagnosticCounter): SpanStatus {
@@ -17,7 +18,7 @@ export function statusOf(metadata: Json, diagnostics: DiagnosticCounter): SpanSt
     return { code: SpanStatusCode.ERROR, message: typeof description === "string" ? description : "" };
   }
   if (code !== undefined && code !== null && code !== "UNSET") {
-    diagnostics.count("otel.invalid_status_code", `unknown otel.status_code ${JSON.stringify(code)}; span left UNSET`);
+    diagnostics.record("otel.invalid_status_code", `unknown otel.status_code ${JSON.stringify(code)}; span left UNSET`);
   }
   return { code: SpanStatusCode.UNSET };
 }

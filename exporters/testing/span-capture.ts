@@ -1,5 +1,7 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { AtofEvent } from "../../src/events/types.js";
+import type { Diagnostic } from "../../src/wire/diagnostics.js";
+import type { Exporter } from "../../src/runtime/exporter.js";
 import { RecordingSpanExporter } from "./recording-span-exporter.js";
 import { OtelExporter, type OtelExporterOptions, type SubscribableRuntime } from "../otel/otel-exporter.js";
 
@@ -7,7 +9,7 @@ import { OtelExporter, type OtelExporterOptions, type SubscribableRuntime } from
 export type SpanCaptureOptions = Omit<OtelExporterOptions, "spanExporter" | "endpoint" | "headers">;
 
 /** An OtelExporter over an in-memory span exporter (spans survive shutdown): what a test snapshots. */
-export class SpanCapture {
+export class SpanCapture implements Exporter {
   readonly exporter: OtelExporter;
   private readonly memory = new RecordingSpanExporter();
 
@@ -36,7 +38,15 @@ export class SpanCapture {
     this.memory.reset();
   }
 
+  forceFlush(): Promise<void> {
+    return this.exporter.forceFlush();
+  }
+
   shutdown(): Promise<void> {
     return this.exporter.shutdown();
+  }
+
+  diagnostics(): Diagnostic[] {
+    return this.exporter.diagnostics();
   }
 }

@@ -1,4 +1,4 @@
-import { closestKey } from "../events/option-keys.js";
+import { checkOptionKeys } from "../events/option-keys.js";
 import type { ClientOptions } from "./types.js";
 
 /** Every key `createClient` accepts; anything else is a typo that would otherwise be ignored silently. */
@@ -13,6 +13,8 @@ export const CLIENT_OPTION_KEYS: readonly (keyof ClientOptions)[] = Object.freez
   "retries",
   "retryBaseMs",
   "timeoutMs",
+  "requestTimeoutMs",
+  "maxResponseBytes",
   "waitFor",
   "store",
   "runtime",
@@ -35,18 +37,18 @@ const PROVIDER_STYLES: readonly string[] = ["openai", "anthropic"];
 export function checkClientOptions(options: unknown): asserts options is ClientOptions {
   if (typeof options !== "object" || options === null) throw new TypeError("createClient: options must be an object");
   const o = options as Record<string, unknown>;
-  for (const key of Object.keys(o)) {
-    if ((CLIENT_OPTION_KEYS as readonly string[]).includes(key)) continue;
-    const hint = closestKey(key, CLIENT_OPTION_KEYS);
-    throw new TypeError(
-      `createClient: unknown option "${key}"${hint ? ` (did you mean "${hint}"?)` : ""}; allowed options: ${CLIENT_OPTION_KEYS.join(", ")}`,
-    );
-  }
+  checkOptionKeys("createClient", o, CLIENT_OPTION_KEYS);
   if (typeof o.baseUrl !== "string" || o.baseUrl === "") throw new TypeError("createClient: option \"baseUrl\" must be a non-empty string");
   if (typeof o.style !== "string" || !PROVIDER_STYLES.includes(o.style)) {
     throw new TypeError(`createClient: option "style" must be "openai" or "anthropic" (got ${JSON.stringify(o.style) ?? "undefined"})`);
   }
   if (typeof o.model !== "string" || o.model === "") throw new TypeError("createClient: option \"model\" must be a non-empty string");
+  for (const key of ["requestTimeoutMs", "maxResponseBytes"] as const) {
+    const v = o[key];
+    if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 0)) {
+      throw new TypeError(`createClient: option "${key}" must be a non-negative number (got ${String(v)})`);
+    }
+  }
   if (o.maxTurns !== undefined && !(Number.isInteger(o.maxTurns) && (o.maxTurns as number) > 0)) {
     throw new TypeError(`createClient: option "maxTurns" must be a positive integer (got ${String(o.maxTurns)})`);
   }

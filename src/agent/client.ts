@@ -1,3 +1,4 @@
+import { META_RESUME_OF } from "../events/wire-names.js";
 import type { Json } from "../events/json.js";
 import type { LlmRequest } from "../runtime/types.js";
 import { codecFor } from "./providers/codecs.js";
@@ -6,14 +7,16 @@ import type { Request } from "./pending.js";
 import { inAgentScope } from "./agent-scope.js";
 import { chainHooks } from "./hooks.js";
 import { runTurns } from "./loop.js";
-import type { ClientSettings } from "./loop-context.js";
+import { emitMetric, type ClientSettings } from "./loop-context.js";
+import type { ToolDeclaration } from "./providers/types.js";
 import { abandonTranscript, repairTranscript, validateResume } from "./resume.js";
 import { defaultRuntime } from "../runtime/default-runtime.js";
 import { MetricsRecorder } from "./metrics.js";
 import { checkRequestParams } from "./request-body.js";
 import { checkClientOptions } from "./client-options.js";
 import { InMemoryConversationStore, type ConversationStore } from "./store.js";
-import type { Toolkit } from "./toolkit.js";
+import { Toolkit } from "./toolkit.js";
+import { checkCallOptions } from "./call-options.js";
 import type {
   AbandonOptions,
   AskOptions,
@@ -24,7 +27,16 @@ import type {
   RunOptions,
   RunResult,
   StreamEvent,
+  StreamOptions,
 } from "./types.js";
+
+/** The stream sink of a non-streaming call that wants text deltas; undefined keeps the JSON path. */
+function textSink(onText: ((delta: string) => void) | undefined): ((e: StreamEvent) => void) | undefined {
+  if (!onText) return undefined;
+  return (e) => {
+    if (e.type === "text") onText(e.delta);
+  };
+}
 
 /**
  * `options.apiKey`, else the style's own env key, else (OpenAI style only) `OPENROUTER_API_KEY`.
@@ -56,6 +68,8 @@ function settingsOf(options: ClientOptions): ClientSettings {
   const apiKey = resolveApiKey(options);
   if (apiKey) s.apiKey = apiKey;
   if (options.timeoutMs !== undefined) s.timeoutMs = options.timeoutMs;
+  if (options.requestTimeoutMs !== undefined) s.requestTimeoutMs = options.requestTimeoutMs;
+  if (options.maxResponseBytes !== undefined) s.maxResponseBytes = options.maxResponseBytes;
   if (options.waitFor) s.waitFor = options.waitFor;
   if (options.dispatcher) s.dispatcher = options.dispatcher;
   if (options.onMetric) s.onMetric = options.onMetric;
@@ -87,31 +101,43 @@ export class Client {
   /**
    * One stateless run: `history` (verbatim) or a fresh transcript, then the user prompt; the loop
    * goes until the model answers with text, a tool suspends (`status: "pending"`) or `maxTurns`.
-   * Rejects on provider failures, hook errors and aborts (the agent scope still ends).
+   * Without a toolkit the run declares no tools. With `onText` the provider calls are streamed
+   * and each text delta is handed to it. Rejects on provider failures, hook errors, aborts (the
+   * agent scope still ends) and an unknown option key.
    */
-  run(prompt: string, options: RunOptions): Promise<RunResult> {
-    return this.start(prompt, options, undefined);
+  run(prompt: string, options: RunOptions = {}): Promise<RunResult> {
+    try {
+      checkCallOptions("run", options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
+    return this.start(prompt, options, textSink(options.onText));
   }
 
   /**
    * A run with conversation memory: the store's transcript for `id` in, the new transcript saved
    * back (a pending one too). Without an `id` it is exactly `run` — stateless, nothing read or saved.
    */
-  async ask(prompt: string, options: AskOptions): Promise<RunResult> {
-    if (options.id === undefined) return this.run(prompt, options);
-    const history = (await this.store.get(options.id)) ?? [];
-    const runOptions: RunOptions = { toolkit: options.toolkit, history };
+  async ask(prompt: string, options: AskOptions = {}): Promise<RunResult> {
+    checkCallOptions("ask", options);
+    const runOptions: RunOptions = {};
+    if (options.toolkit) runOptions.toolkit = options.toolkit;
     if (options.signal) runOptions.signal = options.signal;
-    const result = await this.start(prompt, runOptions, undefined, { session_id: options.id });
+    const emit = textSink(options.onText);
+    if (options.id === undefined) return this.start(prompt, runOptions, emit);
+    runOptions.history = (await this.store.get(options.id)) ?? [];
+    const result = await this.start(prompt, runOptions, emit, { session_id: options.id });
     await this.store.save(options.id, result.messages);
     return result;
   }
 
   /**
    * A streaming run: yields text deltas, tool calls, suspensions, results and usage as they
-   * happen, then `done` with the RunResult. Stopping the iteration early aborts the run.
+   * happen, then `done` with the RunResult. Stopping the iteration early aborts the run. With
+   * `id` the conversation is loaded from and saved to the store, as `ask` does.
    */
-  async *stream(prompt: string, options: RunOptions): AsyncGenerator<StreamEvent, void, undefined> {
+  async *stream(prompt: string, options: StreamOptions = {}): AsyncGenerator<StreamEvent, void, undefined> {
+    checkCallOptions("stream", options);
     const queue: StreamEvent[] = [];
     let wake: (() => void) | undefined;
     let finished = false;
@@ -124,7 +150,18 @@ export class Client {
       queue.push(e);
       wake?.();
     };
-    this.start(prompt, { ...options, signal }, emit).then(
+    const { id } = options;
+    const runOptions: RunOptions = { signal };
+    if (options.toolkit) runOptions.toolkit = options.toolkit;
+    if (options.history) runOptions.history = options.history;
+    const started = (async () => {
+      if (id === undefined) return this.start(prompt, runOptions, emit);
+      runOptions.history = (await this.store.get(id)) ?? [];
+      const r = await this.start(prompt, runOptions, emit, { session_id: id });
+      await this.store.save(id, r.messages);
+      return r;
+    })();
+    started.then(
       (r) => ((result = r), (finished = true), wake?.()),
       (e: unknown) => ((failure = { error: e }), (finished = true), wake?.()),
     );
@@ -148,14 +185,15 @@ export class Client {
 
   private start(prompt: string, options: RunOptions, emit: ((e: StreamEvent) => void) | undefined, metadata?: Record<string, Json>): Promise<RunResult> {
     const { codec, systemPrompt } = this.settings;
+    const toolkit = options.toolkit ?? new Toolkit([]);
     const history = options.history && options.history.length > 0 ? options.history : undefined;
     const start: { systemPrompt: string; prompt: string; history?: unknown[] } = {
-      systemPrompt: [systemPrompt, options.toolkit.skillsPrompt()].filter((s) => s).join("\n\n"),
+      systemPrompt: [systemPrompt, toolkit.skillsPrompt()].filter((s) => s).join("\n\n"),
       prompt,
     };
     if (history) start.history = structuredClone(history);
     const messages = codec.startMessages(start);
-    const scopeOptions: Parameters<typeof inAgentScope>[1] = { toolkit: options.toolkit, input: { prompt } };
+    const scopeOptions: Parameters<typeof inAgentScope>[1] = { toolkit, input: { prompt } };
     if (metadata) scopeOptions.metadata = metadata;
     if (options.signal) scopeOptions.signal = options.signal;
     if (emit) scopeOptions.emit = emit;
@@ -167,6 +205,11 @@ export class Client {
    * continues with no new user turn, in the halted run's trace. Throws when the answer id does not echo `pending.id`.
    */
   runWithAnswer(options: ResumeOptions): Promise<RunResult> {
+    try {
+      checkCallOptions("runWithAnswer", options);
+    } catch (err) {
+      return Promise.reject(err);
+    }
     return this.resume(options, undefined);
   }
 
@@ -174,9 +217,9 @@ export class Client {
     const { pending, answer, history, halt } = options;
     const index = validateResume(this.settings.codec, history, pending, answer);
     const scopeOptions: Parameters<typeof inAgentScope>[1] = {
-      toolkit: options.toolkit,
+      toolkit: options.toolkit ?? new Toolkit([]),
       input: { resume: pending.id },
-      metadata: { ...(metadata ?? {}), "relaytrace.resume_of": pending.id },
+      metadata: { ...(metadata ?? {}), [META_RESUME_OF]: pending.id },
       traceContext: pending.data?.traceContext,
     };
     if (options.signal) scopeOptions.signal = options.signal;
@@ -188,9 +231,11 @@ export class Client {
 
   /** `runWithAnswer` on a stored conversation: loads the transcript for `id`, resumes, saves the result back. */
   async askWithAnswer(options: AskResumeOptions): Promise<RunResult> {
+    checkCallOptions("askWithAnswer", options);
     if (!options.id) throw new Error("cannot resume — askWithAnswer needs a conversation id");
     const history = (await this.store.get(options.id)) ?? [];
-    const resume: ResumeOptions = { toolkit: options.toolkit, history, pending: options.pending, answer: options.answer };
+    const resume: ResumeOptions = { history, pending: options.pending, answer: options.answer };
+    if (options.toolkit) resume.toolkit = options.toolkit;
     if (options.halt) resume.halt = options.halt;
     if (options.signal) resume.signal = options.signal;
     const result = await this.resume(resume, { session_id: options.id });
@@ -213,9 +258,13 @@ export class Client {
   /**
    * One traced provider call for an OpenAI-style transcript, translated to this client's
    * style and back: no loop, no tools executed. For proxies that own their own loop.
+   * `beforeLLM` (which may replace the messages or the toolkit's declarations) and `afterLLM`
+   * fire once with `turn: 0`, their errors swallowed; one `llm` metric is recorded.
    */
-  translate(options: TranslateOptions & { toolkit?: Toolkit }): Promise<TranslateResult> {
+  async translate(options: TranslateOptions & { toolkit?: Toolkit }): Promise<TranslateResult> {
+    checkCallOptions("translate", options);
     const s = this.settings;
+    const input = await translateHooksBefore(s, options);
     let llmUuid: string | undefined;
     const deps: Parameters<typeof translate>[0] = {
       codec: s.codec,
@@ -241,11 +290,52 @@ export class Client {
     };
     if (s.apiKey) deps.apiKey = s.apiKey;
     if (s.timeoutMs !== undefined) deps.timeoutMs = s.timeoutMs;
+    if (s.requestTimeoutMs !== undefined) deps.requestTimeoutMs = s.requestTimeoutMs;
+    if (s.maxResponseBytes !== undefined) deps.maxResponseBytes = s.maxResponseBytes;
     if (s.dispatcher) deps.dispatcher = s.dispatcher;
     if (s.requestParams) deps.requestParams = s.requestParams;
     if (s.bodyTransform) deps.bodyTransform = s.bodyTransform;
     if (s.onError) deps.onError = s.onError;
-    return translate(deps, options);
+    const started = Date.now();
+    let result: TranslateResult | undefined;
+    try {
+      result = await translate(deps, input);
+    } finally {
+      emitMetric(s, {
+        event: "llm",
+        model: s.model,
+        status: result ? "ok" : "error",
+        ms: Date.now() - started,
+        promptTokens: result?.usage.promptTokens ?? 0,
+        completionTokens: result?.usage.completionTokens ?? 0,
+        runUuid: "", // a translate call belongs to no run
+        turn: 0,
+      });
+    }
+    try {
+      await s.hooks.afterLLM({ response: result.raw, model: s.model, turn: 0 });
+    } catch {
+      // translate swallows hook errors: the proxy's reply does not depend on them
+    }
+    return result;
+  }
+}
+
+/** `beforeLLM` on a translate call: it may replace the transcript or the toolkit's declarations; a throw is ignored. */
+async function translateHooksBefore(s: ClientSettings, options: TranslateOptions & { toolkit?: Toolkit }): Promise<TranslateOptions> {
+  const tools: ToolDeclaration[] = options.toolkit?.declarations() ?? [];
+  try {
+    const hooked = await s.hooks.beforeLLM({ messages: options.messages, tools, model: s.model, turn: 0 });
+    if (!hooked.messages && !hooked.tools) return options;
+    const out: TranslateOptions = { ...options };
+    if (hooked.messages) out.messages = hooked.messages;
+    if (hooked.tools) {
+      const replaced = hooked.tools;
+      out.toolkit = { declarations: () => replaced };
+    }
+    return out;
+  } catch {
+    return options;
   }
 }
 

@@ -19,7 +19,8 @@ export { InMemoryConversationStore } from "./store.js";
 export type { ConversationStore } from "./store.js";
 export { chainHooks } from "./hooks.js";
 export type { BodyTransform } from "./request-body.js";
-export { bashTool, readTool, writeTool, questionTool, builtinTools } from "./builtins/index.js";
+export { builtinTools, ALL_BUILTINS, SAFE_BUILTINS, Workspace } from "./builtins/index.js";
+export type { BuiltinName } from "./builtins/index.js";
 export type { AgentRuntime, ScopeControlLike } from "./runtime-port.js";
 export type {
   AbandonOptions,
@@ -40,6 +41,7 @@ export type {
   RunStatus,
   RunUsage,
   StreamEvent,
+  StreamOptions,
   ToolCallRecord,
 } from "./types.js";
 // From the provider layer: what users of the loop need to name.

@@ -135,6 +135,8 @@ function transportOptions(
     retryBaseMs: settings.retryBaseMs,
     onRetry: retryMark(run, llmUuid),
   };
+  if (settings.requestTimeoutMs !== undefined) options.timeoutMs = settings.requestTimeoutMs;
+  if (settings.maxResponseBytes !== undefined) options.maxResponseBytes = settings.maxResponseBytes;
   if (settings.onError) options.onError = settings.onError;
   if (settings.dispatcher) options.dispatcher = settings.dispatcher;
   return options;

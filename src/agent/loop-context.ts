@@ -21,7 +21,9 @@ export interface ClientSettings {
   retries: number;
   retryBaseMs: number;
   timeoutMs?: number;
-  waitFor?: (request: Request) => Promise<Answer>;
+  requestTimeoutMs?: number;
+  maxResponseBytes?: number;
+  waitFor?: (request: Request) => Answer | Promise<Answer>;
   dispatcher?: Dispatcher;
   agentName: string;
   injectTraceparent: boolean;

@@ -21,7 +21,7 @@ class Counter {
     this.series.set(key, (this.series.get(key) ?? 0) + by);
   }
   render(): string {
-    if (this.series.size === 0) return "";
+    // The header renders before any sample, so a scrape before the first run is well-formed.
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} counter`];
     for (const key of [...this.series.keys()].sort()) lines.push(`${this.name}${key} ${this.series.get(key)}`);
     return lines.join("\n") + "\n";
@@ -42,7 +42,6 @@ class Histogram {
     s.count += 1;
   }
   render(): string {
-    if (this.series.size === 0) return "";
     const lines = [`# HELP ${this.name} ${this.help}`, `# TYPE ${this.name} histogram`];
     for (const key of [...this.series.keys()].sort()) {
       const s = this.series.get(key)!;
@@ -55,20 +54,26 @@ class Histogram {
   }
 }
 
-/** Aggregates a client's metric events into Prometheus text exposition. */
+/**
+ * Aggregates a client's metric events into Prometheus text exposition. Names, help texts and
+ * layout are toolnexus's, so a dashboard built on a toolnexus port reads these unchanged.
+ */
 export class MetricsRecorder {
-  private readonly llmRequests = new Counter("toolnexus_llm_requests_total", "LLM requests by model and status.");
-  private readonly llmTokens = new Counter("toolnexus_llm_tokens_total", "LLM tokens by type.");
-  private readonly llmDuration = new Histogram("toolnexus_llm_request_duration_seconds", "LLM request duration, retries included.");
-  private readonly toolCalls = new Counter("toolnexus_tool_calls_total", "Tool calls by tool, source, error and pending state.");
-  private readonly toolDuration = new Histogram("toolnexus_tool_duration_seconds", "Tool call duration.");
-  private readonly runErrors = new Counter("toolnexus_run_errors_total", "Runs that ended with an error.");
+  private readonly llmRequests = new Counter("toolnexus_llm_requests_total", "Total LLM requests.");
+  private readonly llmTokens = new Counter("toolnexus_llm_tokens_total", "Total tokens, by type.");
+  private readonly llmDuration = new Histogram("toolnexus_llm_request_duration_seconds", "LLM request duration in seconds.");
+  private readonly toolCalls = new Counter("toolnexus_tool_calls_total", "Total tool calls.");
+  private readonly toolDuration = new Histogram("toolnexus_tool_duration_seconds", "Tool execution duration in seconds.");
+  private readonly runErrors = new Counter("toolnexus_run_errors_total", "Total run errors.");
 
   record(m: Metric): void {
     if (m.event === "llm") {
       this.llmRequests.add({ model: m.model, status: m.status });
-      this.llmTokens.add({ type: "prompt" }, m.promptTokens);
-      this.llmTokens.add({ type: "completion" }, m.completionTokens);
+      // A failed call has no usage: it adds no token series.
+      if (m.status === "ok") {
+        this.llmTokens.add({ type: "prompt" }, m.promptTokens);
+        this.llmTokens.add({ type: "completion" }, m.completionTokens);
+      }
       this.llmDuration.observe({ model: m.model }, m.ms / 1000);
     } else if (m.event === "tool") {
       this.toolCalls.add({ tool: m.tool, source: m.source, is_error: String(m.isError), pending: String(m.pending === true) });
@@ -78,7 +83,7 @@ export class MetricsRecorder {
     }
   }
 
-  /** Byte-stable text: fixed metric order, series sorted by label string, trailing newline. */
+  /** Byte-stable text: fixed metric order, every header even without samples, series sorted by label string, trailing newline. */
   render(): string {
     return [this.llmRequests, this.llmTokens, this.llmDuration, this.toolCalls, this.toolDuration, this.runErrors].map((m) => m.render()).join("");
   }

@@ -1,3 +1,4 @@
+import { META_RETRY_OF, TOOL_ANSWER_MARK } from "../events/wire-names.js";
 import type { Json } from "../events/json.js";
 import type { ParsedToolCall } from "./providers/types.js";
 import { pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
@@ -40,7 +41,7 @@ async function executeManaged(
     tool_type: source === "relay" ? "function" : "extension",
     tool_description: tool?.description ?? "",
   };
-  if (opts.retryOf) metadata["relaytrace.retry_of"] = opts.retryOf;
+  if (opts.retryOf) metadata[META_RETRY_OF] = opts.retryOf;
   let toolUuid = "";
   const outcome = await run.settings.runtime.executeTool(
     call.name,
@@ -121,7 +122,8 @@ export async function runToolCall(run: RunContext, call: ParsedToolCall, turn: n
   const waitFor = run.settings.waitFor;
   if (!waitFor || !useWaitFor) return { call, args, result: first.result, suspended: req, toolUuid: first.toolUuid };
   run.emit?.({ type: "pending", request: req });
-  const answer = await raceAbort(waitFor(req), run.signal);
+  // waitFor may answer synchronously or with a promise; a synchronous throw rejects like a promise would.
+  const answer = await raceAbort(Promise.resolve().then(() => waitFor(req)), run.signal);
   // An answer to some other request would resolve the wrong call: abort the run, like a waitFor rejection.
   if (answer?.id !== req.id) {
     throw new Error(`waitFor answered request "${String(answer?.id)}" but the pending request is "${req.id}"`);
@@ -144,7 +146,7 @@ export async function resolveWithAnswer(
 ): Promise<CallSlot> {
   const data: Record<string, Json> = { id: answer.id, ok: answer.ok };
   if (answer.reason) data.reason = answer.reason;
-  if (suspendedToolUuid) run.settings.runtime.mark("tool.answer", { parent: { uuid: suspendedToolUuid }, data });
+  if (suspendedToolUuid) run.settings.runtime.mark(TOOL_ANSWER_MARK, { parent: { uuid: suspendedToolUuid }, data });
   const relay = run.toolkit.get(call.name)?.source === "relay";
   if (!answer.ok && !relay) return { call, args, result: { output: `declined/expired: ${req.prompt}`, isError: true } };
   const started = Date.now();

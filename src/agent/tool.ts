@@ -1,6 +1,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../events/json.js";
 import type { Answer, ToolResult } from "./pending.js";
+import { raceAbort } from "./loop-context.js";
 
 /** Where a tool comes from; traced as `tool_source`, and `relay` marks a tool executed by the host. */
 export type ToolSource = "mcp" | "skill" | "builtin" | "native" | "http" | "a2a" | "custom" | "relay";
@@ -36,7 +37,13 @@ export interface ToolDefinition {
   name: string;
   description: string;
   inputSchema?: JsonObject;
+  /** Default `native`, as toolnexus labels a tool defined in code. */
   source?: ToolSource;
+  /**
+   * Longest time one execution may take, in ms: past it the execution's signal aborts and the
+   * model gets an error result saying the tool timed out (the run goes on).
+   */
+  timeoutMs?: number;
   execute(args: Record<string, unknown>, ctx: ToolContext): ToolReturn | Promise<ToolReturn>;
 }
 
@@ -117,23 +124,38 @@ export function defineTool(definition: ToolDefinition): Tool {
   checkToolName(definition.name, "defineTool");
   if (typeof definition.execute !== "function") throw new TypeError(`defineTool: tool ${definition.name} needs an execute function`);
   const name = definition.name;
+  const timeoutMs = checkTimeout(name, definition.timeoutMs);
   const inputSchema = definition.inputSchema ?? EMPTY_OBJECT_SCHEMA;
   const validate = compileArgsValidator(name, inputSchema);
   return Object.freeze({
     name,
     description: definition.description,
     inputSchema,
-    source: definition.source ?? "custom",
+    source: definition.source ?? "native",
     async execute(args: Record<string, unknown>, ctx?: Partial<ToolContext>): Promise<ToolResult> {
       const invalid = argumentsError(name, validate, args);
       if (invalid) return invalid;
+      const full = fullContext(ctx);
+      const deadline = timeoutMs === undefined ? undefined : AbortSignal.timeout(timeoutMs);
+      if (deadline) full.signal = AbortSignal.any([full.signal, deadline]);
       try {
-        return toToolResult(await definition.execute(args, fullContext(ctx)));
+        // Raced against the signal, so a tool that ignores it still ends on time.
+        const running = Promise.resolve(definition.execute(args, full));
+        return toToolResult(deadline ? await raceAbort(running, full.signal) : await running);
       } catch (err) {
-        // An abort is not a tool failure: let the run see it.
+        // An abort by the run is not a tool failure: let the run see it.
         if (ctx?.signal?.aborted) throw ctx.signal.reason;
+        if (deadline?.aborted) return { output: `tool ${name} timed out after ${timeoutMs} ms`, isError: true };
         return { output: errorMessage(err), isError: true };
       }
     },
   });
+}
+
+function checkTimeout(name: string, timeoutMs: unknown): number | undefined {
+  if (timeoutMs === undefined) return undefined;
+  if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs <= 0) {
+    throw new TypeError(`defineTool: tool ${name} option "timeoutMs" must be a positive number of milliseconds (got ${String(timeoutMs)})`);
+  }
+  return timeoutMs;
 }

@@ -1,22 +1,40 @@
 import type { ToolDeclaration } from "./providers/types.js";
 import type { ToolResult } from "./pending.js";
 import type { Tool, ToolContext } from "./tool.js";
-import { builtinTools } from "./builtins/index.js";
+import { builtinTools, type BuiltinName } from "./builtins/index.js";
+import { Workspace } from "./builtins/workspace.js";
+import { checkOptionKeys } from "../events/option-keys.js";
 
-/**
- * Names reserved for built-in tools: the four relaytrace ships (`read`, `write`, `bash`,
- * `question`) and the rest of the toolnexus built-in set, kept for compatibility. A relay tool may
- * never take one, built-ins on or off.
- */
+/** Names of the built-in tools (toolnexus's set). A relay tool may never take one, built-ins on or off. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
   "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
 ]);
 
-/** Options of `createToolkit`. */
+/** Options of `createToolkit`; an unknown key is a TypeError naming the closest known one. */
 export interface ToolkitOptions {
   tools?: Tool[];
-  /** Adds the built-in tools (read, write, bash, question). Off by default. */
-  builtins?: boolean;
+  /**
+   * Built-in tools, off by default. `true`: the safe set (read, write, edit, grep, glob,
+   * question, apply_patch, todowrite); a list selects exactly the named ones, and is the only way
+   * to get `bash` and `webfetch`.
+   */
+  builtins?: boolean | readonly BuiltinName[];
+  /**
+   * The directory the file built-ins work in (default: the process's working directory). A path
+   * outside it — absolute, through `..` or through a symlink — is an error result.
+   */
+  workdir?: string;
+}
+
+const TOOLKIT_OPTION_KEYS = ["tools", "builtins", "workdir"] as const;
+
+function checkToolkitOptions(options: unknown): asserts options is ToolkitOptions {
+  if (typeof options !== "object" || options === null) throw new TypeError("createToolkit: options must be an object");
+  checkOptionKeys("createToolkit", options, TOOLKIT_OPTION_KEYS);
+  const { builtins } = options as ToolkitOptions;
+  if (builtins !== undefined && typeof builtins !== "boolean" && !Array.isArray(builtins)) {
+    throw new TypeError("createToolkit: option \"builtins\" must be a boolean or a list of built-in names");
+  }
 }
 
 function collisionGuard(tools: readonly Tool[]): void {
@@ -110,9 +128,10 @@ function duplicateGuard(tools: readonly Tool[]): void {
  * Rejects with a TypeError when two user tools share a name, and on a relay/built-in name clash.
  */
 export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolkit> {
+  checkToolkitOptions(options);
   const tools = [...(options.tools ?? [])];
   duplicateGuard(tools);
   collisionGuard(tools);
-  if (options.builtins) tools.push(...builtinTools());
+  if (options.builtins) tools.push(...builtinTools(options.builtins === true ? true : options.builtins, new Workspace(options.workdir ?? process.cwd())));
   return new Toolkit(tools);
 }

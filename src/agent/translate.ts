@@ -1,6 +1,6 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicTools } from "./providers/anthropic-shared.js";
-import { eventSafeHeaders, mergeHeaders } from "./providers/headers.js";
+import { mergeHeaders } from "./providers/headers.js";
 import { openAiTools } from "./providers/openai-shared.js";
 import { isDict } from "./providers/shape.js";
 import { postJson } from "./providers/transport.js";
@@ -32,6 +32,8 @@ export interface TranslateDeps {
   retries?: number;
   retryBaseMs?: number;
   timeoutMs?: number;
+  requestTimeoutMs?: number;
+  maxResponseBytes?: number;
   dispatcher?: Dispatcher;
   onRetry?: (info: RetryInfo) => void;
   /** shallow-merged into the body; `messages`, `tools`, `stream` are rejected with a TypeError */
@@ -130,14 +132,18 @@ export async function translate(deps: TranslateDeps, options: TranslateOptions):
     if (options.signal !== undefined) post.signal = options.signal;
     if (deps.retries !== undefined) post.retries = deps.retries;
     if (deps.retryBaseMs !== undefined) post.retryBaseMs = deps.retryBaseMs;
-    if (deps.timeoutMs !== undefined) post.timeoutMs = deps.timeoutMs;
+    // The shorter of the run deadline and the per-call deadline bounds a translate call.
+    const timeouts = [deps.timeoutMs, deps.requestTimeoutMs].filter((t): t is number => t !== undefined && t > 0);
+    if (timeouts.length > 0) post.timeoutMs = Math.min(...timeouts);
+    else if (deps.requestTimeoutMs === 0) post.timeoutMs = 0;
+    if (deps.maxResponseBytes !== undefined) post.maxResponseBytes = deps.maxResponseBytes;
     if (deps.dispatcher !== undefined) post.dispatcher = deps.dispatcher;
     if (deps.onRetry !== undefined) post.onRetry = deps.onRetry;
     if (deps.onError !== undefined) post.onError = deps.onError;
     return (await postJson(post)).json;
   };
   // Credentials never travel into the event record; the real request keeps them.
-  const raw = await deps.callLlm(codec.route, { headers: eventSafeHeaders(headers), content: body }, send);
+  const raw = await deps.callLlm(codec.route, { headers, content: body }, send);
   const turn = codec.parseResponse(raw);
   return {
     text: turn.text,

@@ -83,11 +83,15 @@ export type Metric =
   | { event: "tool"; tool: string; source: string; isError: boolean; ms: number; pending?: true; runUuid: string; turn: number; toolCallId: string }
   | { event: "run"; model: string; turns: number; toolCalls: number; totalTokens: number; ms: number; error?: string; runUuid: string };
 
-/** What `onError` sees after a failed provider attempt. Aborts never reach it. */
+/**
+ * What `onError` sees after a failed provider attempt. Aborts never reach it. Exactly one of
+ * `status` (the provider answered with a non-2xx status) and `error` (the request failed in
+ * transport: connection refused, reset, unreadable reply) is set.
+ */
 export interface LlmErrorInfo {
-  /** the error this attempt would surface; for an HTTP failure a ProviderHttpError carrying the body text */
+  /** a transport failure; absent when the provider answered */
   error?: unknown;
-  /** the HTTP status, when the provider answered */
+  /** the HTTP status of a non-2xx answer; absent on a transport failure */
   status?: number;
   /** 0-based index of the failed attempt */
   attempt: number;
@@ -119,10 +123,21 @@ export interface ClientOptions {
   retries?: number;
   /** Base of the exponential backoff between retries, in ms (default 500). */
   retryBaseMs?: number;
-  /** Whole-run deadline. */
+  /** Whole-run deadline (none by default; each provider call still has `requestTimeoutMs`). */
   timeoutMs?: number;
-  /** Resolves suspensions in-process; without it a suspension halts the run durably. */
-  waitFor?: (request: Request) => Promise<Answer>;
+  /**
+   * Deadline of one provider call, retries and streamed body included (default 600,000 ms = 10
+   * minutes; 0 turns it off). A provider that keeps a stream open with keep-alive comments
+   * forever fails with a ProviderTimeoutError when it passes.
+   */
+  requestTimeoutMs?: number;
+  /** Largest provider reply accepted, in bytes; a stream counts all its bytes (default 64 MiB). */
+  maxResponseBytes?: number;
+  /**
+   * Resolves suspensions in-process, returning the answer or a promise of it; without it a
+   * suspension halts the run durably. A throw or rejection aborts the run.
+   */
+  waitFor?: (request: Request) => Answer | Promise<Answer>;
   /** Transcript store for `ask`/`askWithAnswer` (default: in memory, per client). */
   store?: ConversationStore;
   /**
@@ -161,29 +176,43 @@ export interface ClientOptions {
   onError?: (info: LlmErrorInfo) => "retry" | "fail";
 }
 
-/** Options of `run` and `stream`. */
+/** Options of `run`; an unknown key is a TypeError (with the closest known key suggested). */
 export interface RunOptions {
-  toolkit: Toolkit;
+  /** The tools the run declares and executes; without one the run has no tools. */
+  toolkit?: Toolkit;
   /** A prior provider-style transcript, used verbatim (the system prompt is not re-added). */
   history?: unknown[];
   /** Aborts the run; every open scope still ends. */
   signal?: AbortSignal;
+  /** Receives each text delta as it arrives: the provider call is streamed, the result is the same. */
+  onText?: (delta: string) => void;
 }
 
-/** Options of `ask`. */
+/** Options of `ask`; an unknown key is a TypeError (with the closest known key suggested). */
 export interface AskOptions {
-  toolkit: Toolkit;
+  toolkit?: Toolkit;
   /**
    * The conversation id in `client.store`. Optional: without it `ask` runs statelessly, like
    * `run` with no history — nothing is loaded or saved.
    */
   id?: string;
   signal?: AbortSignal;
+  /** Receives each text delta as it arrives: the provider call is streamed, the result is the same. */
+  onText?: (delta: string) => void;
+}
+
+/** Options of `stream`: `run`'s, plus `id` to keep conversation state in the store as `ask` does. */
+export interface StreamOptions {
+  toolkit?: Toolkit;
+  history?: unknown[];
+  /** The conversation id in `client.store`: its transcript is loaded first and saved when the run ends. */
+  id?: string;
+  signal?: AbortSignal;
 }
 
 /** Options of `runWithAnswer`: the halted run's transcript, request, answer and halt record. */
 export interface ResumeOptions {
-  toolkit: Toolkit;
+  toolkit?: Toolkit;
   history: unknown[];
   pending: Request;
   answer: Answer;
@@ -193,7 +222,7 @@ export interface ResumeOptions {
 
 /** Options of `askWithAnswer`: like `ResumeOptions`, with the transcript taken from the store. */
 export interface AskResumeOptions {
-  toolkit: Toolkit;
+  toolkit?: Toolkit;
   id: string;
   pending: Request;
   answer: Answer;

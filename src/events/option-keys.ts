@@ -41,3 +41,25 @@ export function closestKey(key: string, known: Iterable<string>): string | undef
   }
   return best;
 }
+
+/**
+ * The one option check of every layer: throws a TypeError on the first key of `options` that
+ * is not in `known`, in one message format — `<owner>: unknown option "<key>"<context>`, then
+ * the closest known key (`(did you mean "<key>"?)`) or the list of known ones. `prefix` names a
+ * nested bag (`agent.`).
+ */
+export function checkOptionKeys(
+  owner: string,
+  options: object,
+  known: Iterable<string>,
+  where: { prefix?: string; context?: string } = {},
+): void {
+  const allowed = known instanceof Set ? (known as ReadonlySet<string>) : new Set(known);
+  for (const key in options) {
+    if (!Object.prototype.hasOwnProperty.call(options, key) || allowed.has(key)) continue;
+    const prefix = where.prefix ?? "";
+    const guess = closestKey(key, allowed);
+    const hint = guess === undefined ? `; known options: ${[...allowed].map((k) => prefix + k).join(", ")}` : ` (did you mean "${prefix}${guess}"?)`;
+    throw new TypeError(`${owner}: unknown option "${prefix}${key}"${where.context ?? ""}${hint}`);
+  }
+}

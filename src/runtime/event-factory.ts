@@ -1,6 +1,8 @@
+import { META_ERROR_TYPE, META_EXCEPTION_TYPE, META_STATUS_CODE, META_STATUS_DESCRIPTION } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import { ATOF_VERSION } from "../events/types.js";
+import { redactUrlsInText } from "../wire/urls.js";
 import { RelaytraceError } from "./errors.js";
 
 const FLAG = /^[a-z0-9._-]+$/;
@@ -28,29 +30,30 @@ export function shallowMerge(base: Json, extra: Json | undefined): Json {
 
 export function okMetadata(base: Json): Json {
   if (base !== null && !isJsonObject(base)) return base;
-  const out: JsonObject = { ...(base ?? {}), "otel.status_code": "OK" };
-  delete out["otel.status_description"];
+  const out: JsonObject = { ...(base ?? {}), [META_STATUS_CODE]: "OK" };
+  delete out[META_STATUS_DESCRIPTION];
   return out;
 }
 
 /** The error keys written on a failed managed end; caller-supplied error.type / exception.type win. */
 export function errorMetadata(base: Json, error: unknown): Json {
   const out: JsonObject = isJsonObject(base) ? { ...base } : {};
-  out["otel.status_code"] = "ERROR";
-  out["otel.status_description"] = error instanceof Error ? error.message : String(error);
-  if (out["error.type"] === undefined) {
-    out["error.type"] = error instanceof RelaytraceError ? error.code : "internal_error";
+  out[META_STATUS_CODE] = "ERROR";
+  // An error message may name the endpoint it failed on: its userinfo and query values never reach an event.
+  out[META_STATUS_DESCRIPTION] = redactUrlsInText(error instanceof Error ? error.message : String(error));
+  if (out[META_ERROR_TYPE] === undefined) {
+    out[META_ERROR_TYPE] = error instanceof RelaytraceError ? error.code : "internal_error";
   }
-  if (out["exception.type"] === undefined && error instanceof Error && !(error instanceof RelaytraceError)) {
-    out["exception.type"] = error.name;
+  if (out[META_EXCEPTION_TYPE] === undefined && error instanceof Error && !(error instanceof RelaytraceError)) {
+    out[META_EXCEPTION_TYPE] = error.name;
   }
   return out;
 }
 
 export function cancelledMetadata(base: Json): Json {
   const out: JsonObject = isJsonObject(base) ? { ...base } : {};
-  out["otel.status_code"] = "ERROR";
-  out["otel.status_description"] = "tool execution cancelled";
+  out[META_STATUS_CODE] = "ERROR";
+  out[META_STATUS_DESCRIPTION] = "tool execution cancelled";
   return out;
 }
 

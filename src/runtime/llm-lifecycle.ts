@@ -1,31 +1,21 @@
+import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
 import { spanIdOf, uuidHex } from "../events/uuid.js";
+import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
 import { GuardrailRejectedError } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
 import type { EndLlmOptions, LlmFunction, LlmHandle, LlmOptions, LlmRequest } from "./types.js";
 
-/** Header names that never reach an event, whatever their case. */
-export const CREDENTIAL_HEADERS: ReadonlySet<string> = new Set([
-  "authorization",
-  "proxy-authorization",
-  "cookie",
-  "x-api-key",
-  "api-key",
-  "anthropic-api-key",
-  "x-goog-api-key",
-]);
-
-/** The event-only copy of a request: credential headers removed. The real request is never modified. */
-export function stripCredentials(request: LlmRequest): { headers: JsonObject; content: Json } {
-  const headers: JsonObject = {};
-  for (const [key, value] of Object.entries(request.headers ?? {})) {
-    if (!CREDENTIAL_HEADERS.has(key.toLowerCase())) headers[key] = value;
-  }
-  return { headers, content: request.content };
+/**
+ * The event-only copy of a request: header values outside the policy's allow-list become
+ * `[redacted]` (names kept). The real request is never modified.
+ */
+export function recordableRequest(request: LlmRequest, policy: HeaderPolicy = DEFAULT_HEADER_POLICY): { headers: JsonObject; content: Json } {
+  return { headers: policy.recordable(request.headers ?? {}) as JsonObject, content: request.content };
 }
 
 interface InternalLlmHandle extends LlmHandle {
@@ -38,7 +28,7 @@ export interface ExecuteLlmOptions extends LlmOptions {
 }
 
 function llmProfile(modelName: string | undefined): JsonObject | null {
-  return modelName === undefined ? {} : { model_name: modelName };
+  return modelName === undefined ? {} : { [PROFILE_MODEL_NAME]: modelName };
 }
 
 /** Managed and manual LLM lifecycles. */
@@ -158,7 +148,7 @@ export class LlmLifecycle {
       scopeOf(handle),
       "start",
       handle.startedAtUs,
-      { data: stripCredentials(request), metadata: handle.metadata, profile: llmProfile(handle.modelName) },
+      { data: recordableRequest(request, this.core.headerPolicy), metadata: handle.metadata, profile: llmProfile(handle.modelName) },
       this.payloadTransform(stack, "request", undefined, handle.name),
     );
     return handle;

@@ -1,8 +1,8 @@
 import type { Json, JsonObject } from "../events/json.js";
-import type { DataSchema } from "../events/types.js";
+import { METRIC_SCHEMA } from "../events/wire-names.js";
 
 /** The reserved schema of metric marks; trace projections never render these marks. */
-export const METRIC_SCHEMA: DataSchema = Object.freeze({ name: "nemo.relay.metric_measurements", version: "1" });
+export { METRIC_SCHEMA };
 
 export type MetricKind = "counter" | "up_down_counter" | "gauge" | "histogram";
 export type MetricValueType = "u64" | "i64" | "f64";

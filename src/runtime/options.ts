@@ -1,4 +1,4 @@
-import { closestKey } from "../events/option-keys.js";
+import { checkOptionKeys } from "../events/option-keys.js";
 import { CATEGORIES } from "../events/types.js";
 
 const CATEGORY_SET: ReadonlySet<string> = new Set(CATEGORIES);
@@ -12,12 +12,7 @@ export function checkOptions(options: unknown, allowed: ReadonlySet<string>, whe
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new TypeError(`${where}: options must be an object`);
   }
-  for (const key in options) {
-    if (allowed.has(key)) continue;
-    const guess = closestKey(key, allowed);
-    const hint = guess === undefined ? "" : ` (use ${guess})`;
-    throw new TypeError(`${where}: unknown option ${key}${hint}`);
-  }
+  checkOptionKeys(where, options, allowed);
 }
 
 /** `checkOptions` as a value: the error, or undefined when the options are fine. */
@@ -39,7 +34,7 @@ export function checkCategory(category: unknown, where: string): void {
 
 const set = (...keys: string[]): ReadonlySet<string> => new Set(keys);
 
-export const RUNTIME_OPTIONS = set("clock", "idGenerator", "maxQueueSize", "namespace", "onDiagnostic");
+export const RUNTIME_OPTIONS = set("clock", "idGenerator", "maxQueueSize", "namespace", "onDiagnostic", "recordedHeaders");
 export const SCOPE_OPTIONS = set("category", "attributes", "input", "metadata", "categoryProfile", "parent", "timestamp");
 export const POP_OPTIONS = set("output", "metadata", "timestamp");
 export const MARK_OPTIONS = set("parent", "category", "categoryProfile", "data", "dataSchema", "metadata", "severity", "timestamp");

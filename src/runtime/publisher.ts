@@ -4,7 +4,7 @@ import type { ScopeStack } from "../events/scope-stack.js";
 import { formatTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, DataSchema } from "../events/types.js";
 import { CANONICAL_EVENT } from "../events/types.js";
-import type { DiagnosticCounter } from "./diagnostics.js";
+import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import { deepFreeze, toJsonSafe } from "./json-safe.js";
 import type { Registry, RegistryEntry } from "./registry.js";
 import type { EventFields, EventSanitizer, MetadataInjector, Subscriber } from "./types.js";

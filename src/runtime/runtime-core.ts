@@ -1,3 +1,4 @@
+import { DEFAULT_NAMESPACE } from "../events/wire-names.js";
 import type { Clock } from "../events/clock.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
 import type { Json, JsonObject } from "../events/json.js";
@@ -6,7 +7,8 @@ import { toMicros } from "../events/timestamp.js";
 import type { DataSchema } from "../events/types.js";
 import { ATOF_VERSION } from "../events/types.js";
 import { uuidv7 } from "../events/uuid.js";
-import { DiagnosticCounter } from "./diagnostics.js";
+import { DEFAULT_HEADER_POLICY, HeaderPolicy } from "../wire/credentials.js";
+import { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { JsonCopyIssues } from "./json-safe.js";
 import { toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
@@ -67,6 +69,8 @@ export interface ScopeShape {
 /** Clock, ids, registries and the publisher shared by every part of one runtime. */
 export class RuntimeCore {
   readonly namespace: string;
+  /** Which request header values `llm` events may record. */
+  readonly headerPolicy: HeaderPolicy;
   readonly diagnostics: DiagnosticCounter;
   readonly registries = new Registries();
   readonly publisher: Publisher;
@@ -74,7 +78,8 @@ export class RuntimeCore {
   private readonly idGenerator: () => string;
 
   constructor(options: RuntimeOptions = {}) {
-    this.namespace = options.namespace ?? "nemo_relay";
+    this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
+    this.headerPolicy = options.recordedHeaders === undefined ? DEFAULT_HEADER_POLICY : new HeaderPolicy(options.recordedHeaders);
     this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
     this.clock = new MonotonicClock(options.clock ?? systemClock);
     this.idGenerator = options.idGenerator ?? (() => uuidv7());

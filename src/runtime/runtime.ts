@@ -25,6 +25,7 @@ import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
+import type { Exporter } from "./exporter.js";
 import { ScopeLifecycle } from "./scope-lifecycle.js";
 import type { ScopeControl } from "./scope-lifecycle.js";
 
@@ -34,7 +35,6 @@ import type {
   EndLlmOptions,
   EndToolOptions,
   EventSanitizer,
-  ExporterLifecycle,
   LlmFunction,
   LlmHandle,
   LlmRequest,
@@ -65,7 +65,7 @@ export class Runtime {
   private readonly scopes: ScopeLifecycle;
   private readonly tools: ToolLifecycle;
   private readonly llms: LlmLifecycle;
-  private readonly exporters = new Set<ExporterLifecycle>();
+  private readonly exporters = new Set<Exporter>();
   private shutdownPromise: Promise<void> | undefined;
 
   constructor(options: RuntimeOptions = {}) {
@@ -292,13 +292,10 @@ export class Runtime {
   diagnostics(): Diagnostic[] {
     const list = this.core.diagnostics.list();
     for (const exporter of this.exporters) {
-      const own = (exporter as { diagnostics?: () => Diagnostic[] }).diagnostics;
-      if (typeof own === "function") {
-        try {
-          list.push(...own.call(exporter));
-        } catch {
-          // an exporter that cannot report is skipped
-        }
+      try {
+        list.push(...exporter.diagnostics());
+      } catch {
+        // an exporter that cannot report is skipped
       }
     }
     return list;

@@ -1,3 +1,4 @@
+import { severityKey } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeHandle } from "../events/scope-stack.js";
@@ -93,7 +94,7 @@ export class ScopeLifecycle {
       if (metadata !== null && !isJsonObject(metadata)) {
         throw new RelaytraceError("invalid_argument", "mark metadata must be a JSON object when severity is provided");
       }
-      metadata = { ...(metadata ?? {}), [`${this.core.namespace}.log.severity`]: wireSeverity(options.severity) };
+      metadata = { ...(metadata ?? {}), [severityKey(this.core.namespace)]: wireSeverity(options.severity) };
     }
     checkCategory(options.category, `mark ${name}`);
     if (options.category === "custom" && typeof options.categoryProfile?.subtype !== "string") {

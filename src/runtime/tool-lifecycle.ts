@@ -1,3 +1,4 @@
+import { GUARDRAIL_KIND_TOOL, PROFILE_TOOL_CALL_ID, PROFILE_TOOL_RESULT_ANNOTATION, severityKey } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
@@ -30,7 +31,7 @@ const NO_MARKS: PendingMarkSpec[] = [];
 const NO_SANITIZERS: readonly { name: string; callback: (value: Json) => Json }[] = [];
 
 function toolProfile(toolCallId: string | undefined): JsonObject {
-  return toolCallId === undefined ? {} : { tool_call_id: toolCallId };
+  return toolCallId === undefined ? {} : { [PROFILE_TOOL_CALL_ID]: toolCallId };
 }
 
 /** Managed and manual tool lifecycles: guardrails, request intercepts, the intercept chain, ends and pending marks. */
@@ -166,7 +167,7 @@ export class ToolLifecycle {
     // Managed ends carry status OK; the manual path adds no status keys.
     const metadata = managed ? okMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
     const profile = toolProfile(handle.toolCallId);
-    if (outcome.annotation !== undefined && outcome.annotation !== null) profile.tool_result_annotation = outcome.annotation;
+    if (outcome.annotation !== undefined && outcome.annotation !== null) profile[PROFILE_TOOL_RESULT_ANNOTATION] = outcome.annotation;
     this.core.emitScope(
       stack,
       handle,
@@ -197,7 +198,7 @@ export class ToolLifecycle {
           this.core.diagnostics.record("tool_pending_mark_dropped", `pending mark ${spec.name}: metadata must be an object when severity is set`);
           return; // a dropped mark leaves its gap in the timestamps
         }
-        metadata = { ...(metadata ?? {}), [`${this.core.namespace}.log.severity`]: wireSeverity(spec.severity) };
+        metadata = { ...(metadata ?? {}), [severityKey(this.core.namespace)]: wireSeverity(spec.severity) };
       }
       this.core.emitMark(stack, {
         uuid: this.core.newId(),
@@ -226,7 +227,7 @@ export class ToolLifecycle {
       const startUs = this.core.nowUs();
       // Raw args are never put in guardrail events.
       this.core.emitScope(stack, scope, "start", startUs, {
-        data: { kind: "tool_conditional_execution", target_name: tool },
+        data: { kind: GUARDRAIL_KIND_TOOL, target_name: tool },
         metadata,
         profile: null,
       });

@@ -2,6 +2,8 @@ import type { Clock } from "../events/clock.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeHandle } from "../events/scope-stack.js";
 import type { AtofEvent, Category, DataSchema, LogSeverity } from "../events/types.js";
+import type { Diagnostic } from "../wire/diagnostics.js";
+import type { Exporter } from "./exporter.js";
 
 export type { ScopeHandle };
 
@@ -30,24 +32,17 @@ export interface PendingMarkSpec {
 
 export type Timestamp = number | Date | string;
 
-export interface Diagnostic {
-  code: string;
-  message: string;
-  count: number;
-}
+export type { Diagnostic };
 
-/** An explicit time-ordered exporter lifecycle, attached to a subscriber so `runtime.shutdown()` reaches it. */
-export interface ExporterLifecycle {
-  forceFlush(): Promise<void>;
-  shutdown(): Promise<void>;
-}
+/** The exporter a subscription belongs to (the `Exporter` interface). */
+export type ExporterLifecycle = Exporter;
 
 export type Subscriber = (event: AtofEvent) => void | Promise<void>;
 
 export interface SubscribeOptions {
   scope?: ScopeHandle;
   /** Reached by `runtime.forceFlush()` (its forceFlush) and `runtime.shutdown()` (forceFlush, then shutdown). */
-  exporter?: ExporterLifecycle;
+  exporter?: Exporter;
 }
 
 export interface RegistrationOptions {
@@ -200,4 +195,9 @@ export interface RuntimeOptions {
   namespace?: string;
   /** Called for each counted problem (with its running count); a throwing listener is ignored. */
   onDiagnostic?: (d: Diagnostic) => void;
+  /**
+   * Header names whose values `llm` events may record, added to the default allow-list
+   * (`RECORDED_HEADERS`). Every other request header is recorded as `[redacted]`.
+   */
+  recordedHeaders?: readonly string[];
 }

@@ -1,3 +1,4 @@
+import { joinUrl } from "../../wire/urls.js";
 import type { Json, JsonObject } from "../../events/json.js";
 import { count, hasNumber, isDict } from "./shape.js";
 import type { ToolDeclaration, Usage } from "./types.js";
@@ -9,8 +10,8 @@ export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
 
 /** `{base}/v1/messages`, or `{base}/messages` when the base already ends in `/v1`. */
 export function anthropicUrl(baseUrl: string): string {
-  const base = baseUrl.replace(/\/+$/, "");
-  return /\/v1$/.test(base) ? `${base}/messages` : `${base}/v1/messages`;
+  const path = baseUrl.split(/[?#]/, 1)[0]!.replace(/\/+$/, "");
+  return joinUrl(baseUrl, /\/v1$/.test(path) ? "/messages" : "/v1/messages");
 }
 
 export function anthropicTools(tools: readonly ToolDeclaration[]): JsonObject[] {

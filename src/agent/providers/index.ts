@@ -23,7 +23,7 @@ export { parseSse } from "./sse.js";
 export { postJson, postStream } from "./transport.js";
 export type { PostJsonResult, PostOptions, RetryInfo, StreamResponse } from "./transport.js";
 export { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
-export { eventSafeHeaders, isCredentialHeader, mergeHeaders } from "./headers.js";
+export { mergeHeaders } from "./headers.js";
 export {
   isRetryableStatus,
   ProviderConnectionError,

@@ -1,3 +1,4 @@
+import { joinUrl } from "../../wire/urls.js";
 import type { JsonObject } from "../../events/json.js";
 import { count, hasNumber, isDict } from "./shape.js";
 import type { ParsedToolCall, ToolDeclaration, Usage } from "./types.js";
@@ -5,7 +6,7 @@ import type { ParsedToolCall, ToolDeclaration, Usage } from "./types.js";
 /** OpenAI-dialect pieces shared by the codec, the stream parser and translate. */
 
 export function openAiUrl(baseUrl: string): string {
-  return `${baseUrl.replace(/\/+$/, "")}/chat/completions`;
+  return joinUrl(baseUrl, "/chat/completions");
 }
 
 export function openAiTools(tools: readonly ToolDeclaration[]): JsonObject[] {

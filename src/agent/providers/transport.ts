@@ -4,6 +4,7 @@ import { isRetryableStatus, ProviderConnectionError, ProviderError, ProviderHttp
 import { mergeHeaders, scrubCredentials } from "./headers.js";
 import { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
 import { parseSse } from "./sse.js";
+import { redactUrl, redactUrlsInText, splitUserinfo } from "../../wire/urls.js";
 import type { SseEvent } from "./types.js";
 
 /** Passed to `onRetry` before each retry sleep (the loop turns it into an `llm.retry` mark). */
@@ -25,8 +26,13 @@ export interface PostOptions {
   retries?: number;
   /** backoff base in ms (default 500) */
   retryBaseMs?: number;
-  /** deadline for the whole call, retries and stream included; never retried */
+  /**
+   * Deadline for the whole call, retries and stream included; never retried. Default
+   * {@link DEFAULT_CALL_TIMEOUT_MS}; 0 turns it off (then only the caller's signal ends a call).
+   */
   timeoutMs?: number;
+  /** Largest reply body accepted, in bytes (a stream counts all its bytes). Default {@link DEFAULT_MAX_RESPONSE_BYTES}. */
+  maxResponseBytes?: number;
   dispatcher?: Dispatcher;
   onRetry?: (info: RetryInfo) => void;
   /**
@@ -38,9 +44,9 @@ export interface PostOptions {
 
 /** What `onError` sees about one failed attempt. */
 export interface AttemptFailure {
-  /** the failure this attempt would surface (for HTTP failures a ProviderHttpError with the body text) */
+  /** a transport failure (connection refused or reset, unreadable reply); absent when the provider answered */
   error?: unknown;
-  /** HTTP status, when the provider answered */
+  /** HTTP status of a non-2xx answer; absent on a transport failure */
   status?: number;
   /** 0-based index of the attempt that failed */
   attempt: number;
@@ -63,10 +69,17 @@ export interface StreamResponse extends AsyncIterable<SseEvent> {
   events: AsyncIterable<SseEvent>;
 }
 
+/** A provider call that has not finished after 10 minutes fails with ProviderTimeoutError. */
+export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
+/** A reply larger than 64 MiB fails with ProviderResponseError instead of being buffered. */
+export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
+
 type RawHeaders = Record<string, string | string[] | undefined>;
 
 interface CallContext {
+  /** the URL as it may be shown: userinfo and query values redacted */
   url: string;
+  maxResponseBytes: number;
   callerSignal?: AbortSignal;
   timeoutSignal?: AbortSignal;
   timeoutMs?: number;
@@ -84,9 +97,10 @@ function errorText(err: unknown): string {
     const code = (err as { code?: unknown }).code;
     const causeCode = (err.cause as { code?: unknown } | undefined)?.code;
     const tag = typeof code === "string" ? code : typeof causeCode === "string" ? causeCode : undefined;
-    return tag !== undefined && !err.message.includes(tag) ? `${tag}: ${err.message}` : err.message;
+    const message = redactUrlsInText(err.message);
+    return tag !== undefined && !message.includes(tag) ? `${tag}: ${message}` : message;
   }
-  return String(err);
+  return redactUrlsInText(String(err));
 }
 
 /** Aborts surface as the caller's own reason, our deadline as ProviderTimeoutError; both are final. */
@@ -97,8 +111,14 @@ function abortFailure(ctx: CallContext): unknown {
 }
 
 function makeContext(opts: PostOptions): CallContext {
-  const ctx: CallContext = { url: opts.url, callerSignal: opts.signal, timeoutMs: opts.timeoutMs };
-  if (opts.timeoutMs !== undefined && opts.timeoutMs > 0) ctx.timeoutSignal = AbortSignal.timeout(opts.timeoutMs);
+  const timeoutMs = opts.timeoutMs ?? DEFAULT_CALL_TIMEOUT_MS;
+  const ctx: CallContext = {
+    url: redactUrl(opts.url),
+    maxResponseBytes: opts.maxResponseBytes ?? DEFAULT_MAX_RESPONSE_BYTES,
+    callerSignal: opts.signal,
+    timeoutMs,
+  };
+  if (timeoutMs > 0) ctx.timeoutSignal = AbortSignal.timeout(timeoutMs);
   const signals = [ctx.callerSignal, ctx.timeoutSignal].filter((s): s is AbortSignal => s !== undefined);
   ctx.signal = signals.length === 0 ? undefined : signals.length === 1 ? signals[0] : AbortSignal.any(signals);
   return ctx;
@@ -110,16 +130,25 @@ async function readBody(res: Dispatcher.ResponseData, ctx: CallContext): Promise
   try {
     for await (const chunk of res.body) {
       const buf = typeof chunk === "string" ? Buffer.from(chunk) : Buffer.from(chunk as Uint8Array);
-      chunks.push(buf);
       received += buf.length;
+      if (received > ctx.maxResponseBytes) throw tooLarge(ctx);
+      chunks.push(buf);
     }
   } catch (err) {
+    if (err instanceof ProviderResponseError) {
+      res.body.destroy();
+      throw err;
+    }
     throw abortFailure(ctx) ?? new ProviderConnectionError(
       `connection closed while reading the LLM reply from ${ctx.url} (status ${res.statusCode}, ${received} bytes received): ${errorText(err)}`,
       { cause: err },
     );
   }
   return Buffer.concat(chunks).toString("utf8");
+}
+
+function tooLarge(ctx: CallContext): ProviderResponseError {
+  return new ProviderResponseError(`LLM reply from ${ctx.url} exceeds maxResponseBytes (${ctx.maxResponseBytes} bytes); raise the client's maxResponseBytes if this reply is expected`);
 }
 
 /** A bad URL or option is not a network failure: retrying cannot help. */
@@ -140,8 +169,10 @@ function serialize(body: unknown): string {
 /** `onError`'s verdict (default: retry what is retryable). */
 function decideAfterFailure(opts: PostOptions, failure: { status?: number; retryable: boolean; final: Error }, attempt: number): "retry" | "fail" {
   if (!opts.onError) return failure.retryable ? "retry" : "fail";
-  const info: AttemptFailure = { error: failure.final, attempt, retryable: failure.retryable };
-  if (failure.status !== undefined) info.status = failure.status;
+  // A provider answer carries its status; only a transport failure carries an error.
+  const info: AttemptFailure = failure.status !== undefined
+    ? { status: failure.status, attempt, retryable: failure.retryable }
+    : { error: failure.final, attempt, retryable: failure.retryable };
   return opts.onError(info) === "retry" ? "retry" : "fail";
 }
 
@@ -152,13 +183,16 @@ function decideAfterFailure(opts: PostOptions, failure: { status?: number; retry
 async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: string): Promise<{ res: Dispatcher.ResponseData; attempts: number }> {
   const retries = Math.max(0, opts.retries ?? 2);
   const retryBaseMs = Math.max(0, opts.retryBaseMs ?? 500);
-  const headers = mergeHeaders({ "content-type": "application/json", accept }, opts.headers);
+  // userinfo never travels inside the URL: it becomes Basic credentials unless the caller set some.
+  const { url, basicAuth } = splitUserinfo(opts.url);
+  const auth = basicAuth !== undefined && headerValue(opts.headers ?? {}, "authorization") === undefined ? { authorization: basicAuth } : undefined;
+  const headers = mergeHeaders({ "content-type": "application/json", accept }, auth, opts.headers);
   const payload = serialize(opts.body);
 
   for (let attempt = 0; ; attempt++) {
     let failure: { status?: number; error?: string; retryAfter?: number; retryable: boolean; final: Error };
     try {
-      const res = await request(opts.url, { method: "POST", headers, body: payload, signal: ctx.signal, dispatcher: opts.dispatcher });
+      const res = await request(url, { method: "POST", headers, body: payload, signal: ctx.signal, dispatcher: opts.dispatcher });
       if (res.statusCode >= 200 && res.statusCode < 300) return { res, attempts: attempt + 1 };
       const text = await readBody(res, ctx).catch((err: unknown) => {
         if (abortFailure(ctx) !== undefined) throw err;
@@ -174,10 +208,10 @@ async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: stri
       if (aborted !== undefined) throw aborted;
       if (err instanceof ProviderConnectionError) throw err;
       if (isCallerMistake(err)) {
-        const final = new ProviderError("invalid_request", `LLM request to ${opts.url} could not be sent: ${errorText(err)}`, { cause: err });
+        const final = new ProviderError("invalid_request", `LLM request to ${ctx.url} could not be sent: ${errorText(err)}`, { cause: err });
         failure = { error: errorText(err), retryable: false, final };
       } else {
-        const message = `LLM request to ${opts.url} failed: ${errorText(err)}`;
+        const message = `LLM request to ${ctx.url} failed: ${errorText(err)}`;
         failure = { error: errorText(err), retryable: true, final: new ProviderConnectionError(message, { retryable: true, cause: err }) };
       }
     }
@@ -216,10 +250,16 @@ export async function postJson(opts: PostOptions): Promise<PostJsonResult> {
 
 async function* guardedBody(res: Dispatcher.ResponseData, ctx: CallContext): AsyncGenerator<Uint8Array | string, void> {
   let finished = false;
+  let received = 0;
   try {
-    for await (const chunk of res.body) yield chunk as Uint8Array | string;
+    for await (const chunk of res.body) {
+      received += typeof chunk === "string" ? Buffer.byteLength(chunk) : (chunk as Uint8Array).length;
+      if (received > ctx.maxResponseBytes) throw tooLarge(ctx);
+      yield chunk as Uint8Array | string;
+    }
     finished = true;
   } catch (err) {
+    if (err instanceof ProviderResponseError) throw err;
     throw abortFailure(ctx) ?? new ProviderConnectionError(`LLM stream from ${ctx.url} was cut off: ${errorText(err)}`, { cause: err });
   } finally {
     // The consumer stopped early (end marker seen, or it broke out): release the socket.
@@ -235,7 +275,7 @@ export async function postStream(opts: PostOptions): Promise<StreamResponse> {
   if (contentType.includes("application/json")) {
     // The provider ignored `stream: true` or sent an error envelope with a 2xx status.
     const text = await readBody(res, ctx);
-    throw new ProviderResponseError(`expected an event stream from ${opts.url} but the reply is JSON: ${preview(scrubCredentials(text, opts.headers))}`);
+    throw new ProviderResponseError(`expected an event stream from ${ctx.url} but the reply is JSON: ${preview(scrubCredentials(text, opts.headers))}`);
   }
   let used = false;
   const events: AsyncIterable<SseEvent> = {

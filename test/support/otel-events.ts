@@ -1,6 +1,6 @@
 // Hand-built ATOF events for the OTel tests (the worked example of otel-projections.md §6).
-import type { Json, JsonObject } from "../src/events/json.js";
-import type { MarkEvent, ScopeEvent } from "../src/events/types.js";
+import type { Json, JsonObject } from "../../src/events/json.js";
+import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 
 export const HIDDEN_ROOT = "019ca945-0a00-752e-89a7-834df2a74de4";
 export const A = "019ca945-0a01-7651-8317-1ff4a6a3a450";

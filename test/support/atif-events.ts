@@ -1,6 +1,6 @@
 // Hand-built ATOF events for the ATIF tests (snake_case, as subscribers receive them).
-import type { Json, JsonObject } from "../src/events/json.js";
-import type { AtofEvent, MarkEvent, ScopeEvent } from "../src/events/types.js";
+import type { Json, JsonObject } from "../../src/events/json.js";
+import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 
 export function scope(
   phase: "start" | "end",

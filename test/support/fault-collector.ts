@@ -1,7 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo, Socket } from "node:net";
-import { createClient, createToolkit, defineTool } from "../src/agent/index.js";
-import type { Runtime } from "../src/runtime/runtime.js";
+import { createClient, createToolkit, defineTool } from "../../src/agent/index.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 import { reply, startProvider } from "./agent-provider-server.js";
 
 /** What a fault collector does with request number `index` (0-based). */

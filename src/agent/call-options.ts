@@ -1,0 +1,23 @@
+import { checkOptionKeys } from "../events/option-keys.js";
+
+/** The keys each per-call option bag accepts; anything else is a typo that would otherwise be ignored. */
+export const CALL_OPTION_KEYS = Object.freeze({
+  run: ["toolkit", "history", "signal", "onText"],
+  ask: ["toolkit", "id", "signal", "onText"],
+  stream: ["toolkit", "history", "id", "signal"],
+  runWithAnswer: ["toolkit", "history", "pending", "answer", "halt", "signal"],
+  askWithAnswer: ["toolkit", "id", "pending", "answer", "halt", "signal"],
+  translate: ["messages", "tools", "toolkit", "toolChoice", "system", "maxTokens", "signal"],
+} as const satisfies Record<string, readonly string[]>);
+
+export type CallName = keyof typeof CALL_OPTION_KEYS;
+
+/** Throws a TypeError naming an unknown key of a per-call option bag, with the closest known key. */
+export function checkCallOptions(call: CallName, options: unknown): void {
+  if (options === undefined) return;
+  if (typeof options !== "object" || options === null) throw new TypeError(`${call}: options must be an object`);
+  const allowed: readonly string[] = CALL_OPTION_KEYS[call];
+  checkOptionKeys(call, options, allowed);
+  const o = options as Record<string, unknown>;
+  if (o.onText !== undefined && typeof o.onText !== "function") throw new TypeError(`${call}: option "onText" must be a function`);
+}

@@ -1,0 +1,58 @@
+// Names that appear on the wire (ATOF events, metadata keys, schema names). Every layer that
+// writes or reads one of them imports it from here, so a name is spelled in one place.
+
+import type { DataSchema } from "./types.js";
+
+/** The attribute and metadata namespace when none is configured (NeMo Relay's). */
+export const DEFAULT_NAMESPACE = "nemo_relay";
+
+// ---- keys inside `category_profile` --------------------------------------------------------
+
+export const PROFILE_TOOL_CALL_ID = "tool_call_id";
+export const PROFILE_TOOL_RESULT_ANNOTATION = "tool_result_annotation";
+export const PROFILE_MODEL_NAME = "model_name";
+export const PROFILE_SUBTYPE = "subtype";
+export const PROFILE_ANNOTATED_REQUEST = "annotated_request";
+export const PROFILE_ANNOTATED_RESPONSE = "annotated_response";
+
+// ---- metadata keys ---------------------------------------------------------------------------
+
+export const META_STATUS_CODE = "otel.status_code";
+export const META_STATUS_DESCRIPTION = "otel.status_description";
+export const META_ERROR_TYPE = "error.type";
+export const META_EXCEPTION_TYPE = "exception.type";
+/** On a resumed run's agent scope: the id of the pending request it answers. */
+export const META_RESUME_OF = "relaytrace.resume_of";
+/** On a tool call re-executed with an answer: the uuid of the suspended call. */
+export const META_RETRY_OF = "relaytrace.retry_of";
+
+/** `<ns>.log.severity`, where a mark's severity is written. */
+export function severityKey(namespace: string): string {
+  return `${namespace}.log.severity`;
+}
+
+// ---- schemas ---------------------------------------------------------------------------------
+
+/** `data_schema` of metric marks (`runtime.metric`). */
+export const METRIC_SCHEMA: DataSchema = Object.freeze({ name: "nemo.relay.metric_measurements", version: "1" });
+/** `data_schema` of the `tool.pending` mark: its data is the pending request. */
+export const PENDING_REQUEST_SCHEMA: DataSchema = Object.freeze({ name: "relaytrace.pending_request", version: "1" });
+
+// ---- suspension ------------------------------------------------------------------------------
+
+/** The mark a suspended tool call ends with, parented to its tool scope. */
+export const TOOL_PENDING_MARK = "tool.pending";
+/** The mark recording an answer to a suspended call. */
+export const TOOL_ANSWER_MARK = "tool.answer";
+/** The key of a suspended call's annotation (`{pending: Request}`). */
+export const ANNOTATION_PENDING = "pending";
+
+// ---- reserved mark names and guardrail kinds -------------------------------------------------
+
+export const MARK_SESSION_START = "session.start";
+export const MARK_LLM_CHUNK = "llm.chunk";
+export const MARK_COMPACTION = "compaction";
+export const MARK_SKILL_LOAD = "skill.load";
+
+export const GUARDRAIL_KIND_TOOL = "tool_conditional_execution";
+export const GUARDRAIL_KIND_LLM = "llm_conditional_execution";
