@@ -7,7 +7,7 @@ import type { AtofEvent } from "../src/events/types.js";
 import { SpanCapture } from "../exporters/testing/span-capture.js";
 import { runDemo } from "../src/cli/demo-scenario.js";
 import { main } from "../src/cli/main.js";
-import { deadPort, reply200, replyStatus, startCollector, type CollectorBehaviour, type FaultCollector } from "./reliability-support.js";
+import { deadPort, reply200, replyStatus, startCollector, type CollectorBehaviour, type FaultCollector } from "./support/fault-collector.js";
 import { capturedIo } from "./support/cli-io.js";
 
 interface OtlpBody {
