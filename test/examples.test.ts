@@ -13,6 +13,7 @@ import { main as durableResume } from "../examples/durable-resume.js";
 import { main as snapshotExample } from "../examples/snapshot-test.js";
 import { CARD, EMAIL, main as piiRedaction } from "../examples/pii-redaction.js";
 import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
+import { main as openaiAgentsHandoff } from "../examples/openai-agents-handoff.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
 beforeAll(() => void vi.spyOn(console, "log").mockImplementation(() => undefined));
@@ -213,5 +214,20 @@ describe("ai-sdk-agent", () => {
     expect(ends.filter((e) => e.category === "tool").map((e) => e.category_profile?.["tool_call_id"])).toEqual(["call_1"]);
     expect(ends.find((e) => e.category === "guardrail" && (e.data as { rejected?: boolean }).rejected)?.data).toMatchObject({ rejection_reason: "unknown city: Atlantis" });
     expect(tree.split("\n")[0]).toBe("weather-agent (INTERNAL, OK) openinference.span.kind=AGENT");
+  });
+});
+
+describe("openai-agents-handoff", () => {
+  it("each agent of the handoff is a trajectory; the billing agent's tool call has its id, observation and cached tokens", async () => {
+    const { output, events, trajectories } = await openaiAgentsHandoff();
+    expect(output).toBe("Invoice INV-7 was paid on 1 March.");
+    expect(events.find((e) => e.kind === "mark" && e.name === "handoff")?.data).toEqual({ from_agent: "triage", to_agent: "billing" });
+    expect(trajectories).toHaveLength(2);
+    const [triage, billing] = trajectories;
+    expect(triage!.steps[1]!.tool_calls?.map((c) => c.function_name)).toEqual(["transfer_to_billing"]);
+    expect(billing!.steps[0]!.tool_calls?.map((c) => c.tool_call_id)).toEqual(["call_2"]);
+    expect(billing!.steps[0]!.observation?.results.map((r) => r.source_call_id)).toEqual(["call_2"]);
+    expect(billing!.steps[0]!.metrics).toMatchObject({ prompt_tokens: 60, cached_tokens: 48 });
+    expect(billing!.steps[1]!.message).toBe("Invoice INV-7 was paid on 1 March.");
   });
 });

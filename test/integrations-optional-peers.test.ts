@@ -7,8 +7,8 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("..", import.meta.url));
 const LIBRARIES = ["ai", "@openai/agents-core", "@langchain/core", "@modelcontextprotocol/sdk"];
-const PEERS = ["ai"];
-const SUBPATHS = ["ai-sdk"];
+const PEERS = ["ai", "@openai/agents-core"];
+const SUBPATHS = ["ai-sdk", "openai-agents"];
 
 let dir: string;
 beforeAll(async () => {
