@@ -31,6 +31,7 @@ export { redactUrl } from "./wire/urls.js";
 export type { ExecuteLlmOptions } from "./runtime/llm-lifecycle.js";
 export { toolResult, withAnnotation, withoutAnnotation, withPendingMark, toExecutionResult } from "./runtime/outcome.js";
 export { propagationContextFromJson, propagationContextToTraceparent } from "./runtime/propagation.js";
+export { extractTraceContext, injectTraceContext } from "./runtime/otel-context.js";
 export type { MetricKind, MetricMeasurement, MetricValueType } from "./runtime/metric.js";
 export { toJsonSafe, CIRCULAR_MARKER, DEPTH_MARKER, MAX_JSON_DEPTH, UNREADABLE_MARKER } from "./runtime/json-safe.js";
 export type {

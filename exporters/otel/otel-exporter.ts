@@ -17,6 +17,7 @@ import type { OpenSpan } from "./open-span.js";
 import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
 import { SpanRegistry } from "./span-registry.js";
+import { recordedRemoteParent } from "./remote-parent.js";
 import { applyErrorOutcome, statusOf } from "./status.js";
 import { checkOtelOptions, type OtelExporterOptions } from "./options.js";
 import { attributeKey } from "./flatten.js";
@@ -144,7 +145,7 @@ export class OtelExporter implements Exporter {
       this.counter.record("otel.duplicate_start", `scope ${start.uuid} started twice; second start ignored`);
       return;
     }
-    const parent = this.registry.resolveParent(start.parent_uuid);
+    const parent = this.registry.resolveParent(start.parent_uuid, recordedRemoteParent(start.metadata));
     const hex = idHex(start.uuid);
     const context: SpanContext = {
       traceId: parent ? parent.context.traceId : hex,

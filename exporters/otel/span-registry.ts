@@ -20,8 +20,9 @@ export class SpanRegistry {
   private recent = new Map<string, SpanContext>();
   private older = new Map<string, SpanContext>();
 
-  resolveParent(parentUuid: string | null): ResolvedParent | undefined {
-    if (parentUuid === null || parentUuid === undefined) return undefined;
+  /** `linked`: the remote parent a trace root's start event recorded, tried before the propagated table. */
+  resolveParent(parentUuid: string | null, linked?: SpanContext): ResolvedParent | undefined {
+    if (parentUuid === null || parentUuid === undefined) return linked ? { context: linked } : undefined;
     const open = this.open.get(parentUuid);
     if (open) return { context: open.context, open };
     const done = this.recent.get(parentUuid);
@@ -31,6 +32,7 @@ export class SpanRegistry {
       this.remember(parentUuid, old); // refresh so a long-lived parent stays resolvable
       return { context: old };
     }
+    if (linked) return { context: linked };
     const root = propagatedRootOf(parentUuid);
     if (root !== undefined) {
       return {

@@ -1,9 +1,10 @@
 import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
-import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
+import { currentScopeContext } from "../events/scope-stack.js";
 import { spanIdOf, uuidHex } from "../events/uuid.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
+import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, traceRootUuid } from "./otel-context.js";
 import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
 import { GuardrailRejectedError } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
@@ -23,7 +24,7 @@ interface InternalLlmHandle extends LlmHandle {
 }
 
 export interface ExecuteLlmOptions extends LlmOptions {
-  /** Set a W3C `traceparent` header on the real request (default true). */
+  /** Set a W3C `traceparent` header on the real request (default true; left to OpenTelemetry when the app registered a propagator that writes it, whose client instrumentation injects its own). */
   injectTraceparent?: boolean;
 }
 
@@ -38,7 +39,7 @@ export class LlmLifecycle {
   async execute(name: string, request: LlmRequest, fn: LlmFunction, options: ExecuteLlmOptions = {}): Promise<Json> {
     const context = currentScopeContext();
     const stack = context.stack;
-    const parentUuid = options.parent?.uuid ?? stack.top().uuid;
+    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
     const regs = this.core.registries;
 
     for (const guardrail of regs.llmGuardrails.effective(stack)) {
@@ -65,8 +66,8 @@ export class LlmLifecycle {
     }
 
     const handle = this.open(stack, name, realRequest, options, parentUuid);
-    if (options.injectTraceparent !== false) {
-      const root = context.propagatedRootUuid ?? stack.frames[1]?.uuid ?? handle.uuid;
+    if (options.injectTraceparent !== false && !otelPropagatesTraceparent()) {
+      const root = traceRootUuid(context, handle) ?? handle.uuid;
       const headers: Record<string, Json> = {};
       for (const [k, v] of Object.entries(realRequest.headers ?? {})) if (k.toLowerCase() !== "traceparent") headers[k] = v;
       headers.traceparent = `00-${uuidHex(root)}-${spanIdOf(handle.uuid)}-01`;
@@ -91,7 +92,7 @@ export class LlmLifecycle {
     try {
       if (signal.aborted) throw CANCELLED;
       const request0 = realRequest;
-      response = await raceAbort(runInScopeContext(execContext, () => call(request0)), signal);
+      response = await raceAbort(runInSpan(execContext, handle, () => call(request0)), signal);
     } catch (error) {
       handle.ended = true;
       const cancelled = error === CANCELLED;

@@ -3,6 +3,7 @@ import { ScopeStack, hiddenRoot } from "../events/scope-stack.js";
 import { recordPropagatedParent } from "../events/propagation-table.js";
 import { isUuid, spanIdOf, uuidHex } from "../events/uuid.js";
 import { RelaytraceError } from "./errors.js";
+import { traceRootUuid } from "./otel-context.js";
 import type { PropagationContext } from "./types.js";
 
 function checkUuid(value: unknown, key: string): string {
@@ -33,7 +34,7 @@ export function propagationContextFromJson(value: unknown): PropagationContext {
 /** The context captured from the current scope context (parent = active tool/LLM call, else the top scope). */
 export function captureFrom(context: ScopeContext): PropagationContext {
   const parent = context.activeEventUuid ?? context.stack.top().uuid;
-  const root = context.propagatedRootUuid ?? context.stack.frames[1]?.uuid ?? context.activeEventUuid;
+  const root = traceRootUuid(context) ?? context.activeEventUuid;
   return root === undefined ? { version: 1, parent_uuid: parent } : { version: 1, root_uuid: root, parent_uuid: parent };
 }
 
@@ -55,7 +56,7 @@ export function contextFromPropagation(ctx: PropagationContext): ScopeContext {
 }
 
 export function traceparentFrom(context: ScopeContext): string {
-  const root = context.propagatedRootUuid ?? context.stack.frames[1]?.uuid ?? context.activeEventUuid;
+  const root = traceRootUuid(context) ?? context.activeEventUuid;
   if (root === undefined) {
     throw new RelaytraceError("invalid_argument", "no emitted scope is available for traceparent capture");
   }

@@ -2,12 +2,13 @@ import { severityKey } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeHandle } from "../events/scope-stack.js";
-import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
+import { currentScopeContext } from "../events/scope-stack.js";
 import { RelaytraceError } from "./errors.js";
 import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
 import { checkCategory } from "./options.js";
+import { inboundOtelParent, runInSpan, withInboundLink } from "./otel-context.js";
 import { wireSeverity } from "./outcome.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import type { MarkOptions, PopScopeOptions, ScopeOptions } from "./types.js";
@@ -51,7 +52,7 @@ export class ScopeLifecycle {
     };
     let metadata: Json;
     try {
-      const result = await runInScopeContext(inner, () => fn(control));
+      const result = await runInSpan(inner, handle, () => fn(control));
       metadata = okMetadata(shallowMerge(handle.metadata, extraMetadata));
       return result;
     } catch (error) {
@@ -143,11 +144,12 @@ export class ScopeLifecycle {
     if (category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
       throw new TypeError('a "custom" scope needs categoryProfile.subtype');
     }
+    const inbound = options.parent === undefined ? inboundOtelParent(context) : undefined;
     const handle: OpenScope = {
       uuid: this.core.newId(),
       name,
       category,
-      parentUuid: options.parent?.uuid ?? context.stack.top().uuid,
+      parentUuid: options.parent?.uuid ?? inbound?.parentUuid ?? context.stack.top().uuid,
       attributes: normalizeAttributes(options.attributes),
       startedAtUs: this.core.startTime(options.timestamp),
       metadata: options.metadata ?? null,
@@ -156,7 +158,7 @@ export class ScopeLifecycle {
     };
     this.core.emitScope(context.stack, handle, "start", handle.startedAtUs, {
       data: options.input ?? null,
-      metadata: handle.metadata,
+      metadata: withInboundLink(handle.metadata, inbound),
       profile: handle.categoryProfile,
     });
     return handle;

@@ -2,7 +2,8 @@ import { GUARDRAIL_KIND_TOOL, PROFILE_TOOL_CALL_ID, PROFILE_TOOL_RESULT_ANNOTATI
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
-import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
+import { currentScopeContext } from "../events/scope-stack.js";
+import { inboundOtelParent, runInSpan } from "./otel-context.js";
 import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
 import { GuardrailRejectedError } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
@@ -41,7 +42,7 @@ export class ToolLifecycle {
   async execute(name: string, args: Json, fn: ToolFunction, options: ToolOptions = {}): Promise<ToolExecutionResult> {
     const context = currentScopeContext();
     const stack = context.stack;
-    const parentUuid = options.parent?.uuid ?? stack.top().uuid;
+    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
     const regs = this.core.registries;
 
     const guardrails = regs.toolGuardrails.effective(stack);
@@ -68,12 +69,12 @@ export class ToolLifecycle {
       if (intercepts.length === 0) {
         // Fast path: call the tool directly in its context; no wrapper async function (each extra
         // promise costs a hook call per promise while AsyncLocalStorage is active on Node 20).
-        const value = runInScopeContext(execContext, () => fn(realArgs, toolCtx));
+        const value = runInSpan(execContext, handle, () => fn(realArgs, toolCtx));
         const settled = signal === NEVER_ABORTED ? await value : await raceAbort(Promise.resolve(value), signal);
         const checked = toToolResult(settled);
         outcome = checked.annotation === undefined ? { result: checked.result, marks: NO_MARKS } : { result: checked.result, annotation: checked.annotation, marks: NO_MARKS };
       } else {
-        const run = runInScopeContext(execContext, () =>
+        const run = runInSpan(execContext, handle, () =>
           buildToolChain(intercepts, (a) => fn(a, toolCtx), { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) }, execContext)(realArgs),
         );
         outcome = await raceAbort(run, signal);

@@ -1,0 +1,168 @@
+import { context as otelContext, isSpanContextValid, propagation, trace, TraceFlags, type SpanContext } from "@opentelemetry/api";
+import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
+import { propagatedRootOf, recordPropagatedParent } from "../events/propagation-table.js";
+import { currentScopeContext, runInScopeContext, type ScopeContext } from "../events/scope-stack.js";
+import { formatTraceparent, parseTraceparent, TRACEPARENT_KEY, TRACESTATE_KEY, type RemoteParent } from "../events/traceparent.js";
+import { spanIdOf, uuidHex } from "../events/uuid.js";
+import type { PropagationContext } from "./types.js";
+
+/**
+ * The bridge between relaytrace's scope context and the OpenTelemetry context.
+ *
+ * Inbound: a relaytrace trace that starts while an OTel span is active continues it. Its root is
+ * parented to a uuid standing for the OTel span (trace id's first 8 bytes + span id, so the
+ * exporters' span id is the OTel span id) with the OTel trace id as the propagated root, and the
+ * root's start event records the W3C `traceparent` in its metadata, so a file read back later
+ * rebuilds the same parent.
+ *
+ * Outbound: scope, tool and LLM callbacks run with the relaytrace span as the active OTel span
+ * (ids derived from the event uuids exactly as the exporters derive them), so spans the app or
+ * its instrumentation create inside them nest under the relaytrace span.
+ */
+
+function uuidFromHex(hex: string): string {
+  return `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+}
+
+/** The uuids standing for a remote span: root = the trace id's bytes, parent = trace id prefix + span id. */
+export function remoteParentUuids(traceId: string, spanId: string): { rootUuid: string; parentUuid: string } {
+  return { rootUuid: uuidFromHex(traceId), parentUuid: uuidFromHex(traceId.slice(0, 16) + spanId) };
+}
+
+/** The propagation context that continues a remote span's trace (see `withPropagation`). */
+export function propagationFromRemote(parent: RemoteParent): PropagationContext {
+  const { rootUuid, parentUuid } = remoteParentUuids(parent.traceId, parent.spanId);
+  return { version: 1, root_uuid: rootUuid, parent_uuid: parentUuid };
+}
+
+/** What a trace root started under an active OTel span is parented to, and the metadata recording it. */
+export interface InboundParent {
+  parentUuid: string;
+  traceparent: string;
+  tracestate?: string;
+}
+
+/**
+ * When `context` holds no relaytrace trace yet (nothing open, nothing propagated) and an
+ * OpenTelemetry span is active, the parent that continues that span; otherwise undefined.
+ */
+export function inboundOtelParent(context: ScopeContext): InboundParent | undefined {
+  if (context.stack.frames.length > 1 || context.propagatedRootUuid !== undefined || context.activeEventUuid !== undefined) {
+    return undefined;
+  }
+  const active = trace.getSpanContext(otelContext.active());
+  if (active === undefined || !isSpanContextValid(active)) return undefined;
+  const { rootUuid, parentUuid } = remoteParentUuids(active.traceId, active.spanId);
+  recordPropagatedParent(parentUuid, rootUuid);
+  const inbound: InboundParent = { parentUuid, traceparent: formatTraceparent(active.traceId, active.spanId, active.traceFlags) };
+  const state = active.traceState?.serialize();
+  if (state) inbound.tracestate = state;
+  return inbound;
+}
+
+/** Start-event metadata with the inbound link recorded (metadata that is not an object is left alone). */
+export function withInboundLink(metadata: Json, inbound: InboundParent | undefined): Json {
+  if (inbound === undefined) return metadata;
+  if (metadata !== null && !isJsonObject(metadata)) return metadata;
+  const out: JsonObject = { ...(metadata ?? {}), [TRACEPARENT_KEY]: inbound.traceparent };
+  if (inbound.tracestate !== undefined) out[TRACESTATE_KEY] = inbound.tracestate;
+  return out;
+}
+
+/**
+ * The uuid whose bytes are the trace id of the span `self` in `context`: the propagated root,
+ * else the first emitted scope's (or, at top level, `self`'s) propagated root, else that scope.
+ */
+export function traceRootUuid(context: ScopeContext, self?: { uuid: string; parentUuid: string | null }): string | undefined {
+  if (context.propagatedRootUuid !== undefined) return context.propagatedRootUuid;
+  const first = context.stack.frames[1] ?? self;
+  if (first === undefined) return undefined;
+  const remote = first.parentUuid === null ? undefined : propagatedRootOf(first.parentUuid);
+  return remote ?? first.uuid;
+}
+
+/** The OTel span context of relaytrace span `self` (flags follow the active span of the same trace). */
+export function spanContextOf(context: ScopeContext, self: { uuid: string; parentUuid: string | null }): SpanContext {
+  const root = traceRootUuid(context, self) ?? self.uuid;
+  const traceId = uuidHex(root);
+  const active = trace.getSpanContext(otelContext.active());
+  const traceFlags = active !== undefined && active.traceId === traceId ? active.traceFlags : TraceFlags.SAMPLED;
+  const spanContext: SpanContext = { traceId, spanId: spanIdOf(self.uuid), traceFlags };
+  if (active?.traceState !== undefined && active.traceId === traceId) spanContext.traceState = active.traceState;
+  return spanContext;
+}
+
+/** Runs `fn` in relaytrace scope context `context` with span `self` as the active OpenTelemetry span. */
+export function runInSpan<T>(context: ScopeContext, self: { uuid: string; parentUuid: string | null }, fn: () => T): T {
+  const otel = trace.setSpanContext(otelContext.active(), spanContextOf(context, self));
+  return runInScopeContext(context, () => otelContext.with(otel, fn));
+}
+
+/**
+ * Whether the app registered an OpenTelemetry propagator that writes `traceparent`: its HTTP
+ * instrumentation then injects the client span's own header, and a second one from relaytrace
+ * would make the request carry two.
+ */
+export function otelPropagatesTraceparent(): boolean {
+  return propagation.fields().includes("traceparent");
+}
+
+type HeaderBag = Headers | Record<string, string | string[] | undefined>;
+
+function headerValue(headers: HeaderBag, name: string): string | undefined {
+  if (typeof (headers as Headers).get === "function" && typeof (headers as Headers).forEach === "function") {
+    return (headers as Headers).get(name) ?? undefined;
+  }
+  for (const [key, value] of Object.entries(headers as Record<string, string | string[] | undefined>)) {
+    if (key.toLowerCase() !== name || value === undefined) continue;
+    return Array.isArray(value) ? value.join(",") : value;
+  }
+  return undefined;
+}
+
+/**
+ * Turns incoming W3C `traceparent` / `tracestate` headers into a `PropagationContext` for
+ * `withPropagation`, so the work done under it joins the caller's trace. Undefined when there is no
+ * valid `traceparent`. Accepts a `Headers`, a plain record or Node's `IncomingHttpHeaders`.
+ */
+export function extractTraceContext(headers: HeaderBag): PropagationContext | undefined {
+  if (typeof headers !== "object" || headers === null) return undefined;
+  const value = headerValue(headers, "traceparent");
+  if (value === undefined) return undefined;
+  const first = value.split(",")[0]!;
+  const parent = parseTraceparent(first);
+  return parent === undefined ? undefined : propagationFromRemote(parent);
+}
+
+/**
+ * Writes the current span's `traceparent` (and `tracestate`) into outgoing `headers`: the
+ * relaytrace span running now, else the active OpenTelemetry span. Writes nothing outside both.
+ */
+export function injectTraceContext(headers: Headers | Record<string, string>): void {
+  const context = currentScopeContext();
+  const active = trace.getSpanContext(otelContext.active());
+  let traceparent: string | undefined;
+  let tracestate: string | undefined;
+  const spanUuid = context.activeEventUuid ?? (context.stack.frames.length > 1 ? context.stack.top().uuid : undefined);
+  if (spanUuid !== undefined) {
+    const span = spanContextOf(context, { uuid: spanUuid, parentUuid: context.stack.top().parentUuid });
+    traceparent = formatTraceparent(span.traceId, span.spanId, span.traceFlags);
+    tracestate = span.traceState?.serialize();
+  } else if (active !== undefined && isSpanContextValid(active)) {
+    traceparent = formatTraceparent(active.traceId, active.spanId, active.traceFlags);
+    tracestate = active.traceState?.serialize();
+  }
+  if (traceparent === undefined) return;
+  set(headers, "traceparent", traceparent);
+  if (tracestate) set(headers, "tracestate", tracestate);
+}
+
+function set(headers: Headers | Record<string, string>, name: string, value: string): void {
+  if (typeof (headers as Headers).set === "function" && typeof (headers as Headers).forEach === "function") {
+    (headers as Headers).set(name, value);
+    return;
+  }
+  const record = headers as Record<string, string>;
+  for (const key of Object.keys(record)) if (key.toLowerCase() === name && key !== name) delete record[key];
+  record[name] = value;
+}
