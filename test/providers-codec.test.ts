@@ -75,7 +75,7 @@ describe("OpenAI codec against a scripted provider", () => {
     expect(parsed.usage).toEqual({ promptTokens: 12, completionTokens: 5, totalTokens: 17, cachedTokens: 8 });
     expect(parsed.finishReason).toBe("tool_calls");
     expect(parsed.model).toBe("m-1-2025");
-    expect(parsed.assistantMessage).toEqual({
+    expect(parsed.assistantMessages).toEqual([{
       role: "assistant",
       content: "",
       tool_calls: [
@@ -83,7 +83,7 @@ describe("OpenAI codec against a scripted provider", () => {
         { id: "call_2", type: "function", function: { name: "get_weather", arguments: "not json" } },
         { id: "call_3", type: "function", function: { name: "get_weather", arguments: "" } },
       ],
-    });
+    }]);
   });
 
   it("omits tool keys without tools, and the system message when the prompt is empty or history exists", async () => {
@@ -140,7 +140,7 @@ describe("OpenAI codec against a scripted provider", () => {
       { role: "tool", tool_call_id: "a", content: "1" },
       { role: "assistant", content: "done" },
     ];
-    expect(openaiCodec.lastToolTurn(messages)).toEqual({ index: 1, calls: [{ id: "a", name: "f" }] });
+    expect(openaiCodec.lastToolTurn(messages)).toEqual({ index: 1, calls: [{ id: "a", name: "f", args: {}, arguments: "{}" }] });
     expect(openaiCodec.lastToolTurn([{ role: "user", content: "q" }])).toBeUndefined();
   });
 });
@@ -184,7 +184,7 @@ describe("Anthropic codec against a scripted provider", () => {
       { id: "toolu_1", name: "get_weather", args: { city: "Paris" }, arguments: '{"city":"Paris"}' },
       { id: "toolu_2", name: "get_weather", args: {}, arguments: "{}" },
     ]);
-    expect(parsed.assistantMessage).toEqual({
+    expect(parsed.assistantMessages).toEqual([{
       role: "assistant",
       content: [
         thinking,
@@ -194,8 +194,8 @@ describe("Anthropic codec against a scripted provider", () => {
         { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
         { type: "tool_use", id: "toolu_2", name: "get_weather", input: {} },
       ],
-    });
-    expect(parsed.usage).toEqual({ promptTokens: 20, completionTokens: 7, totalTokens: 27, cachedTokens: 130 });
+    }]);
+    expect(parsed.usage).toEqual({ promptTokens: 150, completionTokens: 7, totalTokens: 157, cachedTokens: 130 });
     expect(parsed.finishReason).toBe("tool_calls");
     expect(parsed.model).toBe("claude-x");
   });
@@ -248,13 +248,13 @@ describe("Anthropic codec against a scripted provider", () => {
       { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "1" }] },
       { role: "assistant", content: [{ type: "text", text: "done" }] },
     ];
-    expect(anthropicCodec.lastToolTurn(messages)).toEqual({ index: 1, calls: [{ id: "a", name: "f" }] });
+    expect(anthropicCodec.lastToolTurn(messages)).toEqual({ index: 1, calls: [{ id: "a", name: "f", args: {}, arguments: "{}" }] });
     expect(anthropicCodec.startMessages({ systemPrompt: "s", prompt: "p" })).toEqual([{ role: "user", content: "p" }]);
   });
 
   it("codecFor picks the style and names the choices for an unknown one", () => {
     expect(codecFor("openai")).toBe(openaiCodec);
     expect(codecFor("anthropic").route).toBe("anthropic.messages");
-    expect(() => codecFor("gemini" as never)).toThrow(/expected "openai" or "anthropic"/);
+    expect(() => codecFor("cohere" as never)).toThrow(/unknown provider style "cohere"; expected one of "anthropic", .*"openai"/);
   });
 });

@@ -99,14 +99,14 @@ describe("OpenAI streaming", () => {
     expect(turn.usage).toEqual({ promptTokens: 9, completionTokens: 4, totalTokens: 13, cachedTokens: 2 });
     expect(turn.finishReason).toBe("tool_calls");
     expect(turn.model).toBe("gpt-x");
-    expect(turn.assistantMessage).toEqual({
+    expect(turn.assistantMessages).toEqual([{
       role: "assistant",
       content: "Hello",
       tool_calls: [
         { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
         { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"tz":"UTC"}' } },
       ],
-    });
+    }]);
   });
 
   it("retries before the first byte, then streams", async () => {
@@ -174,15 +174,15 @@ describe("Anthropic streaming", () => {
     expect(deltas).toEqual([{ type: "first_chunk" }, { type: "text", delta: "Let me " }, { type: "text", delta: "check." }]);
     expect(turn.text).toBe("Let me check.");
     expect(turn.toolCalls).toEqual([{ id: "toolu_1", name: "get_weather", args: { city: "Paris" }, arguments: '{"city":"Paris"}' }]);
-    expect(turn.assistantMessage).toEqual({
+    expect(turn.assistantMessages).toEqual([{
       role: "assistant",
       content: [
         { type: "thinking", thinking: "Need weather.", signature: "sig" },
         { type: "text", text: "Let me check." },
         { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
       ],
-    });
-    expect(turn.usage).toEqual({ promptTokens: 25, completionTokens: 30, totalTokens: 55, cachedTokens: 10 });
+    }]);
+    expect(turn.usage).toEqual({ promptTokens: 35, completionTokens: 30, totalTokens: 65, cachedTokens: 10 });
     expect(turn.finishReason).toBe("tool_calls");
     expect(turn.model).toBe("claude-x");
   });

@@ -168,7 +168,7 @@ describe("translate against an Anthropic upstream", () => {
         { id: "tu2", name: "extra", arguments: "{}" },
       ],
       finishReason: "tool_calls",
-      usage: { promptTokens: 40, completionTokens: 9, totalTokens: 49, cachedTokens: 5 },
+      usage: { promptTokens: 45, completionTokens: 9, totalTokens: 54, cachedTokens: 5 },
       model: "claude-x",
     });
   });

@@ -10,7 +10,9 @@ import type { AtofEvent } from "../src/events/types.js";
 import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
 import { REDACTED } from "../src/wire/credentials.js";
 import { joinUrl, redactUrl, redactUrlsInText } from "../src/wire/urls.js";
-import { anthropicUrl } from "../src/agent/providers/anthropic-shared.js";
+import { anthropicMessagesCodec } from "../src/wire/index.js";
+
+const anthropicUrl = (base: string): string => anthropicMessagesCodec.endpoint(base, "", false);
 import { reply, startProvider } from "./support/agent-provider-server.js";
 
 const cleanups: (() => Promise<void>)[] = [];

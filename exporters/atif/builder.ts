@@ -83,7 +83,7 @@ export class TrajectoryBuilder {
     this.flushPending();
     const e = te.event;
     this.llmStarts.set(e.uuid, te);
-    const turn = detectUserTurn(e.data);
+    const turn = detectUserTurn(e);
     // A start that never ended is shown as a prompt, so a crashed call keeps its input.
     const fresh = turn.fresh || !this.llmWithEnd.has(e.uuid);
     if (!fresh) return;
@@ -95,11 +95,11 @@ export class TrajectoryBuilder {
     this.flushPending();
     const e = te.event as ScopeEvent;
     const start = this.llmStarts.get(e.uuid);
-    const parts = responseParts(e.data);
+    const parts = responseParts(e);
     const step: AtifStep = { step_id: 0, timestamp: formatTimestamp(te.us), source: "agent", message: parts.message };
     const model = parts.model ?? stringOr(profileOf(e)[PROFILE_MODEL_NAME]) ?? (start ? stringOr(profileOf(start.event)[PROFILE_MODEL_NAME]) : undefined);
     if (model) step.model_name = model;
-    const effort = start ? reasoningEffortOf(start.event.data) : undefined;
+    const effort = start ? reasoningEffortOf(start.event) : undefined;
     if (effort !== undefined) step.reasoning_effort = effort;
     if (parts.reasoningContent !== undefined) step.reasoning_content = parts.reasoningContent;
     if (parts.toolCalls.length > 0) step.tool_calls = parts.toolCalls;

@@ -1,57 +1,27 @@
-import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
+import type { WireUsage } from "../../src/wire/index.js";
+import { cachedTokensOf } from "../../src/wire/index.js";
 import type { AtifFinalMetrics, AtifMetrics, AtifStep } from "./types.js";
 
-function count(value: Json | undefined): number | undefined {
-  return typeof value === "number" && Number.isInteger(value) && value >= 0 ? value : undefined;
+function count(value: number | undefined): number | undefined {
+  return value !== undefined && Number.isInteger(value) && value >= 0 ? value : undefined;
 }
 
-function usd(usage: JsonObject): number | undefined {
-  for (const key of ["cost_usd", "cost"]) {
-    const v = usage[key];
-    if (typeof v === "number" && Number.isFinite(v) && v >= 0) return v;
-  }
-  return undefined;
-}
-
-function restOf(usage: JsonObject, consumed: Set<string>): JsonObject | undefined {
-  const rest: JsonObject = {};
-  for (const [k, v] of Object.entries(usage)) if (!consumed.has(k)) rest[k] = JSON.parse(JSON.stringify(v)) as Json;
-  return Object.keys(rest).length > 0 ? rest : undefined;
-}
-
-/** Per-step metrics from a response `usage` object, in the OpenAI or the Anthropic dialect. */
-export function metricsFromUsage(usage: Json | undefined): AtifMetrics | undefined {
-  if (!isJsonObject(usage)) return undefined;
+/**
+ * Per-step metrics from a decoded usage: `prompt_tokens` includes cached tokens in every
+ * dialect, `cached_tokens` is cache reads plus writes, `cost_usd` the computed cost (else one the
+ * provider reported), and the usage keys the codec does not name go to `extra`.
+ */
+export function metricsFromUsage(usage: WireUsage | undefined, costUsd?: number): AtifMetrics | undefined {
   const m: AtifMetrics = {};
-  const consumed = new Set<string>(["cost_usd", "cost"]);
-  const anthropic = "input_tokens" in usage || "output_tokens" in usage;
-  if (anthropic) {
-    const input = count(usage["input_tokens"]);
-    const read = count(usage["cache_read_input_tokens"]);
-    const created = count(usage["cache_creation_input_tokens"]);
-    const output = count(usage["output_tokens"]);
-    // Anthropic's input_tokens excludes cache traffic; ATIF's prompt_tokens counts all input.
-    if (input !== undefined || read !== undefined || created !== undefined) m.prompt_tokens = (input ?? 0) + (read ?? 0) + (created ?? 0);
-    if (output !== undefined) m.completion_tokens = output;
-    if (read !== undefined || created !== undefined) m.cached_tokens = (read ?? 0) + (created ?? 0);
-    for (const k of ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"]) consumed.add(k);
-  } else {
-    const prompt = count(usage["prompt_tokens"]);
-    const completion = count(usage["completion_tokens"]);
-    if (prompt !== undefined) m.prompt_tokens = prompt;
-    if (completion !== undefined) m.completion_tokens = completion;
-    consumed.add("prompt_tokens").add("completion_tokens");
-    const details = usage["prompt_tokens_details"];
-    if (isJsonObject(details)) {
-      const cached = count(details["cached_tokens"]);
-      if (cached !== undefined) m.cached_tokens = cached;
-      if (Object.keys(details).every((k) => k === "cached_tokens")) consumed.add("prompt_tokens_details");
-    }
-  }
-  const cost = usd(usage);
+  const prompt = count(usage?.inputTokens);
+  const completion = count(usage?.outputTokens);
+  const cached = count(cachedTokensOf(usage));
+  if (prompt !== undefined) m.prompt_tokens = prompt;
+  if (completion !== undefined) m.completion_tokens = completion;
+  if (cached !== undefined) m.cached_tokens = cached;
+  const cost = costUsd ?? usage?.costUsd;
   if (cost !== undefined) m.cost_usd = cost;
-  const extra = restOf(usage, consumed);
-  if (extra) m.extra = extra;
+  if (usage?.extra) m.extra = JSON.parse(JSON.stringify(usage.extra)) as NonNullable<AtifMetrics["extra"]>;
   return Object.keys(m).length > 0 ? m : undefined;
 }
 

@@ -1,4 +1,7 @@
 import { isJsonObject, type Json } from "../../src/events/json.js";
+import type { AtofEvent } from "../../src/events/types.js";
+import { codecForEvent } from "../../src/wire/index.js";
+import type { WireRequest } from "../../src/wire/index.js";
 import { toAtifMessage, unwrapBody } from "./content.js";
 import type { AtifMessage } from "./types.js";
 
@@ -7,33 +10,30 @@ export interface UserTurn {
   message?: AtifMessage;
 }
 
-const SKIPPED_ROLES = new Set(["system", "developer"]);
-
-/** A user message made only of tool_result blocks continues the previous turn (Anthropic). */
-function isToolResultsOnly(content: Json | undefined): boolean {
-  return Array.isArray(content) && content.length > 0 && content.every((b) => isJsonObject(b) && b["type"] === "tool_result");
+/** The decoded request of an LLM start, through the codec its schema, name or shape selects. */
+function decodedRequest(event: AtofEvent): WireRequest | undefined {
+  const body = unwrapBody(event.data);
+  if (!isJsonObject(body)) return undefined;
+  const codec = codecForEvent({ dataSchema: event.data_schema, name: event.name, body, which: "request" });
+  return codec?.decodeRequest(body);
 }
 
 /**
- * Decides whether an LLM request starts a fresh user turn, for OpenAI and
- * Anthropic bodies (and NAT's bare `{messages}`), and extracts the user message when it does.
+ * Decides whether an LLM request starts a fresh user turn (its last non-system message is the
+ * user's own, not tool results), and extracts the user message when it does.
  */
-export function detectUserTurn(startData: Json | undefined): UserTurn {
-  const body = unwrapBody(startData);
+export function detectUserTurn(event: AtofEvent): UserTurn {
+  const body = unwrapBody(event.data);
   if (!isJsonObject(body)) {
     return typeof body === "string" ? { fresh: true, message: body } : { fresh: false };
   }
-  const messages = body["messages"];
-  if (Array.isArray(messages)) {
-    for (let i = messages.length - 1; i >= 0; i--) {
-      const m = messages[i];
-      if (!isJsonObject(m)) continue;
-      const role = m["role"];
-      if (typeof role === "string" && SKIPPED_ROLES.has(role)) continue;
-      if (role !== "user") return { fresh: false };
-      const content = m["content"];
-      if (isToolResultsOnly(content)) return { fresh: false };
-      return { fresh: true, message: toAtifMessage(content) };
+  const request = decodedRequest(event);
+  if (request !== undefined && request.messages.length > 0) {
+    for (let i = request.messages.length - 1; i >= 0; i--) {
+      const m = request.messages[i]!;
+      if (m.role === "system") continue;
+      if (m.role !== "user") return { fresh: false };
+      return { fresh: true, message: toAtifMessage(m.content) };
     }
     return { fresh: false };
   }
@@ -41,16 +41,8 @@ export function detectUserTurn(startData: Json | undefined): UserTurn {
   return { fresh: false };
 }
 
-/** `reasoning_effort` or `reasoning.effort` of the request body, when present. */
-export function reasoningEffortOf(startData: Json | undefined): string | number | undefined {
-  const body = unwrapBody(startData);
-  if (!isJsonObject(body)) return undefined;
-  const direct = body["reasoning_effort"];
-  if (typeof direct === "string" || typeof direct === "number") return direct;
-  const reasoning = body["reasoning"];
-  if (isJsonObject(reasoning)) {
-    const effort = reasoning["effort"];
-    if (typeof effort === "string" || typeof effort === "number") return effort;
-  }
-  return undefined;
+/** The request's reasoning effort, when it sets one. */
+export function reasoningEffortOf(event: AtofEvent): string | number | undefined {
+  return decodedRequest(event)?.settings.reasoningEffort;
 }
+

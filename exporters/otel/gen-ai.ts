@@ -3,7 +3,7 @@ import { SpanKind, type Attributes } from "@opentelemetry/api";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
 import { genAiProviderOf, lookupNumber, lookupString } from "./gen-ai-lookup.js";
-import { requestBodyOf } from "./llm-body.js";
+import { llmRequestOf } from "./llm-body.js";
 import type { OpenSpan } from "./open-span.js";
 import type { Projection } from "./projection.js";
 import { profileString, scopeTypeOf } from "./scope-attributes.js";
@@ -18,8 +18,7 @@ export function llmOperationOf(name: string): string {
 }
 
 function requestModelOf(start: ScopeEvent): string | undefined {
-  const body = requestBodyOf(start.data);
-  const bodyModel = typeof body?.["model"] === "string" && body["model"] !== "" ? body["model"] : undefined;
+  const bodyModel = llmRequestOf(start)?.request.model || undefined;
   return profileString(start, PROFILE_MODEL_NAME) ?? bodyModel ?? lookupString(start, "gen_ai.request.model", "model_name", "model");
 }
 
@@ -102,8 +101,8 @@ export class GenAiProjection implements Projection {
     setString(attrs, G.GEN_AI_REQUEST_MODEL, op[1]);
     if (type === "embedder") return;
     setString(attrs, G.GEN_AI_CONVERSATION_ID, this.conversationOf(start));
-    const body = requestBodyOf(start.data);
-    if (body) writeGenAiRequest(attrs, body);
+    const decoded = llmRequestOf(start);
+    if (decoded) writeGenAiRequest(attrs, decoded.request);
     // The standard requires the provider on agent spans; the loop only knows it per model call.
     if (provider) {
       for (let p = span.parentSpan; p && !p.ended; p = p.parentSpan) {
@@ -117,7 +116,7 @@ export class GenAiProjection implements Projection {
 
   onEnd(end: ScopeEvent, span: OpenSpan): void {
     const type = scopeTypeOf(span.category);
-    if (type === "llm") writeGenAiResponse(span.attributes, end.data);
+    if (type === "llm") writeGenAiResponse(span.attributes, end);
     else if (type === "embedder") writeEmbeddingUsage(span.attributes, end.data);
   }
 

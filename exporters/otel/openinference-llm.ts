@@ -5,27 +5,36 @@ import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { jsonText } from "./flatten.js";
 import { responseModelOf } from "./full.js";
-import { finishKindOf, providerFromEventName, requestBodyOf, requestMessages, responseOf } from "./llm-body.js";
+import { finishReasonIn, llmRequestOf, llmResponseOf, requestMessages } from "./llm-body.js";
 import { profileString } from "./scope-attributes.js";
 
-const OI_FINISH = { stop: "complete", length: "length", tool: "tool_use", filter: "content_filter" } as const;
-const NOT_PARAMETERS = new Set(["messages", "tools", "system"]);
+const OI_FINISH = { stop: "complete", length: "length", tool_calls: "tool_use", content_filter: "content_filter" } as const;
+
+/** `llm.provider` by the event name when no codec claims the body (a foreign producer's own names). */
+function providerFromEventName(name: string): string | undefined {
+  const lower = name.toLowerCase();
+  if (lower.includes("anthropic") || lower.includes("claude")) return "anthropic";
+  if (lower.includes("openai") || lower.includes("gpt")) return "openai";
+  if (lower.includes("gemini")) return "google";
+  return undefined;
+}
 
 /** OpenInference LLM start attributes from the provider request body. */
 export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
-  const provider = providerFromEventName(start.name);
+  const decoded = llmRequestOf(start);
+  const provider = decoded?.codec.provider ?? providerFromEventName(start.name);
   if (provider) {
     attrs[SC.LLM_PROVIDER] = provider;
     attrs[SC.LLM_SYSTEM] = provider;
   }
-  const body = requestBodyOf(start.data);
-  const model = profileString(start, PROFILE_MODEL_NAME) ?? (typeof body?.["model"] === "string" ? body["model"] : undefined);
+  const model = profileString(start, PROFILE_MODEL_NAME) ?? decoded?.request.model;
   if (model) attrs[SC.LLM_MODEL_NAME] = model;
-  if (!body) {
+  if (!decoded) {
     if (start.data !== null && start.data !== undefined) setJsonInput(attrs, start.data);
     return;
   }
-  const messages = requestMessages(body);
+  const { request } = decoded;
+  const messages = requestMessages(request);
   const lines: string[] = [];
   messages.forEach((message, i) => {
     const prefix = `${SC.LLM_INPUT_MESSAGES}.${i}.`;
@@ -41,15 +50,10 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
   } else {
     setJsonInput(attrs, start.data);
   }
-  const parameters: Record<string, Json> = {};
-  for (const key of Object.keys(body)) if (!NOT_PARAMETERS.has(key)) parameters[key] = body[key]!;
-  attrs[SC.LLM_INVOCATION_PARAMETERS] = jsonText(parameters);
-  const tools = body["tools"];
-  if (Array.isArray(tools)) {
-    tools.forEach((tool, i) => {
-      attrs[`${SC.LLM_TOOLS}.${i}.${SC.TOOL_JSON_SCHEMA}`] = jsonText(tool);
-    });
-  }
+  attrs[SC.LLM_INVOCATION_PARAMETERS] = jsonText(request.parameters);
+  request.tools.forEach((tool, i) => {
+    attrs[`${SC.LLM_TOOLS}.${i}.${SC.TOOL_JSON_SCHEMA}`] = jsonText(tool.raw);
+  });
 }
 
 function setJsonInput(attrs: Attributes, data: Json): void {
@@ -61,20 +65,18 @@ function setJsonInput(attrs: Attributes, data: Json): void {
 
 /** OpenInference LLM end attributes from the raw provider response. */
 export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
-  const model = responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
+  const response = llmResponseOf(end);
+  const model = response?.model ?? responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
   if (model) attrs[SC.LLM_MODEL_NAME] = model;
-  const response = responseOf(end.data);
   if (!response) return;
-  const { usage } = response;
-  if (usage.prompt !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT] = usage.prompt;
-  if (usage.completion !== undefined) attrs[SC.LLM_TOKEN_COUNT_COMPLETION] = usage.completion;
-  if (usage.total !== undefined) attrs[SC.LLM_TOKEN_COUNT_TOTAL] = usage.total;
-  if (usage.cacheRead !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_READ] = usage.cacheRead;
-  if (usage.cacheWrite !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_WRITE] = usage.cacheWrite;
-  if (response.finishReason !== undefined) {
-    const kind = finishKindOf(response.finishReason);
-    attrs[SC.LLM_FINISH_REASON] = kind ? OI_FINISH[kind] : response.finishReason;
-  }
+  const usage = response.usage ?? {};
+  if (usage.inputTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT] = usage.inputTokens;
+  if (usage.outputTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_COMPLETION] = usage.outputTokens;
+  if (usage.totalTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_TOTAL] = usage.totalTokens;
+  if (usage.cacheReadTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_READ] = usage.cacheReadTokens;
+  if (usage.cacheWriteTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_WRITE] = usage.cacheWriteTokens;
+  const finish = finishReasonIn(response, OI_FINISH);
+  if (finish !== undefined) attrs[SC.LLM_FINISH_REASON] = finish;
   const prefix = `${SC.LLM_OUTPUT_MESSAGES}.0.`;
   attrs[prefix + SC.MESSAGE_ROLE] = "assistant";
   attrs[prefix + SC.MESSAGE_CONTENT] = response.text;

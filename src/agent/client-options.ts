@@ -1,4 +1,5 @@
 import { checkOptionKeys } from "../events/option-keys.js";
+import { DIALECTS } from "../wire/index.js";
 import type { ClientOptions } from "./types.js";
 
 /** Every key `createClient` accepts; anything else is a typo that would otherwise be ignored silently. */
@@ -28,7 +29,6 @@ export const CLIENT_OPTION_KEYS: readonly (keyof ClientOptions)[] = Object.freez
   "onError",
 ] as const);
 
-const PROVIDER_STYLES: readonly string[] = ["openai", "anthropic"];
 
 /**
  * Rejects options that cannot work, at construction rather than on the first run:
@@ -39,8 +39,8 @@ export function checkClientOptions(options: unknown): asserts options is ClientO
   const o = options as Record<string, unknown>;
   checkOptionKeys("createClient", o, CLIENT_OPTION_KEYS);
   if (typeof o.baseUrl !== "string" || o.baseUrl === "") throw new TypeError("createClient: option \"baseUrl\" must be a non-empty string");
-  if (typeof o.style !== "string" || !PROVIDER_STYLES.includes(o.style)) {
-    throw new TypeError(`createClient: option "style" must be "openai" or "anthropic" (got ${JSON.stringify(o.style) ?? "undefined"})`);
+  if (typeof o.style !== "string" || !(DIALECTS as readonly string[]).includes(o.style)) {
+    throw new TypeError(`createClient: option "style" must be one of ${DIALECTS.map((d) => `"${d}"`).join(", ")} (got ${JSON.stringify(o.style) ?? "undefined"})`);
   }
   if (typeof o.model !== "string" || o.model === "") throw new TypeError("createClient: option \"model\" must be a non-empty string");
   for (const key of ["requestTimeoutMs", "maxResponseBytes"] as const) {

@@ -1,7 +1,7 @@
 import { META_RESUME_OF } from "../events/wire-names.js";
 import type { Json } from "../events/json.js";
 import type { LlmRequest } from "../runtime/types.js";
-import { codecFor } from "./providers/codecs.js";
+import { codecFor } from "./providers/codec.js";
 import { translate, type TranslateOptions, type TranslateResult } from "./translate.js";
 import type { Request } from "./pending.js";
 import { inAgentScope } from "./agent-scope.js";
@@ -39,13 +39,14 @@ function textSink(onText: ((delta: string) => void) | undefined): ((e: StreamEve
 }
 
 /**
- * `options.apiKey`, else the style's own env key, else (OpenAI style only) `OPENROUTER_API_KEY`.
+ * `options.apiKey`, else the style's own env key, else (OpenAI styles only) `OPENROUTER_API_KEY`.
  * Never the other provider's key: that would send an Anthropic secret to an OpenAI-style host.
  */
 function resolveApiKey(options: ClientOptions): string | undefined {
   if (options.apiKey) return options.apiKey;
   const env = process.env;
   if (options.style === "anthropic") return env.ANTHROPIC_API_KEY || undefined;
+  if (options.style === "gemini") return env.GEMINI_API_KEY || env.GOOGLE_API_KEY || undefined;
   return env.OPENAI_API_KEY || env.OPENROUTER_API_KEY || undefined;
 }
 

@@ -50,7 +50,7 @@ function llmMetric(run: RunContext, turn: number, started: number, parsed: Parse
 /** One provider call (all retries inside) as one managed `llm` scope. Returns the parsed turn and the raw JSON. */
 export async function callLlm(run: RunContext, body: JsonObject, turn: number): Promise<{ parsed: ParsedTurn; raw: Json }> {
   const { settings } = run;
-  const url = settings.codec.url(settings.baseUrl);
+  const url = settings.codec.url(settings.baseUrl, settings.model, false);
   const started = Date.now();
   let parsed: ParsedTurn | undefined;
   try {
@@ -77,7 +77,7 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
  */
 export async function streamLlm(run: RunContext, body: JsonObject, turn: number): Promise<{ parsed: ParsedTurn; raw: Json }> {
   const { settings } = run;
-  const url = settings.codec.url(settings.baseUrl);
+  const url = settings.codec.url(settings.baseUrl, settings.model, true);
   const started = Date.now();
   const headers = requestHeaders(run);
   const handle = settings.runtime.startLlm(settings.codec.route, { headers, content: body }, {
@@ -99,12 +99,8 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
       if (firstChunkMs === undefined) firstChunkMs = Date.now() - started;
       if (step.value.type === "text" && step.value.delta) run.emit?.({ type: "text", delta: step.value.delta });
     }
-    const raw: JsonObject = {
-      message: parsed.assistantMessage,
-      usage: { ...parsed.usage },
-      finish_reason: parsed.rawFinishReason ?? parsed.finishReason,
-    };
-    if (parsed.model) raw.model = parsed.model;
+    // The assembled reply is recorded in the dialect's own reply shape, so every reader decodes it alike.
+    const raw: JsonObject = settings.codec.wire.encodeResponse(parsed.response);
     const metadata: JsonObject = { time_to_first_chunk_ms: firstChunkMs ?? Date.now() - started };
     settings.runtime.endLlm(handle, raw, { metadata });
     return { parsed, raw };

@@ -64,7 +64,7 @@ export async function runTurns(run: RunContext, messages: unknown[], stream: boo
     usage.completionTokens += parsed.usage.completionTokens;
     usage.totalTokens += parsed.usage.totalTokens;
     await settings.hooks.afterLLM({ response: stream ? { streamed: true, usage: parsed.usage } : raw, model: settings.model, turn });
-    messages.push(parsed.assistantMessage);
+    messages.push(...parsed.assistantMessages);
     lastText = parsed.text;
     if (stream) run.emit?.({ type: "usage", usage: { ...usage } });
     const base = { toolCalls, toolCallCount: toolCalls.length, usage, turns, model: parsed.model ?? settings.model };

@@ -4,7 +4,6 @@ import { relayCallsOf, relayDeclined, relayResultFor } from "./relay.js";
 import { haltResult, zeroUsage, type LoopResult } from "./loop.js";
 import type { RunContext } from "./loop-context.js";
 import { resolveWithAnswer, runToolCall, type CallSlot } from "./tool-runner.js";
-import { assistantToolCalls, toolResultsAfter } from "./transcript.js";
 import type { HaltRecord } from "./types.js";
 
 /** Checks a resume before any scope opens; throws the resume errors. Returns the halted turn's index. */
@@ -46,10 +45,9 @@ function repairPlain(run: RunContext, history: unknown[], index: number, pending
  */
 async function repairWithHalt(run: RunContext, history: unknown[], halt: HaltRecord, pending: Request, answer: Answer): Promise<{ messages: unknown[]; halted?: LoopResult }> {
   const { codec } = run.settings;
-  const style = codec.style;
   const messages = history.slice(0, halt.assistantIndex + 1);
-  const existing = toolResultsAfter(style, history, halt.assistantIndex);
-  const parsed = new Map(assistantToolCalls(style, history[halt.assistantIndex]).map((c) => [c.id, c]));
+  const existing = codec.toolResultsAfter(history, halt.assistantIndex);
+  const parsed = new Map(codec.toolCallsAt(history, halt.assistantIndex).map((c) => [c.id, c]));
   const relayIds = relayNames(pending);
   const outstandingRelay = halt.calls.filter((c) => c.state === "suspended" && relayIds.has(c.id)).length;
   const slots: CallSlot[] = [];
@@ -92,8 +90,8 @@ export function abandonTranscript(codec: ProviderCodec, history: unknown[], pend
   const last = codec.lastToolTurn(history);
   const index = halt?.assistantIndex ?? last?.index;
   if (index === undefined) throw new Error("cannot abandon — the transcript has no assistant turn with tool calls");
-  const existing = toolResultsAfter(codec.style, history, index);
-  const calls = halt ? halt.calls.map((c) => ({ id: c.id, name: c.name })) : assistantToolCalls(codec.style, history[index]);
+  const existing = codec.toolResultsAfter(history, index);
+  const calls = halt ? halt.calls.map((c) => ({ id: c.id, name: c.name })) : codec.toolCallsAt(history, index);
   const relayIds = relayNames(pending);
   const suspendedIds = new Set(
     halt

@@ -1,12 +1,10 @@
 import type { Json, JsonObject } from "../events/json.js";
-import { ANTHROPIC_DEFAULT_MAX_TOKENS, anthropicTools } from "./providers/anthropic-shared.js";
+import { openaiChatCodec } from "../wire/index.js";
+import type { WireToolDef } from "../wire/index.js";
 import { mergeHeaders } from "./providers/headers.js";
-import { openAiTools } from "./providers/openai-shared.js";
-import { isDict } from "./providers/shape.js";
 import { postJson } from "./providers/transport.js";
 import type { AttemptFailure, PostOptions, RetryInfo } from "./providers/transport.js";
 import { shapeBody, type BodyTransform } from "./request-body.js";
-import { anthropicMessages, anthropicToolChoice, anthropicToolsFromOpenAi, hoistedSystem } from "./providers/translate-anthropic.js";
 import type { FinishReason, ProviderCodec, ToolDeclaration, Usage } from "./providers/types.js";
 import type { Dispatcher } from "undici";
 
@@ -82,50 +80,61 @@ function stringHeaders(headers: Record<string, Json> | undefined): Record<string
   return out;
 }
 
-function hasSystemMessage(messages: readonly unknown[]): boolean {
-  return messages.some((m) => isDict(m) && (m.role === "system" || m.role === "developer"));
+function toolDefs(toolkit: TranslateOptions["toolkit"]): WireToolDef[] {
+  return (toolkit?.declarations() ?? []).map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, raw: null }));
 }
 
+/** OpenAI upstream: a near passthrough (messages, extra tools and tool_choice verbatim). */
 function openAiBody(deps: TranslateDeps, options: TranslateOptions): JsonObject {
+  const decoded = openaiChatCodec.decodeMessages(options.messages);
   const system = options.system || deps.systemPrompt || "";
   const messages = [...options.messages] as Json[];
-  if (system !== "" && !hasSystemMessage(options.messages)) messages.unshift({ role: "system", content: system });
-  const body: JsonObject = { model: deps.model, messages };
-  const tools: Json[] = [...openAiTools(options.toolkit?.declarations() ?? []), ...((options.tools ?? []) as Json[])];
+  if (system !== "" && !decoded.some((m) => m.role === "system")) messages.unshift({ role: "system", content: system });
+  const body = openaiChatCodec.encodeRequest({ model: deps.model, messages, tools: toolDefs(options.toolkit) });
+  delete body.tool_choice;
+  const tools: Json[] = [...((body.tools as Json[] | undefined) ?? []), ...((options.tools ?? []) as Json[])];
   if (tools.length > 0) body.tools = tools;
   if (options.toolChoice !== undefined) body.tool_choice = options.toolChoice as Json;
   if (options.maxTokens !== undefined && options.maxTokens > 0) body.max_tokens = options.maxTokens;
   return body;
 }
 
-function anthropicBody(deps: TranslateDeps, options: TranslateOptions): JsonObject {
-  const system = options.system || deps.systemPrompt || hoistedSystem(options.messages);
-  const body: JsonObject = {
+/**
+ * Any other upstream: the OpenAI-style request is decoded into the wire shape and encoded in the
+ * upstream's dialect (system hoisted, tool turns and results mapped, tools and tool_choice mapped).
+ */
+function mappedBody(deps: TranslateDeps, options: TranslateOptions): JsonObject {
+  const wire = deps.codec.wire;
+  const request = openaiChatCodec.decodeRequest({
+    messages: options.messages as Json[],
+    tools: (options.tools ?? []) as Json[],
+    ...(options.toolChoice !== undefined ? { tool_choice: options.toolChoice as Json } : {}),
+  });
+  const hoisted = request.messages.filter((m) => m.role === "system" && m.text !== "").map((m) => m.text).join("\n\n");
+  const system = options.system || deps.systemPrompt || hoisted;
+  return wire.encodeRequest({
     model: deps.model,
-    max_tokens: options.maxTokens !== undefined && options.maxTokens > 0 ? options.maxTokens : ANTHROPIC_DEFAULT_MAX_TOKENS,
-  };
-  if (system !== "") body.system = system;
-  body.messages = anthropicMessages(options.messages);
-  const tools = [...anthropicTools(options.toolkit?.declarations() ?? []), ...anthropicToolsFromOpenAi(options.tools ?? [])];
-  if (tools.length > 0) body.tools = tools;
-  const choice = anthropicToolChoice(options.toolChoice);
-  if (choice !== undefined) body.tool_choice = choice;
-  return body;
+    system,
+    messages: wire.encodeMessages(request.messages),
+    tools: [...toolDefs(options.toolkit), ...request.tools],
+    ...(request.toolChoice !== undefined ? { toolChoice: request.toolChoice } : {}),
+    ...(options.maxTokens !== undefined ? { maxTokens: options.maxTokens } : {}),
+  });
 }
 
 /**
  * One provider call for an OpenAI-style transcript: no loop, no tool execution,
- * no state. Against an Anthropic upstream the transcript, tools and tool_choice are mapped.
+ * no state. Against any other upstream the transcript, tools and tool_choice are mapped.
  */
 export async function translate(deps: TranslateDeps, options: TranslateOptions): Promise<TranslateResult> {
   const { codec } = deps;
-  const base = codec.style === "anthropic" ? anthropicBody(deps, options) : openAiBody(deps, options);
+  const base = codec.style === "openai" ? openAiBody(deps, options) : mappedBody(deps, options);
   const body = shapeBody(deps, base);
   const headers = mergeHeaders(codec.authHeaders(deps.apiKey), deps.headers);
   const send = async (request?: { headers?: Record<string, Json>; content?: Json }): Promise<unknown> => {
     // Headers added by the wrapper join ours; ours (credentials included) win on a clash.
     const post: PostOptions = {
-      url: codec.url(deps.baseUrl),
+      url: codec.url(deps.baseUrl, deps.model, false),
       headers: mergeHeaders(stringHeaders(request?.headers), headers),
       body: request?.content ?? body,
     };

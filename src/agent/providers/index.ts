@@ -11,14 +11,7 @@ export type {
   ToolResultEntry,
   Usage,
 } from "./types.js";
-export { openaiCodec, OPENAI_ROUTE } from "./openai-codec.js";
-export { anthropicCodec, ANTHROPIC_ROUTE } from "./anthropic-codec.js";
-export { codecFor } from "./codecs.js";
-export { openAiUrl, openAiTools, openAiUsage } from "./openai-shared.js";
-export { anthropicUrl, anthropicTools, anthropicUsage, ANTHROPIC_VERSION, ANTHROPIC_DEFAULT_MAX_TOKENS } from "./anthropic-shared.js";
-export { mapFinishReason } from "./finish-reason.js";
-export { parseOpenAiStream } from "./openai-stream.js";
-export { parseAnthropicStream } from "./anthropic-stream.js";
+export { anthropicCodec, ANTHROPIC_ROUTE, codecFor, openaiCodec, OPENAI_ROUTE, providerCodec } from "./codec.js";
 export { parseSse } from "./sse.js";
 export { postJson, postStream } from "./transport.js";
 export type { PostJsonResult, PostOptions, RetryInfo, StreamResponse } from "./transport.js";

@@ -1,0 +1,403 @@
+import type { Json, JsonObject } from "../events/json.js";
+import { WireShapeError, WireStreamError } from "./errors.js";
+import { replyFinish } from "./finish.js";
+import { message, responseFromParts, resultText, textOfParts } from "./messages.js";
+import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
+import type { Dict } from "./read.js";
+import { settingsOf, stopList, toolChoiceFrom, toolDefFrom, withoutKeys } from "./request-common.js";
+import { joinUrl } from "./urls.js";
+import { buildUsage } from "./usage.js";
+import type {
+  EncodeRequestOptions,
+  FinishKind,
+  StreamAssembler,
+  WireCodec,
+  WireMessage,
+  WirePart,
+  WireRequest,
+  WireResponse,
+  WireStreamEvent,
+  WireToolCall,
+  WireToolChoice,
+  WireToolDef,
+  WireToolResult,
+  WireUsage,
+} from "./types.js";
+
+/** Anthropic Messages (`POST /v1/messages`). */
+
+export const ANTHROPIC_VERSION = "2023-06-01";
+export const ANTHROPIC_DEFAULT_MAX_TOKENS = 4096;
+
+/** Block types a reply keeps in the transcript; thinking blocks must be sent back on tool turns. */
+const KEPT_BLOCK_TYPES: ReadonlySet<string> = new Set(["text", "tool_use", "thinking", "redacted_thinking"]);
+const FINISH_WIRE: Record<FinishKind, string> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use", content_filter: "refusal" };
+
+function toolUse(block: Dict): WireToolCall {
+  const input = (block.input ?? {}) as Json;
+  return { id: str(block.id) ?? "", name: str(block.name) ?? "", arguments: JSON.stringify(input), input };
+}
+
+function blockPart(b: unknown): WirePart | undefined {
+  if (typeof b === "string") return { type: "text", text: b };
+  if (!isDict(b)) return undefined;
+  switch (b.type) {
+    case "text":
+      return { type: "text", text: str(b.text) ?? "" };
+    case "tool_use":
+      return { type: "tool_call", call: toolUse(b) };
+    case "thinking":
+      return { type: "reasoning", text: str(b.thinking) ?? "" };
+    case "tool_result": {
+      const content = (b.content ?? null) as Json;
+      const part: WirePart = { type: "tool_result", toolCallId: str(b.tool_use_id) ?? "", output: content, text: partsText(content, "\n") };
+      if (b.is_error === true) part.isError = true;
+      return part;
+    }
+    default:
+      return { type: "media", raw: b as Json };
+  }
+}
+
+function decodeMessage(m: unknown): WireMessage {
+  if (!isDict(m)) return message("user", [], null);
+  const content = (m.content ?? null) as Json;
+  const parts = typeof content === "string" ? (content === "" ? [] : [{ type: "text" as const, text: content }]) : arr(content).map(blockPart).filter((p): p is WirePart => p !== undefined);
+  if (m.role === "assistant") return message("assistant", parts, content);
+  const onlyResults = parts.length > 0 && parts.every((p) => p.type === "tool_result");
+  return message(onlyResults ? "tool" : "user", parts, content);
+}
+
+function decodeRequest(body: Json): WireRequest {
+  const b = asObject(body);
+  const req: WireRequest = {
+    messages: arr(b.messages).map(decodeMessage),
+    tools: arr(b.tools).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
+    settings: settingsOf(b, {
+      maxTokens: num(b.max_tokens),
+      temperature: num(b.temperature),
+      topP: num(b.top_p),
+      topK: num(b.top_k),
+      stop: stopList(b.stop_sequences),
+    }),
+    parameters: withoutKeys(b, ["messages", "tools", "system"]),
+  };
+  if (typeof b.model === "string") req.model = b.model;
+  const system = partsText(b.system, "\n");
+  if (system !== "") req.system = system;
+  const choice = toolChoiceFrom(b.tool_choice);
+  if (choice !== undefined) req.toolChoice = choice;
+  return req;
+}
+
+/** Anthropic's `input_tokens` excludes cache traffic; WireUsage input counts all of it. */
+function decodeUsage(raw: unknown): WireUsage | undefined {
+  if (!isDict(raw)) return undefined;
+  const input = tokens(raw.input_tokens);
+  const read = tokens(raw.cache_read_input_tokens);
+  const write = tokens(raw.cache_creation_input_tokens);
+  const anyInput = input !== undefined || read !== undefined || write !== undefined;
+  return buildUsage(
+    raw,
+    { input: anyInput ? (input ?? 0) + (read ?? 0) + (write ?? 0) : undefined, output: tokens(raw.output_tokens), cacheRead: read, cacheWrite: write },
+    ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"],
+  );
+}
+
+/** A reply from its content blocks; `native` keeps the blocks the transcript must carry back verbatim. */
+function fromBlocks(blocks: readonly unknown[], rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning">, strict: boolean): WireResponse {
+  const parts: WirePart[] = [];
+  const native: Json[] = [];
+  blocks.forEach((block, i) => {
+    if (!isDict(block)) {
+      if (strict) throw new WireShapeError(`Anthropic reply: content[${i}] is ${kindOf(block)}, expected an object`);
+      return;
+    }
+    const type = str(block.type);
+    if (type === "tool_use") {
+      if (strict && nonEmptyStr(block.id) === undefined) throw new WireShapeError(`Anthropic reply: content[${i}] (tool_use) has no id`);
+      if (strict && nonEmptyStr(block.name) === undefined) throw new WireShapeError(`Anthropic reply: content[${i}] (tool_use) has no name`);
+      const call = toolUse(block);
+      parts.push({ type: "tool_call", call });
+      native.push({ type: "tool_use", id: call.id, name: call.name, input: call.input });
+      return;
+    }
+    if (type === "text") {
+      const text = str(block.text) ?? "";
+      parts.push({ type: "text", text });
+      // The API rejects empty text blocks when the transcript is sent back.
+      if (text !== "") native.push(block as JsonObject);
+      return;
+    }
+    if (type === "thinking") parts.push({ type: "reasoning", text: str(block.thinking) ?? "" });
+    if (type !== undefined && KEPT_BLOCK_TYPES.has(type)) native.push(block as JsonObject);
+  });
+  return { ...responseFromParts(parts, rest), native };
+}
+
+function decodeResponse(body: unknown, strict = false): WireResponse {
+  if (!isDict(body)) {
+    if (strict) throw new WireShapeError(`Anthropic reply is ${kindOf(body)}, expected a JSON object`);
+    return responseFromParts([], {});
+  }
+  const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+  if (typeof body.id === "string") rest.id = body.id;
+  if (typeof body.model === "string" && body.model !== "") rest.model = body.model;
+  const usage = decodeUsage(body.usage);
+  if (usage) rest.usage = usage;
+  const content = body.content;
+  if (!Array.isArray(content)) {
+    if (strict) {
+      const err = errorEnvelopeMessage(body);
+      throw new WireShapeError(err !== undefined ? `Anthropic reply has no content array; provider error: ${err}` : "Anthropic reply has no content array");
+    }
+  }
+  const raw = str(body.stop_reason);
+  if (raw !== undefined) rest.rawFinishReason = raw;
+  const response = fromBlocks(arr(content), rest, strict);
+  const finish = replyFinish(raw, response.toolCalls.length > 0);
+  if (finish !== undefined) response.finish = finish;
+  return response;
+}
+
+interface BlockSlot {
+  block: Dict;
+  /** accumulated `input_json_delta` text of a tool_use block */
+  json: string;
+}
+
+/** `message_start`, `content_block_start|delta|stop`, `message_delta`, `message_stop`. */
+function streamAssembler(): StreamAssembler {
+  const slots = new Map<number, BlockSlot>();
+  let model: string | undefined;
+  let id: string | undefined;
+  let usageRaw: Dict = {};
+  let raw: string | undefined;
+  let stopped = false;
+  return {
+    get finished() {
+      return stopped;
+    },
+    push(ev: WireStreamEvent): string[] {
+      if (ev.data.trim() === "") return [];
+      const data = parseChunk(ev.data, `Anthropic stream event${ev.event ? ` "${ev.event}"` : ""}`);
+      const type = str(data.type) ?? ev.event;
+      if (type === "error") throw new WireStreamError(`Anthropic stream reported an error: ${errorEnvelopeMessage(data) ?? preview(ev.data)}`);
+      if (type === "message_start" && isDict(data.message)) {
+        model = str(data.message.model) ?? model;
+        id = str(data.message.id) ?? id;
+        if (isDict(data.message.usage)) usageRaw = { ...usageRaw, ...data.message.usage };
+      } else if (type === "content_block_start" && isDict(data.content_block)) {
+        slots.set(tokens(data.index) ?? 0, { block: { ...data.content_block }, json: "" });
+      } else if (type === "content_block_delta" && isDict(data.delta)) {
+        const slot = slots.get(tokens(data.index) ?? 0);
+        const delta = data.delta;
+        if (slot === undefined) return [];
+        if (delta.type === "text_delta" && typeof delta.text === "string") {
+          slot.block.text = (str(slot.block.text) ?? "") + delta.text;
+          return delta.text !== "" ? [delta.text] : [];
+        }
+        if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") slot.json += delta.partial_json;
+        else if (delta.type === "thinking_delta" && typeof delta.thinking === "string") slot.block.thinking = (str(slot.block.thinking) ?? "") + delta.thinking;
+        else if (delta.type === "signature_delta" && typeof delta.signature === "string") slot.block.signature = (str(slot.block.signature) ?? "") + delta.signature;
+      } else if (type === "message_delta") {
+        if (isDict(data.delta)) raw = str(data.delta.stop_reason) ?? raw;
+        // message_delta usage is cumulative; keep message_start's input counts unless restated.
+        if (isDict(data.usage)) for (const [k, v] of Object.entries(data.usage)) if (num(v) !== undefined) usageRaw[k] = v;
+      } else if (type === "message_stop") {
+        stopped = true;
+      }
+      return [];
+    },
+    incomplete: () => (stopped ? undefined : "Anthropic stream ended before message_stop (connection closed mid-reply)"),
+    result(): WireResponse {
+      const blocks: Dict[] = [];
+      for (const [index, slot] of [...slots.entries()].sort((a, b) => a[0] - b[0])) {
+        const block = slot.block;
+        if (block.type === "tool_use") {
+          if ((str(block.id) ?? "") === "") throw new WireShapeError(`Anthropic stream: tool_use block ${index} has no id`);
+          if ((str(block.name) ?? "") === "") throw new WireShapeError(`Anthropic stream: tool_use block ${index} has no name`);
+          if (slot.json.trim() !== "") {
+            const input = argumentsValue(slot.json);
+            block.input = typeof input === "string" ? {} : input;
+          }
+          block.input ??= {};
+        }
+        blocks.push(block);
+      }
+      const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+      if (id !== undefined) rest.id = id;
+      if (model !== undefined) rest.model = model;
+      const usage = decodeUsage(usageRaw);
+      if (usage) rest.usage = usage;
+      if (raw !== undefined) rest.rawFinishReason = raw;
+      const response = fromBlocks(blocks, rest, false);
+      const finish = replyFinish(raw, response.toolCalls.length > 0);
+      if (finish !== undefined) response.finish = finish;
+      return response;
+    },
+  };
+}
+
+function encodeToolChoice(choice: WireToolChoice): JsonObject | undefined {
+  if (choice === "required") return { type: "any" };
+  if (choice === "none") return { type: "none" };
+  if (choice === "auto") return undefined;
+  return { type: "tool", name: choice.name };
+}
+
+function toolEntries(tools: readonly WireToolDef[]): JsonObject[] {
+  return tools.map((t) => {
+    const entry: JsonObject = { name: t.name };
+    if (t.description !== undefined) entry.description = t.description;
+    entry.input_schema = t.inputSchema;
+    return entry;
+  });
+}
+
+function encodeRequest(o: EncodeRequestOptions): JsonObject {
+  const body: JsonObject = { model: o.model, max_tokens: o.maxTokens !== undefined && o.maxTokens > 0 ? o.maxTokens : ANTHROPIC_DEFAULT_MAX_TOKENS };
+  if (o.system !== undefined && o.system !== "") body.system = o.system;
+  body.messages = [...o.messages];
+  if (o.tools.length > 0) body.tools = toolEntries(o.tools);
+  const choice = o.toolChoice !== undefined ? encodeToolChoice(o.toolChoice) : undefined;
+  if (choice !== undefined) body.tool_choice = choice;
+  if (o.stream === true) body.stream = true;
+  return body;
+}
+
+function callBlock(c: WireToolCall): JsonObject {
+  const input = typeof c.input === "object" && c.input !== null && !Array.isArray(c.input) ? c.input : {};
+  return { type: "tool_use", id: c.id, name: c.name, input };
+}
+
+/** Consecutive tool messages merge into ONE user message of tool_result blocks; empty assistant turns are dropped. */
+function encodeMessages(messages: readonly WireMessage[]): Json[] {
+  const out: Json[] = [];
+  let results: JsonObject[] = [];
+  const flush = () => {
+    if (results.length > 0) out.push({ role: "user", content: results });
+    results = [];
+  };
+  for (const m of messages) {
+    if (m.role === "system") continue;
+    if (m.role === "tool") {
+      for (const p of m.parts) {
+        if (p.type !== "tool_result") continue;
+        const block: JsonObject = { type: "tool_result", tool_use_id: p.toolCallId, content: p.text !== "" ? p.text : resultText(p.output) };
+        if (p.isError === true) block.is_error = true;
+        results.push(block);
+      }
+      continue;
+    }
+    flush();
+    if (m.role === "assistant") {
+      const blocks: Json[] = [];
+      const text = textOfParts(m.parts, "");
+      if (text !== "") blocks.push({ type: "text", text });
+      for (const p of m.parts) if (p.type === "tool_call") blocks.push(callBlock(p.call));
+      if (blocks.length > 0) out.push({ role: "assistant", content: blocks });
+    } else {
+      out.push({ role: "user", content: textOfParts(m.parts, "") });
+    }
+  }
+  flush();
+  return out;
+}
+
+function replyBlocks(r: WireResponse): Json[] {
+  if (r.native !== undefined) return r.native;
+  const blocks: Json[] = [];
+  for (const p of r.parts) {
+    if (p.type === "text" && p.text !== "") blocks.push({ type: "text", text: p.text });
+    else if (p.type === "tool_call") blocks.push(callBlock(p.call));
+  }
+  return blocks;
+}
+
+function usageBody(u: WireUsage | undefined): JsonObject {
+  const read = u?.cacheReadTokens;
+  const write = u?.cacheWriteTokens;
+  const body: JsonObject = { input_tokens: Math.max(0, (u?.inputTokens ?? 0) - (read ?? 0) - (write ?? 0)), output_tokens: u?.outputTokens ?? 0 };
+  if (read !== undefined) body.cache_read_input_tokens = read;
+  if (write !== undefined) body.cache_creation_input_tokens = write;
+  return body;
+}
+
+function finishWire(r: WireResponse): string {
+  return r.rawFinishReason ?? FINISH_WIRE[r.finish ?? (r.toolCalls.length > 0 ? "tool_calls" : "stop")];
+}
+
+function encodeResponse(r: WireResponse): JsonObject {
+  return {
+    id: r.id ?? "msg_0",
+    type: "message",
+    role: "assistant",
+    model: r.model ?? "",
+    content: replyBlocks(r),
+    stop_reason: finishWire(r),
+    stop_sequence: null,
+    usage: usageBody(r.usage),
+  };
+}
+
+function encodeStream(r: WireResponse): WireStreamEvent[] {
+  const ev = (type: string, data: JsonObject): WireStreamEvent => ({ event: type, data: JSON.stringify({ type, ...data }) });
+  const usage = usageBody(r.usage);
+  const startUsage: JsonObject = { ...usage, output_tokens: 0 };
+  const out = [ev("message_start", { message: { id: r.id ?? "msg_0", type: "message", role: "assistant", model: r.model ?? "", content: [], stop_reason: null, usage: startUsage } })];
+  replyBlocks(r).forEach((block, index) => {
+    const b = asObject(block);
+    if (b.type === "text") {
+      out.push(ev("content_block_start", { index, content_block: { type: "text", text: "" } }));
+      out.push(ev("content_block_delta", { index, delta: { type: "text_delta", text: str(b.text) ?? "" } }));
+    } else if (b.type === "tool_use") {
+      out.push(ev("content_block_start", { index, content_block: { type: "tool_use", id: b.id ?? "", name: b.name ?? "", input: {} } }));
+      out.push(ev("content_block_delta", { index, delta: { type: "input_json_delta", partial_json: argumentsText(b.input ?? {}) } }));
+    } else if (b.type === "thinking") {
+      out.push(ev("content_block_start", { index, content_block: { type: "thinking", thinking: "" } }));
+      out.push(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: str(b.thinking) ?? "" } }));
+      if (typeof b.signature === "string") out.push(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } }));
+    } else {
+      out.push(ev("content_block_start", { index, content_block: b }));
+    }
+    out.push(ev("content_block_stop", { index }));
+  });
+  out.push(ev("message_delta", { delta: { stop_reason: finishWire(r), stop_sequence: null }, usage: { output_tokens: usage.output_tokens ?? 0 } }));
+  out.push(ev("message_stop", {}));
+  return out;
+}
+
+export const anthropicMessagesCodec: WireCodec = {
+  dialect: "anthropic",
+  schema: { name: "anthropic/messages", version: "1" },
+  eventName: "anthropic.messages",
+  provider: "anthropic",
+  systemInTranscript: false,
+  /** `{base}/v1/messages`, or `{base}/messages` when the base already ends in `/v1`. */
+  endpoint(baseUrl) {
+    const path = baseUrl.split(/[?#]/, 1)[0]!.replace(/\/+$/, "");
+    return joinUrl(baseUrl, /\/v1$/.test(path) ? "/messages" : "/v1/messages");
+  },
+  authHeaders(apiKey) {
+    const headers: Record<string, string> = { "anthropic-version": ANTHROPIC_VERSION };
+    if (apiKey) headers["x-api-key"] = apiKey;
+    return headers;
+  },
+  decodeRequest,
+  decodeMessages: (messages) => messages.map(decodeMessage),
+  decodeResponse,
+  streamAssembler,
+  looksLikeRequest: (b) => Array.isArray(b.messages) && (b.system !== undefined || arr(b.messages).some((m) => isDict(m) && Array.isArray(m.content) && m.content.some((c) => isDict(c) && (c.type === "tool_use" || c.type === "tool_result")))),
+  looksLikeResponse: (b) => Array.isArray(b.content) && (b.type === "message" || b.stop_reason !== undefined),
+  encodeRequest,
+  encodeMessages,
+  userMessage: (text) => ({ role: "user", content: text }),
+  assistantMessages: (r) => [{ role: "assistant", content: replyBlocks(r) }],
+  toolResultMessages(results: readonly WireToolResult[]) {
+    if (results.length === 0) return [];
+    return [{ role: "user", content: results.map((r) => ({ type: "tool_result", tool_use_id: r.id, content: r.output, is_error: r.isError })) }];
+  },
+  encodeResponse,
+  encodeStream,
+};

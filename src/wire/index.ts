@@ -1,0 +1,26 @@
+export type {
+  Dialect,
+  EncodeRequestOptions,
+  FinishKind,
+  StreamAssembler,
+  WireCodec,
+  WireMessage,
+  WirePart,
+  WireRequest,
+  WireResponse,
+  WireRole,
+  WireSettings,
+  WireStreamEvent,
+  WireToolCall,
+  WireToolChoice,
+  WireToolDef,
+  WireToolResult,
+  WireUsage,
+} from "./types.js";
+export { WireShapeError, WireStreamError } from "./errors.js";
+export { finishKindOf, replyFinish } from "./finish.js";
+export { cachedTokensOf } from "./usage.js";
+export { openaiChatCodec } from "./openai-chat.js";
+export { anthropicMessagesCodec, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION } from "./anthropic-messages.js";
+export { codecForDialect, codecForEvent, codecForSchema, DIALECTS, WIRE_CODECS } from "./registry.js";
+export type { LlmEventHint } from "./registry.js";

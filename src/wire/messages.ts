@@ -1,0 +1,40 @@
+import type { Json } from "../events/json.js";
+import type { WireMessage, WirePart, WireResponse, WireRole, WireToolCall } from "./types.js";
+
+/** Helpers every dialect uses to build its decoded shapes. */
+
+export function message(role: WireRole, parts: WirePart[], content: Json): WireMessage {
+  return { role, parts, text: textOfParts(parts, "\n"), content };
+}
+
+export function textOfParts(parts: readonly WirePart[], joiner: string): string {
+  const out: string[] = [];
+  for (const p of parts) if (p.type === "text") out.push(p.text);
+  return out.join(joiner);
+}
+
+export function toolCallsOf(parts: readonly WirePart[]): WireToolCall[] {
+  const out: WireToolCall[] = [];
+  for (const p of parts) if (p.type === "tool_call") out.push(p.call);
+  return out;
+}
+
+/** A reply from its parts: text joined with "", reasoning with "\n", calls in order. */
+export function responseFromParts(parts: WirePart[], rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning">): WireResponse {
+  const reasoning = parts.filter((p): p is Extract<WirePart, { type: "reasoning" }> => p.type === "reasoning").map((p) => p.text);
+  const response: WireResponse = { ...rest, parts, text: textOfParts(parts, ""), toolCalls: toolCallsOf(parts) };
+  if (reasoning.length > 0) response.reasoning = reasoning.join("\n");
+  return response;
+}
+
+/** A tool result's output as text (strings as they are, anything else as JSON). */
+export function resultText(output: Json | undefined): string {
+  if (typeof output === "string") return output;
+  if (output === undefined || output === null) return "";
+  return JSON.stringify(output);
+}
+
+/** `data: <json>` events joined as the wire carries them. */
+export function sseText(events: readonly { event?: string; data: string }[]): string {
+  return events.map((e) => `${e.event ? `event: ${e.event}\n` : ""}data: ${e.data}\n\n`).join("");
+}
