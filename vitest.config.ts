@@ -20,5 +20,7 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
+    // Every ATIF document a test writes is checked against NAT's Trajectory rules.
+    setupFiles: ["./test/support/atif-file-audit.ts"],
   },
 });

@@ -30,6 +30,8 @@ export interface BuilderContext {
   scopes: ReadonlyMap<string, ScopeInfo>;
   /** The agent (or fallback root) scope this trajectory is built for. */
   boundaryUuid: string;
+  /** The boundary resumes a halted run: its first tool calls were issued by an earlier trajectory. */
+  resumed?: boolean;
 }
 
 /** A subagent trajectory to reference from the parent step's observation. */
@@ -61,6 +63,8 @@ export class TrajectoryBuilder {
   private readonly callIdByTool = new Map<string, string>();
   private readonly stepByCallScope = new Map<string, AtifStep>();
   private readonly marks: AtofEvent[] = [];
+  /** Tool scopes started and not yet ended, in start order, with their call ids. */
+  private readonly openTools = new Map<string, string | undefined>();
 
   constructor(private readonly ctx: BuilderContext, private readonly llmWithEnd: ReadonlySet<string>) {}
 
@@ -74,7 +78,7 @@ export class TrajectoryBuilder {
       if (e.scope_category === "start") this.llmStart(te);
       else this.llmEnd(te);
     } else if (e.category === "tool") {
-      if (e.scope_category === "start") this.toolStart(e);
+      if (e.scope_category === "start") this.toolStart(te);
       else this.toolEnd(te);
     }
   }
@@ -136,13 +140,16 @@ export class TrajectoryBuilder {
     return (this.current?.tool_calls ?? []).filter((c) => c.function_name === name);
   }
 
-  private toolStart(e: ScopeEvent): void {
+  private toolStart(te: TimedEvent): void {
+    const e = te.event as ScopeEvent;
     const fromProfile = stringOr(profileOf(e)[PROFILE_TOOL_CALL_ID]);
+    if (!this.current && this.ctx.resumed && fromProfile !== undefined) this.restateResumedCalls(te);
     const sameName = this.sameNameCalls(e.name);
     let id = fromProfile;
     if (id === undefined && sameName.length === 1) id = sameName[0]!.tool_call_id;
     if (id === undefined && this.current && sameName.length === 0) id = e.uuid;
     if (id !== undefined) this.callIdByTool.set(e.uuid, id);
+    this.openTools.set(e.uuid, id);
     const step = this.current;
     if (!step || id === undefined) return;
     this.stepByCallScope.set(e.uuid, step);
@@ -157,8 +164,28 @@ export class TrajectoryBuilder {
     calls.push({ tool_call_id: id, function_name: e.name, arguments: args, extra });
   }
 
+  /**
+   * A resumed run starts by re-executing calls of the halted turn, which an earlier trajectory's
+   * step issued. They are restated on a copied-context agent step (no LLM call), so each result
+   * sits on a step that issued its call, in time order.
+   */
+  private restateResumedCalls(te: TimedEvent): void {
+    const step: AtifStep = {
+      step_id: 0,
+      timestamp: formatTimestamp(te.us),
+      source: "agent",
+      message: "",
+      is_copied_context: true,
+      llm_call_count: 0,
+      extra: { restated: "tool calls of the halted turn this run resumes" },
+    };
+    this.steps.push(step);
+    this.current = step;
+  }
+
   private toolEnd(te: TimedEvent): void {
     const e = te.event as ScopeEvent;
+    this.openTools.delete(e.uuid);
     const profile = profileOf(e);
     const annotation = profile[PROFILE_TOOL_RESULT_ANNOTATION];
     const hasAnnotation = annotation !== undefined && annotation !== null;
@@ -185,7 +212,7 @@ export class TrajectoryBuilder {
 
   /** Queues the parent-side reference to an embedded subagent trajectory. */
   reference(child: ChildReference, us: number): void {
-    const callId = child.toolCallId ?? this.activeToolCallOf(child.uuid);
+    const callId = child.toolCallId ?? this.activeToolCallOf(child.uuid) ?? this.onlyOpenToolCall();
     const issued = callId !== undefined && (this.current?.tool_calls ?? []).some((c) => c.tool_call_id === callId);
     const result: AtifObservationResult = {
       subagent_trajectory_ref: [{ trajectory_id: child.uuid, session_id: child.sessionId, extra: { name: child.name, scope_uuid: child.uuid } }],
@@ -197,6 +224,16 @@ export class TrajectoryBuilder {
     } else {
       this.leftovers.push({ result, us });
     }
+  }
+
+  /**
+   * The call of the one tool still running when a child agent starts. Work inside a tool callback
+   * is parented to the enclosing scope, not to the tool, so time is the link; with several tools
+   * running there is no telling which one started the child, and none is chosen.
+   */
+  private onlyOpenToolCall(): string | undefined {
+    if (this.openTools.size !== 1) return undefined;
+    return this.openTools.values().next().value;
   }
 
   /** The call id of the nearest tool scope between a child agent and this trajectory's boundary. */

@@ -13,6 +13,9 @@ import type { AtifStep, AtifTrajectory, AtofToAtifOptions } from "./types.js";
  */
 export const RESUME_OF_KEY = META_RESUME_OF;
 
+/** The agent version written when neither the options nor the agent scope's `agent_version` metadata give one. */
+const DEFAULT_AGENT_VERSION = "0.0.0";
+
 /** Normalizes timestamps and sorts stably; events that are not ATOF-shaped or carry a bad timestamp are skipped. */
 export function sortEvents(events: readonly AtofEvent[]): TimedEvent[] {
   const out: TimedEvent[] = [];
@@ -59,7 +62,7 @@ const metaString = (scope: ScopeEvent | undefined, key: string): string | undefi
  * already ended (a durable resume) is top-level and refers back through `extra.resume_of`. A stream
  * with no agent scope at all uses each root scope as the boundary. Trajectories without steps are omitted.
  */
-export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOptions): AtifTrajectory[] {
+export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOptions = {}): AtifTrajectory[] {
   const sorted = sortEvents(events);
   const scopes = scopeTable(sorted);
   const llmWithEnd = new Set<string>();
@@ -112,7 +115,9 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
 
   const build = (uuid: string, sessionId: string, topLevel: boolean): AtifTrajectory | undefined => {
     const scope = scopes.get(uuid)!;
-    const builder = new TrajectoryBuilder({ framework, includeMarks, scopes, boundaryUuid: uuid }, llmWithEnd);
+    // A resumed run re-executes calls an earlier trajectory issued: the builder restates them.
+    const resumed = topLevel && metaString(scope.start, RESUME_OF_KEY) !== undefined;
+    const builder = new TrajectoryBuilder({ framework, includeMarks, scopes, boundaryUuid: uuid, resumed }, llmWithEnd);
     const subagents: AtifTrajectory[] = [];
     for (const te of byOwner.get(uuid) ?? []) {
       const e = te.event;
@@ -133,16 +138,18 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
     if (steps.length === 0) return undefined;
 
     const firstModel = steps.find((s) => s.model_name !== undefined)?.model_name;
+    const given = options.agent;
+    const version = given?.version ?? metaString(scope.start, "agent_version") ?? DEFAULT_AGENT_VERSION;
     const trajectory: AtifTrajectory = {
       schema_version: "ATIF-v1.7",
       session_id: sessionId,
       trajectory_id: uuid,
-      agent: topLevel ? { name: options.agent.name, version: options.agent.version } : { name: scope.name, version: options.agent.version },
+      agent: { name: topLevel && given ? given.name : scope.name, version },
       steps,
     };
-    const modelName = (topLevel ? options.agent.modelName : undefined) ?? firstModel;
+    const modelName = (topLevel ? given?.modelName : undefined) ?? firstModel;
     if (modelName) trajectory.agent.model_name = modelName;
-    if (topLevel && options.agent.toolDefinitions) trajectory.agent.tool_definitions = JSON.parse(JSON.stringify(options.agent.toolDefinitions)) as JsonObject[];
+    if (topLevel && given?.toolDefinitions) trajectory.agent.tool_definitions = JSON.parse(JSON.stringify(given.toolDefinitions)) as JsonObject[];
     trajectory.final_metrics = finalMetricsOf(steps);
     if (subagents.length > 0) trajectory.subagent_trajectories = subagents;
     const extra: JsonObject = {};

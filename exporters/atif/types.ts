@@ -125,7 +125,11 @@ export interface AtifAgentInfo {
 
 /** Options of `atofToAtif` (the exporter passes its own through). */
 export interface AtofToAtifOptions {
-  agent: AtifAgentInfo;
+  /**
+   * The root agent of each trajectory. Default: the top-level agent scope's name, and its
+   * metadata `agent_version` (else `"0.0.0"`).
+   */
+  agent?: AtifAgentInfo;
   /** Used when the agent scope's metadata carries no `session_id`. */
   sessionId?: string;
   /** Keep marks in `extra.marks` (default true). */

@@ -1,7 +1,6 @@
 import type { AtofEvent } from "../events/types.js";
 import { writeFile } from "node:fs/promises";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
-import { atofToAtif } from "../../exporters/atif/project.js";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { validateAtif } from "../../exporters/atif/validate.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
@@ -9,6 +8,7 @@ import { toTree } from "../../exporters/testing/tree.js";
 import { parseAtofLine } from "../events/atof-codec.js";
 import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
+import { convertToAtif } from "./convert-atif.js";
 import { detectViewInput } from "./viewer/load.js";
 import { UsageError } from "./args.js";
 import { detectKind, InputError, readAtofEvents, readJsonDocument, spansFromEvents } from "./input.js";
@@ -29,7 +29,7 @@ function progressReporter(io: Io, path: string): (lines: number) => void {
 }
 
 /** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
-export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string, serviceName?: string): Promise<number> {
+export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined, serviceName?: string): Promise<number> {
   // Several files are one stream: events are sorted by time before projection.
   const events: AtofEvent[] = [];
   for (const f of files) {
@@ -38,20 +38,15 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
     events.push(...(await readAtofEvents(f, progressReporter(io, f))));
   }
   const file = files.join(", ");
+  if (to === "atif") return convertToAtif(io, events, file, output, agentName, describeWriteError);
   let text: string;
-  if (to === "atif") {
-    const docs = atofToAtif(events, { agent: { name: agentName, version: "0.0.0" } });
-    if (docs.length === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);
-    text = JSON.stringify(docs.length === 1 ? docs[0] : docs, null, 2);
+  const spans = await spansFromEvents(events, projection, serviceName);
+  if (to === "tree") {
+    text = toTree(spans, { durations: true });
   } else {
-    const spans = await spansFromEvents(events, projection, serviceName);
-    if (to === "tree") {
-      text = toTree(spans, { durations: true });
-    } else {
-      const bytes = JsonTraceSerializer.serializeRequest(spans);
-      if (!bytes) throw new InputError(`${file}: the spans could not be encoded as OTLP JSON`);
-      text = JSON.stringify(JSON.parse(Buffer.from(bytes).toString("utf8")), null, 2);
-    }
+    const bytes = JsonTraceSerializer.serializeRequest(spans);
+    if (!bytes) throw new InputError(`${file}: the spans could not be encoded as OTLP JSON`);
+    text = JSON.stringify(JSON.parse(Buffer.from(bytes).toString("utf8")), null, 2);
   }
   if (output) {
     try {

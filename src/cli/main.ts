@@ -46,7 +46,8 @@ Options:
   convert: `Usage: relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME] [--service-name NAME]
 
 Reads ATOF files (relaytrace's or another producer's; several are merged by time) and writes the chosen form to OUT or stdout.
-  --to atif        an ATIF v1.7 trajectory (an array when the file holds several runs)
+  --to atif        one ATIF v1.7 trajectory per run: to stdout or -o FILE for one run, one file per run with -o DIR
+                   (agent name from the agent scope unless --agent-name)
   --to otlp-json   an OTLP/JSON ExportTraceServiceRequest (projection: --projection, default full)
   --to tree        the span tree
   --service-name N the OTLP resource's service.name (default: OTEL_SERVICE_NAME, else unknown_service)`,
@@ -174,7 +175,7 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
         const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name") ?? "agent", args.values.get("service-name"));
+        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name"), args.values.get("service-name"));
       }
       case "validate": {
         const args = parseArgs(rest, { command: "validate" });
