@@ -1,5 +1,5 @@
 import { fileURLToPath } from "node:url";
-import { configDefaults, defineConfig } from "vitest/config";
+import { defineConfig } from "vitest/config";
 
 const here = (p: string) => fileURLToPath(new URL(p, import.meta.url));
 
@@ -15,8 +15,9 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
-    // Browser tests need chromium: `npm run test:browser` (vitest.browser.config.ts).
-    exclude: [...configDefaults.exclude, "test/browser/**"],
+    // The interop suite needs Jaeger, a collector, Phoenix and NAT: `npm run test:interop`;
+    // the browser tests need chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: ["test/interop/**", "test/browser/**", "**/node_modules/**"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],

@@ -10,6 +10,7 @@ import { formatPeers, runPeers } from "./suites/peers.mjs";
 import { formatLoop, runLoop } from "./suites/loop.mjs";
 import { formatThroughput, runThroughput } from "./suites/throughput.mjs";
 import { formatScale, runScale } from "./suites/scale.mjs";
+import { formatHostile, runHostile } from "./suites/hostile.mjs";
 
 const argv = process.argv.slice(2);
 const quick = argv.includes("--quick");
@@ -27,6 +28,7 @@ const CONFIG = quick
     loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1, perExporter: false },
     throughput: { calls: 20_000, quick: true },
     scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
+    hostile: { rounds: 3, keys: [2_000, 4_000, 8_000], depths: [1_000, 2_000, 4_000], lineMiB: [16, 32, 64] },
   }
   : {
     overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
@@ -34,6 +36,7 @@ const CONFIG = quick
     loop: { rounds: 14, runsPerRound: 8, warmupRuns: 3 },
     throughput: { calls: 1_000_000, quick: false },
     scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
+    hostile: { rounds: 5, keys: [4_000, 8_000, 16_000], depths: [2_000, 4_000, 8_000], lineMiB: [32, 64, 128] },
   };
 
 const started = Date.now();
@@ -71,6 +74,7 @@ if (want("peers")) {
 await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => runLoop(api, CONFIG.loop), formatLoop);
 await section("throughput", "4. Throughput and memory", () => runThroughput(CONFIG.throughput), formatThroughput);
 await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);
+await section("hostile", "6. Hostile input (time as the attacker doubles the input)", () => runHostile(CONFIG.hostile), formatHostile);
 
 results.elapsedSeconds = (Date.now() - started) / 1000;
 await writeFile(out, JSON.stringify(results, null, 2) + "\n");

@@ -11,7 +11,7 @@ export { formatTimestamp, parseTimestamp } from "./events/timestamp.js";
 export { uuidv7, spanIdOf } from "./events/uuid.js";
 export type { ScopeHandle } from "./events/scope-stack.js";
 export { serializeEvent, parseAtofLine } from "./events/atof-codec.js";
-export { parseAtof, readAtofFile, streamAtofFile } from "./events/atof-reader.js";
+export { DEFAULT_MAX_LINE_BYTES, parseAtof, readAtofFile, streamAtofFile, TORN_LAST_LINE } from "./events/atof-reader.js";
 export type { AtofReadResult, ParseAtofOptions, StreamAtofOptions } from "./events/atof-reader.js";
 export { AtofParseError, UnsupportedAtofVersion } from "./events/atof-errors.js";
 export type { AtofWarning } from "./events/atof-errors.js";

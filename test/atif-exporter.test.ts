@@ -136,3 +136,20 @@ describe("AtifExporter on the real runtime", () => {
     await runtime.shutdown();
   });
 });
+
+describe("AtifExporter.files() is bounded", () => {
+  it("keeps the paths of the latest maxRetained files, oldest dropped first", async () => {
+    const exporter = new AtifExporter({ agent, outputDirectory: dir, maxRetained: 5 });
+    const runtime = createRuntime();
+    exporter.register(runtime);
+    for (let run = 0; run < 12; run++) {
+      await runtime.withScope(`run-${run}`, () => ({ answer: run }), { category: "agent", input: { prompt: `q${run}` } });
+    }
+    await runtime.shutdown();
+    expect((await readdir(dir)).filter((f) => f.endsWith(".json"))).toHaveLength(12); // every file is written
+    const kept = exporter.files();
+    expect(kept).toHaveLength(5);
+    const prompts = await Promise.all(kept.map(async (f) => (await readTrajectory(f)).steps[0]!.message));
+    expect(prompts).toEqual(["q7", "q8", "q9", "q10", "q11"]);
+  });
+});

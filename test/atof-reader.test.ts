@@ -124,7 +124,7 @@ describe("streamAtofFile", () => {
 
   it("reports warnings and throws the first bad line with its number", async () => {
     const path = join(dir, "bad.jsonl");
-    await writeFile(path, [scope("end", "x"), scope("start", "a"), "not json"].join("\n"));
+    await writeFile(path, [scope("end", "x"), scope("start", "a"), "not json", ""].join("\n"));
     const warned: number[] = [];
     const seen: string[] = [];
     const run = async () => {

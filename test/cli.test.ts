@@ -9,6 +9,7 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateAtif } from "../exporters/atif/validate.js";
 import { main } from "../src/cli/main.js";
 import type { Io } from "../src/cli/commands.js";
+import { decodeOtlp } from "./support/otlp.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli/main.js", import.meta.url));
 const FIXTURES = fileURLToPath(new URL("./fixtures/nat-atof/", import.meta.url));
@@ -81,7 +82,7 @@ describe("relaytrace demo", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        bodies.push({ path: req.url ?? "", body: JSON.parse(Buffer.concat(chunks).toString("utf8")) });
+        bodies.push({ path: req.url ?? "", body: decodeOtlp("traces", String(req.headers["content-type"]), Buffer.concat(chunks)) as unknown as (typeof bodies)[number]["body"] });
         res.writeHead(200, { "content-type": "application/json" });
         res.end("{}");
       });

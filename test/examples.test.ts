@@ -14,6 +14,7 @@ import { main as snapshotExample } from "../examples/snapshot-test.js";
 import { CARD, EMAIL, main as piiRedaction } from "../examples/pii-redaction.js";
 import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
 import { main as openaiAgentsHandoff } from "../examples/openai-agents-handoff.js";
+import { decodeOtlp } from "./support/otlp.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
 beforeAll(() => void vi.spyOn(console, "log").mockImplementation(() => undefined));
@@ -81,7 +82,7 @@ describe("jaeger-export", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        const body = JSON.parse(Buffer.concat(chunks).toString("utf8")) as {
+        const body = decodeOtlp("traces", String(req.headers["content-type"]), Buffer.concat(chunks)) as unknown as {
           resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string }[] }[] }[];
         };
         for (const rs of body.resourceSpans) {

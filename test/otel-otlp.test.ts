@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { OtelExporter } from "../exporters/otel/index.js";
 import { SPAN_A, SPAN_T, TRACE_ID, workedExample } from "./support/otel-events.js";
+import { decodeOtlp } from "./support/otlp.js";
 
 interface Received {
   path: string;
@@ -33,12 +34,12 @@ afterEach(async () => {
   await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
 });
 
-async function listen(handler: (req: IncomingMessage, body: string) => number | "hang"): Promise<{ url: string }> {
+async function listen(handler: (req: IncomingMessage, body: Buffer) => number | "hang"): Promise<{ url: string }> {
   const server = createServer((req, res) => {
     const chunks: Buffer[] = [];
     req.on("data", (c: Buffer) => chunks.push(c));
     req.on("end", () => {
-      const status = handler(req, Buffer.concat(chunks).toString("utf8"));
+      const status = handler(req, Buffer.concat(chunks));
       if (status === "hang") return;
       res.writeHead(status, { "content-type": "application/json" });
       res.end("{}");
@@ -50,13 +51,17 @@ async function listen(handler: (req: IncomingMessage, body: string) => number | 
 }
 
 describe("OTLP/HTTP export", () => {
-  it("sends the projected spans as OTLP JSON with the derived ids, parents, times and attributes", async () => {
+  it.each([
+    ["OTLP protobuf (the default)", undefined, "application/x-protobuf"],
+    ["OTLP JSON", "http/json", "application/json"],
+  ] as const)("sends the projected spans as %s with the derived ids, parents, times and attributes", async (_label, protocol, mime) => {
     const received: Received[] = [];
     const { url } = await listen((req, body) => {
-      received.push({ path: req.url ?? "", contentType: String(req.headers["content-type"]), headers: req.headers, body: JSON.parse(body) });
+      const contentType = String(req.headers["content-type"]);
+      received.push({ path: req.url ?? "", contentType, headers: req.headers, body: decodeOtlp("traces", contentType, body) as unknown as Received["body"] });
       return 200;
     });
-    const exporter = new OtelExporter({ projection: "full", endpoint: url, headers: { "x-team": "relay" }, serviceName: "weather-svc" });
+    const exporter = new OtelExporter({ projection: "full", endpoint: url, headers: { "x-team": "relay" }, serviceName: "weather-svc", ...(protocol ? { protocol } : {}) });
     for (const e of workedExample()) exporter.onEvent(e);
     await exporter.forceFlush();
     await exporter.shutdown();
@@ -64,7 +69,7 @@ describe("OTLP/HTTP export", () => {
     expect(received).toHaveLength(1);
     const req = received[0]!;
     expect(req.path).toBe("/v1/traces");
-    expect(req.contentType).toContain("application/json");
+    expect(req.contentType).toContain(mime);
     expect(req.headers["x-team"]).toBe("relay");
     const rs = req.body.resourceSpans[0]!;
     expect(rs.resource.attributes).toContainEqual({ key: "service.name", value: { stringValue: "weather-svc" } });
@@ -83,8 +88,9 @@ describe("OTLP/HTTP export", () => {
     expect(tool.startTimeUnixNano).toBe("1772366400412000000");
     expect(tool.endTimeUnixNano).toBe("1772366400977311000");
     expect(tool.status.code).toBe(1);
+    const temp = tool.attributes.find((a) => a.key === "nemo_relay.end.data.temp_c");
+    expect(Number(temp?.value["intValue"])).toBe(4);
     expect(tool.attributes).toContainEqual({ key: "nemo_relay.tool.result.annotation", value: { stringValue: '{"cache":"hit","rank":1}' } });
-    expect(tool.attributes).toContainEqual({ key: "nemo_relay.end.data.temp_c", value: { intValue: 4 } });
     expect(exporter.diagnostics()).toEqual([]);
   });
 

@@ -8,6 +8,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateAtif } from "../exporters/atif/validate.js";
 import { parseAtofLine, serializeEvent } from "../src/events/atof-codec.js";
+import { decodeOtlp, signalOfPath } from "./support/otlp.js";
 
 /**
  * Every code block of the README is checked here, so the README cannot drift from the code:
@@ -109,7 +110,7 @@ describe("README", () => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        received.push(Buffer.concat(chunks).toString("utf8"));
+        received.push(JSON.stringify(decodeOtlp(signalOfPath(req.url ?? ""), String(req.headers["content-type"]), Buffer.concat(chunks))));
         res.writeHead(200, { "content-type": "application/json" });
         res.end("{}");
       });

@@ -52,7 +52,7 @@ async function settlesWithin(promise: Promise<unknown>, capMs: number): Promise<
 /** Runs the agent with OTLP and ATOF-stream exporters both pointed at `endpoint`; returns what the app and diagnostics saw. */
 async function runAgainst(endpointUrl: string) {
   const runtime = createRuntime();
-  const otel = new OtelExporter({ projection: "full", endpoint: endpointUrl, timeoutMillis: TIMEOUT_MS, scheduledDelayMillis: 60_000 });
+  const otel = new OtelExporter({ projection: "full", endpoint: endpointUrl, protocol: "http/json", timeoutMillis: TIMEOUT_MS, scheduledDelayMillis: 60_000 });
   const atof = new AtofExporter({ type: "stream", url: endpointUrl.replace("/v1/traces", "/atof"), timeoutMillis: 300, maxRetries: 2, retryBaseMillis: 5, flushIntervalMillis: 60_000 });
   otel.register(runtime);
   atof.register(runtime);

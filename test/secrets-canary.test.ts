@@ -27,7 +27,7 @@ async function allOutputs(runtime: Runtime) {
   new AtofExporter({ type: "stream", url: `${base}/atof` }).register(runtime);
   new AtifExporter({ agent: { name: "canary", version: "1" }, outputDirectory: join(dir, "atif") }).register(runtime);
   for (const projection of ["full", "openinference", "gen_ai"] as const) {
-    new OtelExporter({ projection, endpoint: `${base}/v1/traces`, serviceName: `canary-${projection}` }).register(runtime);
+    new OtelExporter({ projection, endpoint: `${base}/v1/traces`, protocol: "http/json", serviceName: `canary-${projection}` }).register(runtime);
   }
   /** Shuts down, then returns every byte that left the process plus the diagnostics. */
   return async (): Promise<{ text: string; otlp: string[]; atof: string }> => {

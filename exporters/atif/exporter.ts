@@ -2,9 +2,12 @@ import type { Exporter } from "../../src/runtime/exporter.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { randomBytes } from "node:crypto";
-import { mkdir, rename, rm, writeFile } from "node:fs/promises";
+import { rename, rm, writeFile } from "node:fs/promises";
+import { makeDirectory } from "../files/make-directory.js";
 import { join } from "node:path";
 import type { AtofEvent } from "../../src/events/types.js";
+import type { Json } from "../../src/events/json.js";
+import { jsonText } from "../../src/events/json-text.js";
 import { atofToAtif } from "./project.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";
@@ -22,7 +25,7 @@ export interface AtifExporterOptions {
   includeMarks?: boolean;
   /** Written to `extra.invocation.framework` of agent steps (default "relaytrace"). */
   framework?: string;
-  /** How many completed trajectories `toJSON()` keeps (oldest dropped first); default 1000. */
+  /** How many completed trajectories `toJSON()` and written paths `files()` keep (oldest dropped first); default 1000. */
   maxRetained?: number;
 }
 
@@ -113,10 +116,10 @@ export class AtifExporter implements Exporter {
 
   /** The trajectories completed so far (deep copies). */
   toJSON(): AtifTrajectory[] {
-    return JSON.parse(JSON.stringify(this.completed)) as AtifTrajectory[];
+    return JSON.parse(jsonText(this.completed as unknown as Json)) as AtifTrajectory[];
   }
 
-  /** Paths of the files written so far. */
+  /** Paths of the files written so far, the latest `maxRetained` (default 1000) of them, oldest first. */
   files(): string[] {
     return [...this.written];
   }
@@ -197,10 +200,12 @@ export class AtifExporter implements Exporter {
     const target = join(dir, `relaytrace-atif-${id}.json`);
     const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
     try {
-      await mkdir(dir, { recursive: true });
-      await writeFile(temp, `${JSON.stringify(trajectory, null, 2)}\n`, "utf8");
+      makeDirectory(dir);
+      await writeFile(temp, `${jsonText(trajectory as unknown as Json, 2)}\n`, "utf8");
       await rename(temp, target); // atomic within one directory: readers never see half a file
       this.written.push(target);
+      const max = this.config.maxRetained ?? 1000;
+      if (this.written.length > max) this.written.splice(0, this.written.length - max);
     } catch (error) {
       this.report("atif.write_failed", error);
       await rm(temp, { force: true }).catch(() => undefined);

@@ -75,15 +75,28 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
   for (const s of scopes.values()) {
     if (hasAgents ? isBoundary(s) : s.parentUuid === null || !scopes.has(s.parentUuid)) boundaries.add(s.uuid);
   }
+  // Memoized along the walked path, so deep chains of plain scopes cost linear time, not quadratic.
+  const owners = new Map<string, string | undefined>();
   const ownerOf = (parentUuid: string | null): string | undefined => {
+    const walked: string[] = [];
     const seen = new Set<string>();
     let uuid = parentUuid;
+    let owner: string | undefined;
     while (uuid !== null && !seen.has(uuid)) {
-      if (boundaries.has(uuid)) return uuid;
+      if (owners.has(uuid)) {
+        owner = owners.get(uuid);
+        break;
+      }
+      if (boundaries.has(uuid)) {
+        owner = uuid;
+        break;
+      }
       seen.add(uuid);
+      walked.push(uuid);
       uuid = scopes.get(uuid)?.parentUuid ?? null;
     }
-    return undefined;
+    for (const w of walked) owners.set(w, owner);
+    return owner;
   };
 
   // Nesting: a boundary is a subagent of its owner only while that owner is still open.
@@ -96,7 +109,9 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
     const o = scopes.get(owner)!;
     if (o.endUs !== undefined && o.endUs <= s.startUs) continue; // resumed after the parent ended
     parentOf.set(uuid, owner);
-    children.set(owner, [...(children.get(owner) ?? []), uuid]);
+    const siblings = children.get(owner);
+    if (siblings) siblings.push(uuid);
+    else children.set(owner, [uuid]);
   }
 
   const byOwner = new Map<string, TimedEvent[]>();
@@ -113,8 +128,12 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
   const framework = options.framework ?? "relaytrace";
   const includeMarks = options.includeMarks ?? true;
 
-  const build = (uuid: string, sessionId: string, topLevel: boolean): AtifTrajectory | undefined => {
+  // Built bottom-up from an explicit order, not by recursion: nesting depth is the input's to choose.
+  const sessionOf = new Map<string, string>();
+  const built = new Map<string, AtifTrajectory | undefined>();
+  const build = (uuid: string, topLevel: boolean): AtifTrajectory | undefined => {
     const scope = scopes.get(uuid)!;
+    const sessionId = sessionOf.get(uuid)!;
     // A resumed run re-executes calls an earlier trajectory issued: the builder restates them.
     const resumed = topLevel && metaString(scope.start, RESUME_OF_KEY) !== undefined;
     const builder = new TrajectoryBuilder({ framework, includeMarks, scopes, boundaryUuid: uuid, resumed }, llmWithEnd);
@@ -124,11 +143,10 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
       if (e.kind === "scope" && parentOf.get(e.uuid) === uuid) {
         if (e.scope_category !== "start" && scopes.get(e.uuid)!.start) continue;
         const child = scopes.get(e.uuid)!;
-        const childSession = metaString(child.start, "session_id") ?? sessionId;
-        const built = build(e.uuid, childSession, false);
-        if (!built) continue; // a child with no steps is dropped, and so is its reference
-        subagents.push(built);
-        builder.reference({ uuid: e.uuid, name: child.name, sessionId: childSession, toolCallId: metaString(child.start, "tool_call_id") }, te.us);
+        const childTrajectory = built.get(e.uuid);
+        if (!childTrajectory) continue; // a child with no steps is dropped, and so is its reference
+        subagents.push(childTrajectory);
+        builder.reference({ uuid: e.uuid, name: child.name, sessionId: sessionOf.get(e.uuid)!, toolCallId: metaString(child.start, "tool_call_id") }, te.us);
         continue;
       }
       builder.process(te);
@@ -168,10 +186,25 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
 
   const out: AtifTrajectory[] = [];
   const tops = [...boundaries].filter((u) => !parentOf.has(u)).sort((a, b) => scopes.get(a)!.startUs - scopes.get(b)!.startUs);
+  // Sessions flow down (a child inherits its parent's); trajectories are built children first.
+  const preorder: string[] = [];
+  const pending = [...tops].reverse();
   for (const uuid of tops) {
     const scope = scopes.get(uuid)!;
-    const sessionId = metaString(scope.start, "session_id") ?? metaString(scope.end, "session_id") ?? options.sessionId ?? uuid;
-    const t = build(uuid, sessionId, true);
+    sessionOf.set(uuid, metaString(scope.start, "session_id") ?? metaString(scope.end, "session_id") ?? options.sessionId ?? uuid);
+  }
+  while (pending.length > 0) {
+    const uuid = pending.pop()!;
+    preorder.push(uuid);
+    for (const child of children.get(uuid) ?? []) {
+      sessionOf.set(child, metaString(scopes.get(child)!.start, "session_id") ?? sessionOf.get(uuid)!);
+      pending.push(child);
+    }
+  }
+  const topSet = new Set(tops);
+  for (let i = preorder.length - 1; i >= 0; i--) built.set(preorder[i]!, build(preorder[i]!, topSet.has(preorder[i]!)));
+  for (const uuid of tops) {
+    const t = built.get(uuid);
     if (t) out.push(t);
   }
   return out;

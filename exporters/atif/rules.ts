@@ -19,31 +19,44 @@ function pointer(base: string, key: string | number): string {
   return `${base}/${String(key).replace(/~/g, "~0").replace(/\//g, "~1")}`;
 }
 
-/** Checks the ATIF rules a JSON Schema cannot express (step numbering, timestamps, agent-only fields, call/result links, subagent ids); tolerant of malformed shapes (the schema reports those). */
+/**
+ * Checks the ATIF rules a JSON Schema cannot express (step numbering, timestamps, agent-only
+ * fields, call/result links, subagent ids); tolerant of malformed shapes (the schema reports
+ * those). Walks nested subagents with an explicit stack, in document order.
+ */
 export function checkTrajectoryRules(doc: unknown, path = ""): AtifViolation[] {
   const out: AtifViolation[] = [];
-  if (!isJsonObject(doc)) return out;
-  const steps = doc["steps"];
-  if (Array.isArray(steps)) {
-    if (steps.length === 0) out.push({ path: pointer(path, "steps"), message: "a trajectory needs at least one step" });
-    steps.forEach((step, index) => checkStep(step, index, pointer(pointer(path, "steps"), index), out));
-  }
-  const subagents = doc["subagent_trajectories"];
-  if (Array.isArray(subagents)) {
-    const seen = new Set<string>();
-    subagents.forEach((sub, index) => {
-      const subPath = pointer(pointer(path, "subagent_trajectories"), index);
-      if (!isJsonObject(sub)) return;
-      const id = sub["trajectory_id"];
-      if (typeof id !== "string" || id === "") {
-        out.push({ path: subPath, message: "an embedded subagent trajectory needs a trajectory_id" });
-      } else if (seen.has(id)) {
-        out.push({ path: pointer(subPath, "trajectory_id"), message: `duplicate subagent trajectory_id "${id}"` });
-      } else {
-        seen.add(id);
-      }
-      out.push(...checkTrajectoryRules(sub, subPath));
-    });
+  const stack: { subagents: unknown[]; path: string; next: number; seen: Set<string> }[] = [];
+  const enter = (node: unknown, at: string): void => {
+    if (!isJsonObject(node)) return;
+    const steps = node["steps"];
+    if (Array.isArray(steps)) {
+      if (steps.length === 0) out.push({ path: pointer(at, "steps"), message: "a trajectory needs at least one step" });
+      steps.forEach((step, index) => checkStep(step, index, pointer(pointer(at, "steps"), index), out));
+    }
+    const subagents = node["subagent_trajectories"];
+    if (Array.isArray(subagents)) stack.push({ subagents, path: at, next: 0, seen: new Set() });
+  };
+  enter(doc, path);
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next >= frame.subagents.length) {
+      stack.pop();
+      continue;
+    }
+    const index = frame.next++;
+    const sub = frame.subagents[index];
+    const subPath = pointer(pointer(frame.path, "subagent_trajectories"), index);
+    if (!isJsonObject(sub)) continue;
+    const id = sub["trajectory_id"];
+    if (typeof id !== "string" || id === "") {
+      out.push({ path: subPath, message: "an embedded subagent trajectory needs a trajectory_id" });
+    } else if (frame.seen.has(id)) {
+      out.push({ path: pointer(subPath, "trajectory_id"), message: `duplicate subagent trajectory_id "${id}"` });
+    } else {
+      frame.seen.add(id);
+    }
+    enter(sub, subPath);
   }
   return out;
 }

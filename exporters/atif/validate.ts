@@ -1,4 +1,5 @@
 import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import { isJsonObject } from "../../src/events/json.js";
 import { ATIF_SCHEMA } from "./schema.js";
 import { checkTrajectoryRules, type AtifViolation } from "./rules.js";
 
@@ -21,12 +22,22 @@ export class AtifValidationError extends Error {
   }
 }
 
+/**
+ * The schema for one trajectory, its subagents checked only as objects: ajv follows a recursive
+ * `$ref` by recursion, so nested subagents are validated one level at a time by `validateAtif`.
+ */
+function oneLevelSchema(): object {
+  const schema = JSON.parse(JSON.stringify(ATIF_SCHEMA)) as { definitions: { trajectory: { properties: Record<string, unknown> } } };
+  schema.definitions.trajectory.properties["subagent_trajectories"] = { type: "array", items: { type: "object" } };
+  return schema;
+}
+
 // Compiled once, on first use: compiling is the expensive part of ajv.
 let compiled: ValidateFunction | undefined;
 function schemaValidator(): ValidateFunction {
   if (!compiled) {
     const ajv = new Ajv({ allErrors: true, strict: false });
-    compiled = ajv.compile(ATIF_SCHEMA);
+    compiled = ajv.compile(oneLevelSchema());
   }
   return compiled;
 }
@@ -54,10 +65,24 @@ export function validateAtif(doc: unknown): AtifValidationResult {
       errors.push(v);
     }
   };
-  if (!validate(doc)) {
-    const raw = validate.errors ?? [];
-    const specific = raw.filter((e) => !SUMMARY_KEYWORDS.has(e.keyword));
-    for (const e of specific.length > 0 ? specific : raw) add(toViolation(e));
+  // One trajectory at a time with an explicit stack: nesting depth is the document's to choose.
+  const stack: { node: unknown; path: string }[] = [{ node: doc, path: "" }];
+  while (stack.length > 0) {
+    const { node, path } = stack.pop()!;
+    if (!validate(node)) {
+      const raw = validate.errors ?? [];
+      const specific = raw.filter((e) => !SUMMARY_KEYWORDS.has(e.keyword));
+      for (const e of specific.length > 0 ? specific : raw) {
+        const v = toViolation(e);
+        add({ path: path + v.path, message: v.message });
+      }
+    }
+    const subs = isJsonObject(node) ? node["subagent_trajectories"] : undefined;
+    if (Array.isArray(subs)) {
+      for (let i = subs.length - 1; i >= 0; i--) {
+        if (isJsonObject(subs[i])) stack.push({ node: subs[i], path: `${path}/subagent_trajectories/${i}` });
+      }
+    }
   }
   for (const v of checkTrajectoryRules(doc)) add(v);
   return { valid: errors.length === 0, errors };

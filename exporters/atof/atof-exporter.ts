@@ -9,7 +9,8 @@ import { LineBuffer } from "./line-buffer.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
 import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
-import { optionalString, optionalStringRecord, rejectUnknownKeys, requireHttpUrl, requireObject, requireOneOf } from "../option-checks.js";
+import { DEFAULT_MAX_LINE_BYTES } from "../../src/events/atof-reader.js";
+import { optionalBoolean, optionalString, optionalStringRecord, rejectUnknownKeys, requireHttpUrl, requireObject, requireOneOf } from "../option-checks.js";
 
 /** The part of a runtime the exporter needs (see ExporterRuntime). */
 export type AtofSubscribable = ExporterRuntime;
@@ -26,7 +27,7 @@ function defaultFileName(): string {
 
 const OWNER = "AtofExporter";
 const BUFFER_KEYS = ["type", "maxBufferedLines", "maxBufferedBytes"] as const;
-const FILE_KEYS: readonly string[] = [...BUFFER_KEYS, "path", "outputDirectory", "mode"];
+const FILE_KEYS: readonly string[] = [...BUFFER_KEYS, "path", "outputDirectory", "mode", "followSymlinks"];
 const STREAM_KEYS: readonly string[] = [
   ...BUFFER_KEYS, "url", "headers", "timeoutMillis", "maxRetries", "retryBaseMillis", "maxBatchLines", "flushIntervalMillis",
 ];
@@ -44,7 +45,8 @@ function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics
   const mode = requireOneOf(OWNER, "mode", options.mode, ["append", "overwrite"] as const) ?? "append";
   const directory = resolve(optionalString(OWNER, "outputDirectory", options.outputDirectory) ?? process.cwd());
   const filePath = resolve(directory, optionalString(OWNER, "path", options.path) ?? defaultFileName());
-  return new FileSink(filePath, mode, buffer, diagnostics);
+  const followSymlinks = optionalBoolean(OWNER, "followSymlinks", options.followSymlinks) ?? false;
+  return new FileSink(filePath, { mode, followSymlinks, maxLineBytes: DEFAULT_MAX_LINE_BYTES }, buffer, diagnostics, OWNER);
 }
 
 function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): StreamSink {
@@ -78,7 +80,11 @@ export class AtofExporter implements Exporter {
   private readonly counter = new DiagnosticCounter();
   private shutdownPromise: Promise<void> | null = null;
 
-  /** Throws a `TypeError` naming the option on a configuration mistake (unknown key, bad `mode`, a stream without an http(s) `url`). */
+  /**
+   * Throws a `TypeError` naming the option on a configuration mistake (unknown key, bad `mode`, a
+   * stream without an http(s) `url`), and an `Error` when another file sink of this process already
+   * writes the same file or the path is a symbolic link (without `followSymlinks: true`).
+   */
   constructor(options: AtofExporterOptions) {
     requireObject(OWNER, "options", options);
     const type = (options as { type?: unknown }).type;

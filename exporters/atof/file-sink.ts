@@ -1,8 +1,12 @@
-import { close, constants, fsync, mkdirSync, openSync, write, writeSync } from "node:fs";
+import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
+import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
+import { writeOnExit, type SyncWriter } from "./exit-writes.js";
 import type { LineBuffer } from "./line-buffer.js";
+import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
+import { repairTail } from "./tail-repair.js";
 
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 
@@ -10,42 +14,59 @@ function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
 
+export interface FileSinkSettings {
+  mode: "append" | "overwrite";
+  followSymlinks: boolean;
+  /** Longest last line the open-time repair parses to decide whether it is whole. */
+  maxLineBytes: number;
+}
+
 /**
- * Appends lines to one file. Lines are buffered and written in batches off the event path; each batch
- * is one write of whole lines on an O_APPEND descriptor, so a killed process never leaves half a line.
+ * Appends lines to one file. Lines are buffered and written in batches one event-loop turn later,
+ * synchronously, so `process.exit()` can write what is left and no batch is ever half in flight.
+ * A failed or short write is cut back to the last whole line: an event counted as dropped leaves
+ * no bytes in the file. A torn last line an earlier (killed) writer left is repaired on open.
  */
-export class FileSink implements AtofSink {
+export class FileSink implements AtofSink, SyncWriter {
   private fd: number | null = null;
-  private truncateOnOpen: boolean;
-  private writing: Promise<void> | null = null;
+  private opened = false;
   private scheduled = false;
   private closed: Promise<void> | null = null;
+  private readonly releaseClaim: () => void;
+  private readonly stopExitWrite: () => void;
 
+  /** Throws when another sink of this process writes `filePath`, or when it is a symlink and `followSymlinks` is off. */
   constructor(
     readonly filePath: string,
-    mode: "append" | "overwrite",
+    private readonly settings: FileSinkSettings,
     private readonly buffer: LineBuffer,
     private readonly diagnostics: DiagnosticCounter,
+    owner: string,
   ) {
-    this.truncateOnOpen = mode === "overwrite";
+    if (!settings.followSymlinks && isSymlink(filePath)) {
+      throw new Error(`${owner}: ${filePath} is a symbolic link; the file sink does not follow links unless followSymlinks is true`);
+    }
+    this.releaseClaim = claimPath(filePath, owner);
+    this.stopExitWrite = writeOnExit(this);
   }
 
   enqueue(line: string): boolean {
     if (!this.buffer.push(line)) return false;
     // An app that never yields to the event loop (a tight loop of tool calls) never lets the
-    // batched write run: past half the buffer, write synchronously instead of dropping later.
-    if (this.buffer.pastHighWater && this.writing === null) this.writeNowSync();
+    // batched write run: past half the buffer, write now instead of dropping later.
+    if (this.buffer.pastHighWater) this.writeHeldLinesSync();
     else this.schedule();
     return true;
   }
 
   async flush(): Promise<void> {
-    while (this.writing !== null || this.buffer.length > 0) await this.pump();
+    this.writeHeldLinesSync();
     const fd = this.fd;
     if (fd === null) return;
     await new Promise<void>((resolve) => {
       fsync(fd, (err) => {
-        if (err) this.diagnostics.record("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
+        // EINVAL: the file does not support fsync (a pipe, /dev/null); the lines are written.
+        if (err && err.code !== "EINVAL") this.diagnostics.record("atof.write_failed", `fsync ${this.filePath}: ${messageOf(err)}`);
         resolve();
       });
     });
@@ -53,6 +74,8 @@ export class FileSink implements AtofSink {
 
   close(): Promise<void> {
     this.closed ??= this.flush().then(async () => {
+      this.stopExitWrite();
+      this.releaseClaim();
       const fd = this.fd;
       this.fd = null;
       if (fd === null) return;
@@ -66,75 +89,124 @@ export class FileSink implements AtofSink {
     return this.closed;
   }
 
-  private writeNowSync(): void {
+  /** Writes every held line now (also what the process 'exit' listener calls). Never throws. */
+  writeHeldLinesSync(): void {
+    if (this.buffer.length === 0) return;
     const lines = this.buffer.take();
+    let fd: number;
     try {
-      const fd = this.open();
-      const bytes = Buffer.from(lines.join(""), "utf8");
-      let offset = 0;
-      while (offset < bytes.length) offset += writeSync(fd, bytes, offset, bytes.length - offset);
+      fd = this.open();
     } catch (err) {
       this.lost(err, lines.length);
+      return;
     }
+    this.writeLines(fd, lines);
   }
 
   /** Batches everything delivered in the same turn of the event loop into one write. */
   private schedule(): void {
-    if (this.scheduled || this.writing !== null) return;
+    if (this.scheduled) return;
     this.scheduled = true;
     setImmediate(() => {
       this.scheduled = false;
-      void this.pump();
+      this.writeHeldLinesSync();
     });
   }
 
-  private pump(): Promise<void> {
-    this.writing ??= this.drain().finally(() => {
-      this.writing = null;
-      // Lines may arrive between the last drain check and this callback.
-      if (this.buffer.length > 0) this.schedule();
-    });
-    return this.writing;
-  }
-
-  private async drain(): Promise<void> {
-    while (this.buffer.length > 0) {
-      const lines = this.buffer.take();
-      await this.writeBatch(lines.join(""), lines.length);
-    }
-  }
-
-  private async writeBatch(text: string, lineCount: number): Promise<void> {
+  private writeLines(fd: number, lines: string[]): void {
+    const bytes = Buffer.from(lines.join(""), "utf8");
+    let start = 0;
+    let offset = 0;
     try {
-      const fd = this.open();
-      const bytes = Buffer.from(text, "utf8");
-      let offset = 0;
-      // A short write only happens on errors like a full disk; finish the batch so lines stay whole.
+      start = fstatSync(fd).size;
       while (offset < bytes.length) {
-        offset += await new Promise<number>((resolve, reject) => {
-          write(fd, bytes, offset, bytes.length - offset, null, (err, written) => (err ? reject(err) : resolve(written)));
-        });
+        const written = writeSync(fd, bytes, offset, bytes.length - offset);
+        // A file that accepts nothing (some /proc and /sys entries) would make this loop spin.
+        if (written <= 0) throw new Error(`${this.filePath} accepted no bytes`);
+        offset += written;
       }
     } catch (err) {
-      this.lost(err, lineCount);
+      this.cutBack(fd, lines, start, offset, err);
     }
+  }
+
+  /** After a failure `written` bytes into the batch: keep the whole lines, remove the fragment, count the rest as dropped. */
+  private cutBack(fd: number, lines: string[], start: number, written: number, err: unknown): void {
+    let kept = 0;
+    let keptBytes = 0;
+    for (const line of lines) {
+      const size = Buffer.byteLength(line, "utf8");
+      if (keptBytes + size > written) break;
+      keptBytes += size;
+      kept++;
+    }
+    if (written > keptBytes) {
+      try {
+        // Only when the file ends where our batch ended: another process appending meanwhile must not lose its lines.
+        if (fstatSync(fd).size === start + written) ftruncateSync(fd, start + keptBytes);
+        else this.diagnostics.record("atof.write_failed", `${this.filePath}: a partial line could not be removed (the file grew meanwhile)`);
+      } catch (truncateError) {
+        this.diagnostics.record("atof.write_failed", `truncate ${this.filePath}: ${messageOf(truncateError)}`);
+      }
+    }
+    this.lost(err, lines.length - kept);
   }
 
   private lost(err: unknown, lineCount: number): void {
     this.diagnostics.record("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
-    this.diagnostics.record("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
+    if (lineCount > 0) this.diagnostics.record("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
   }
 
   /**
-   * Opens lazily, once (again after a failure, in case the directory becomes writable). Opening
-   * is synchronous so both write paths share one descriptor and one order.
+   * Opens lazily, once (again after a failure, in case the location becomes writable). The first
+   * successful open truncates (overwrite) or repairs a torn tail (append).
    */
   private open(): number {
     if (this.fd !== null) return this.fd;
-    mkdirSync(dirname(this.filePath), { recursive: true });
-    const flags = this.truncateOnOpen ? APPEND | constants.O_TRUNC : APPEND;
-    this.fd = openSync(this.filePath, flags, 0o644);
-    this.truncateOnOpen = false;
-    return this.fd;
+    makeDirectory(dirname(this.filePath));
+    const noFollow = this.settings.followSymlinks ? 0 : constants.O_NOFOLLOW;
+    const overwrite = this.settings.mode === "overwrite" && !this.opened;
+    if (!overwrite) this.repair();
+    let fd: number;
+    try {
+      // O_NONBLOCK: opening a FIFO nobody reads fails (ENXIO) instead of blocking the process.
+      fd = openSync(this.filePath, APPEND | constants.O_NONBLOCK | noFollow | (overwrite ? constants.O_TRUNC : 0), 0o644);
+    } catch (err) {
+      if ((err as NodeJS.ErrnoException).code === "ELOOP") {
+        throw new Error(`${this.filePath} is a symbolic link; the file sink does not follow links unless followSymlinks is true`);
+      }
+      throw err;
+    }
+    if (!isWritableTarget(fd)) {
+      closeSync(fd);
+      throw new Error(`${this.filePath} is not a regular file`);
+    }
+    this.fd = fd;
+    this.opened = true;
+    return fd;
   }
+
+  private repair(): void {
+    const repaired = repairTail(this.filePath, this.settings.maxLineBytes, this.settings.followSymlinks);
+    if (repaired === undefined) return;
+    const what =
+      repaired.action === "truncated"
+        ? `removed ${repaired.bytes} bytes of an incomplete last line (a writer stopped mid-line)`
+        : "added the missing line end after the last event";
+    this.diagnostics.record("atof.torn_tail_repaired", `${this.filePath}: ${what}`);
+  }
+}
+
+function isSymlink(path: string): boolean {
+  try {
+    return lstatSync(path).isSymbolicLink();
+  } catch {
+    return false;
+  }
+}
+
+/** Regular files, and character devices such as /dev/null; FIFOs and sockets would block a synchronous write. */
+function isWritableTarget(fd: number): boolean {
+  const stat = fstatSync(fd);
+  return stat.isFile() || stat.isCharacterDevice();
 }

@@ -13,8 +13,13 @@ export interface AtofFileOptions extends AtofBufferOptions {
   path?: string;
   /** Directory for the default file name `relaytrace-atof-<UTC time>-<pid>.jsonl`; created if missing. */
   outputDirectory?: string;
-  /** `append` (default) keeps existing lines; `overwrite` truncates the file when it is first opened. */
+  /**
+   * `append` (default) keeps existing lines (a torn last line left by a killed writer is cut off
+   * first, and reported); `overwrite` truncates the file when it is first opened.
+   */
   mode?: "append" | "overwrite";
+  /** Write through a symbolic link at `path` (default false: a link there is refused). */
+  followSymlinks?: boolean;
 }
 
 /** An ATOF exporter that POSTs batches of JSONL lines to an HTTP receiver, with retries. */

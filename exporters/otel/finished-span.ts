@@ -20,6 +20,8 @@ export interface FinishedSpanInit {
   events: TimedEvent[];
   resource: Resource;
   scope: InstrumentationScope;
+  /** Attributes the span limits removed. */
+  droppedAttributesCount?: number;
 }
 
 /**
@@ -40,7 +42,7 @@ export class FinishedSpan implements ReadableSpan {
   readonly ended = true;
   readonly resource: Resource;
   readonly instrumentationScope: InstrumentationScope;
-  readonly droppedAttributesCount = 0;
+  readonly droppedAttributesCount: number;
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
   private readonly context: SpanContext;
@@ -59,6 +61,7 @@ export class FinishedSpan implements ReadableSpan {
     this.events = init.events;
     this.resource = init.resource;
     this.instrumentationScope = init.scope;
+    this.droppedAttributesCount = init.droppedAttributesCount ?? 0;
   }
 
   spanContext(): SpanContext {

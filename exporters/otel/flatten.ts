@@ -1,5 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { Json } from "../../src/events/json.js";
+import { jsonText as deepJsonText } from "../../src/events/json-text.js";
 
 /**
  * Writes `value` under `prefix`: objects give one attribute per top-level key, nested
@@ -66,7 +67,11 @@ export function jsonText(value: unknown): string {
   try {
     text = JSON.stringify(value) ?? "null";
   } catch {
-    return String(value);
+    try {
+      text = deepJsonText(value as Json); // nesting too deep for V8's recursive stringify (a foreign file)
+    } catch {
+      return String(value);
+    }
   }
   if (frozen) jsonCache.set(value as object, text);
   return text;

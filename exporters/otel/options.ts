@@ -1,4 +1,6 @@
-import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { TracerProvider } from "@opentelemetry/api";
+import type { Sampler, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { checkProtocol, type OtlpProtocol } from "./env.js";
 import type { AttributeMapping } from "./attribute-controls.js";
 import type { MarkProjectionSetting } from "./marks.js";
 import type { ProjectionName } from "./projection.js";
@@ -64,6 +66,37 @@ export interface OtelExporterOptions {
    * projection-set keys are never touched; the end event's value wins over the start's).
    */
   promoteMetadataPrefixes?: string[];
+  /**
+   * OTLP/HTTP encoding: `http/protobuf` (the specification's default) or `http/json`. Default
+   * `OTEL_EXPORTER_OTLP_TRACES_PROTOCOL`, else `OTEL_EXPORTER_OTLP_PROTOCOL`, else protobuf; `grpc`
+   * is refused at construction. Logs and metrics use the same encoding unless their own variable says otherwise.
+   */
+  protocol?: OtlpProtocol;
+  /**
+   * The app's OpenTelemetry SDK 2.x TracerProvider (a NodeSDK's global one works): spans then carry
+   * its resource, go to its span processors and trace roots honour its sampler. relaytrace never
+   * shuts it down (`shutdown()` only flushes it). `endpoint`, `headers`, `spanExporter`, the batch
+   * options, `serviceName` and `resourceAttributes` do not apply then: the provider's pipeline decides.
+   */
+  tracerProvider?: TracerProvider;
+  /**
+   * Decides which traces are kept; asked once per trace (at its root), every other span follows
+   * that decision. Default: the `tracerProvider`'s sampler, else `OTEL_TRACES_SAMPLER` /
+   * `OTEL_TRACES_SAMPLER_ARG`, else parent-based always-on.
+   */
+  sampler?: Sampler;
+  /**
+   * Marks (not metric marks) as OTLP log records at `/v1/logs`; `true` sends them next to the
+   * traces endpoint (`…/v1/traces` → `…/v1/logs`, else the `OTEL_EXPORTER_OTLP_LOGS_*` variables).
+   * `OTEL_LOGS_EXPORTER=none` turns it off, `console` prints instead. Default off.
+   */
+  logs?: boolean | { endpoint?: string; headers?: Record<string, string> };
+  /**
+   * Metric marks and the GenAI client metrics as OTLP metrics at `/v1/metrics`; `true` sends them
+   * next to the traces endpoint. `exportIntervalMillis` default `OTEL_METRIC_EXPORT_INTERVAL`, else
+   * 60000. `OTEL_METRICS_EXPORTER=none` turns it off, `console` prints instead. Default off.
+   */
+  metrics?: boolean | { endpoint?: string; headers?: Record<string, string>; exportIntervalMillis?: number };
 }
 
 const OWNER = "OtelExporter";
@@ -71,6 +104,7 @@ const KEYS: readonly (keyof OtelExporterOptions)[] = [
   "projection", "endpoint", "headers", "serviceName", "namespace", "markProjection", "markExcludeNames",
   "spanExporter", "timeoutMillis", "maxQueueSize", "maxExportBatchSize", "scheduledDelayMillis",
   "resourceAttributes", "instrumentationScope", "attributeMappings", "promoteMetadataPrefixes",
+  "protocol", "tracerProvider", "sampler", "logs", "metrics",
 ];
 const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
 const MARK_SETTINGS: readonly MarkProjectionSetting[] = ["inherit", "event", "tool"];
@@ -79,7 +113,11 @@ const MARK_SETTINGS: readonly MarkProjectionSetting[] = ["inherit", "event", "to
  * Checks what the exporter itself reads (the attribute controls check their own two options) and
  * returns the OTLP URL to use, if any: configuration mistakes fail at startup, not as lost spans.
  */
-export function checkOtelOptions(options: OtelExporterOptions): { endpoint: string | undefined } {
+export function checkOtelOptions(options: OtelExporterOptions): {
+  endpoint: string | undefined;
+  logsEndpoint: string | undefined;
+  metricsEndpoint: string | undefined;
+} {
   const bag = requireObject(OWNER, "options", options);
   rejectUnknownKeys(OWNER, bag, KEYS);
   if (bag["projection"] === undefined) throw new TypeError(`${OWNER}: projection is required ("full" | "openinference" | "gen_ai")`);
@@ -99,15 +137,42 @@ export function checkOtelOptions(options: OtelExporterOptions): { endpoint: stri
   optionalNumber(OWNER, "maxQueueSize", bag["maxQueueSize"], 1);
   optionalNumber(OWNER, "maxExportBatchSize", bag["maxExportBatchSize"], 1);
   optionalNumber(OWNER, "scheduledDelayMillis", bag["scheduledDelayMillis"], 0);
-  return { endpoint: resolveEndpoint(bag["endpoint"]) };
+  if (bag["protocol"] !== undefined) {
+    if (typeof bag["protocol"] !== "string") throw new TypeError(`${OWNER}: protocol must be "http/protobuf" or "http/json"`);
+    checkProtocol(OWNER, "protocol", bag["protocol"]);
+  }
+  const sampler = bag["sampler"];
+  if (sampler !== undefined && (typeof sampler !== "object" || sampler === null || typeof (sampler as Sampler).shouldSample !== "function")) {
+    throw new TypeError(`${OWNER}: sampler must be an OpenTelemetry Sampler (an object with shouldSample())`);
+  }
+  const logs = checkSignal("logs", bag["logs"], ["endpoint", "headers"]);
+  const metrics = checkSignal("metrics", bag["metrics"], ["endpoint", "headers", "exportIntervalMillis"]);
+  if (metrics) optionalNumber(OWNER, "metrics.exportIntervalMillis", metrics["exportIntervalMillis"], 1);
+  return {
+    endpoint: resolveEndpoint(bag["endpoint"]),
+    logsEndpoint: logs ? resolveEndpoint(logs["endpoint"], "logs.endpoint", "/v1/logs") : undefined,
+    metricsEndpoint: metrics ? resolveEndpoint(metrics["endpoint"], "metrics.endpoint", "/v1/metrics") : undefined,
+  };
+}
+
+/** `true`, `false` or an options object with only `allowed` keys; returns the object form. */
+function checkSignal(key: string, value: unknown, allowed: string[]): Record<string, unknown> | undefined {
+  if (value === undefined || value === false) return undefined;
+  if (value === true) return {};
+  const bag = requireObject(OWNER, key, value);
+  for (const k of Object.keys(bag)) {
+    if (!allowed.includes(k)) throw new TypeError(`${OWNER}: unknown option ${key}.${k} (expected ${allowed.join(", ")})`);
+  }
+  optionalStringRecord(OWNER, `${key}.headers`, bag["headers"]);
+  return bag;
 }
 
 /** A bare collector URL is almost always meant as the collector's base: send to its traces path. */
-function resolveEndpoint(value: unknown): string | undefined {
+function resolveEndpoint(value: unknown, key = "endpoint", path = "/v1/traces"): string | undefined {
   if (value === undefined) return undefined;
-  const url = requireHttpUrl(OWNER, "endpoint", value);
+  const url = requireHttpUrl(OWNER, key, value);
   if (url.pathname !== "" && url.pathname !== "/") return value as string;
-  url.pathname = "/v1/traces";
+  url.pathname = path;
   return url.toString();
 }
 

@@ -2,12 +2,10 @@ import { DEFAULT_NAMESPACE, MARK_SESSION_START } from "../../src/events/wire-nam
 import type { Exporter } from "../../src/runtime/exporter.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext, type SpanStatus } from "@opentelemetry/api";
-import { OTLPTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { defaultResource, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
-import { BatchSpanProcessor, type ReadableSpan, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { Resource } from "@opentelemetry/resources";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { parseTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
-import { CountingSpanExporter } from "./counting-span-exporter.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FinishedSpan, type InstrumentationScope } from "./finished-span.js";
 import { createProjection } from "./projections.js";
@@ -18,10 +16,16 @@ import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
 import { SpanRegistry } from "./span-registry.js";
 import { recordedRemoteParent } from "./remote-parent.js";
-import { applyErrorOutcome, statusOf } from "./status.js";
+import { applyErrorOutcome, errorTypeOf, statusOf } from "./status.js";
 import { checkOtelOptions, type OtelExporterOptions } from "./options.js";
 import { attributeKey } from "./flatten.js";
 import { AttributeControls } from "./attribute-controls.js";
+import { sdkDisabled } from "./env.js";
+import type { MarkLogs } from "./mark-logs.js";
+import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from "./pipeline.js";
+import { sampleSpan } from "./sampling.js";
+import type { SignalMetrics } from "./signal-metrics.js";
+import { applySpanLimits } from "./span-limits.js";
 
 /** The private attribute namespace used when `namespace` is not set. */
 export { DEFAULT_NAMESPACE };
@@ -42,16 +46,18 @@ export class OtelExporter implements Exporter {
   private readonly impl: Projection;
   private readonly registry = new SpanRegistry();
   private readonly counter = new DiagnosticCounter();
-  private readonly sink: CountingSpanExporter;
-  private readonly processor: BatchSpanProcessor;
-  private readonly resource: Resource;
+  private readonly pipeline: TracePipeline | undefined;
+  private readonly logs: MarkLogs | undefined;
+  private readonly metrics: SignalMetrics | undefined;
+  private readonly resource: Resource | undefined;
   private readonly scope: InstrumentationScope;
   private readonly markSetting: MarkProjectionSetting;
   private readonly markExclude: ReadonlySet<string>;
-  private readonly maxQueueSize: number;
   private readonly timeoutMillis: number;
   /** Undefined unless an attribute-control option is set, so spans without them pay one check. */
   private readonly controls: AttributeControls | undefined;
+  /** `OTEL_SDK_DISABLED=true`: events are ignored and nothing is exported. */
+  readonly disabled: boolean;
   private enqueued = 0;
   private lastSeenUs = 0;
   private stopped = false;
@@ -59,7 +65,7 @@ export class OtelExporter implements Exporter {
 
   /** Throws a `TypeError` naming the option on a configuration mistake (unknown key, bad projection, non-http(s) endpoint). */
   constructor(options: OtelExporterOptions) {
-    const { endpoint } = checkOtelOptions(options);
+    const endpoints = checkOtelOptions(options);
     this.projection = options.projection;
     this.registrations = new ExporterRegistrations(`otel:${options.projection}`);
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
@@ -68,21 +74,14 @@ export class OtelExporter implements Exporter {
     this.markExclude = new Set(options.markExcludeNames ?? DEFAULT_MARK_EXCLUDE_NAMES);
     this.controls = AttributeControls.create(options, options.projection, this.namespace, this.counter);
     this.timeoutMillis = options.timeoutMillis ?? 3000;
-    this.maxQueueSize = options.maxQueueSize ?? 2048;
-    this.resource = defaultResource().merge(
-      resourceFromAttributes({
-        "service.name": options.serviceName ?? process.env["OTEL_SERVICE_NAME"] ?? "unknown_service",
-        ...options.resourceAttributes,
-      }),
-    );
     this.scope = { name: options.instrumentationScope ?? "relaytrace", version: VERSION };
-    this.sink = new CountingSpanExporter(options.spanExporter ?? this.otlpExporter(options, endpoint), this.counter);
-    this.processor = new BatchSpanProcessor(this.sink, {
-      maxQueueSize: this.maxQueueSize,
-      maxExportBatchSize: Math.min(options.maxExportBatchSize ?? 512, this.maxQueueSize),
-      scheduledDelayMillis: options.scheduledDelayMillis ?? 5000,
-      exportTimeoutMillis: this.timeoutMillis,
-    });
+    this.disabled = sdkDisabled();
+    if (this.disabled) return; // OTEL_SDK_DISABLED: every signal off, nothing built
+    this.pipeline = tracePipeline(options, endpoints.endpoint, this.scope, this.counter);
+    this.timeoutMillis = this.pipeline.timeoutMillis;
+    this.resource = this.pipeline.resource;
+    this.logs = logsPipeline(options, endpoints, this.resource, this.scope, this.namespace, this.counter);
+    this.metrics = metricsPipeline(options, endpoints, this.resource, this.scope, this.counter);
   }
 
   /**
@@ -95,7 +94,7 @@ export class OtelExporter implements Exporter {
 
   /** Feeds one event (what the subscription does); never throws. */
   onEvent(event: AtofEvent): void {
-    if (this.stopped) return;
+    if (this.stopped || this.disabled) return;
     try {
       const us = parseTimestamp(event.timestamp);
       if (us > this.lastSeenUs) this.lastSeenUs = us;
@@ -110,7 +109,11 @@ export class OtelExporter implements Exporter {
   /** Exports every finished span; bounded by `timeoutMillis`, failures counted, never rejects. */
   async forceFlush(): Promise<void> {
     await this.registrations.flushDelivery();
-    await this.bounded(this.processor.forceFlush(), "otel.flush_failed");
+    await Promise.all([
+      this.pipeline?.processor ? this.bounded(this.pipeline.processor.forceFlush(), "otel.flush_failed") : undefined,
+      this.logs ? this.bounded(this.logs.forceFlush(), "otel.logs_flush_failed") : undefined,
+      this.metrics ? this.bounded(this.metrics.forceFlush(), "otel.metrics_flush_failed") : undefined,
+    ]);
   }
 
   /** Ends still-open spans as errors, flushes and stops; idempotent and bounded in time. */
@@ -137,7 +140,13 @@ export class OtelExporter implements Exporter {
       this.counter.recordError("otel.event_failed", error);
     }
     this.stopped = true;
-    await this.bounded(this.processor.shutdown(), "otel.shutdown_failed");
+    const processor = this.pipeline?.processor;
+    // An app's provider is the app's to shut down: relaytrace only flushes what it handed over.
+    await Promise.all([
+      processor ? this.bounded(this.pipeline!.owned ? processor.shutdown() : processor.forceFlush(), "otel.shutdown_failed") : undefined,
+      this.logs ? this.bounded(this.logs.shutdown(), "otel.logs_shutdown_failed") : undefined,
+      this.metrics ? this.bounded(this.metrics.shutdown(), "otel.metrics_shutdown_failed") : undefined,
+    ]);
   }
 
   private onStart(start: ScopeEvent, us: number): void {
@@ -145,17 +154,22 @@ export class OtelExporter implements Exporter {
       this.counter.record("otel.duplicate_start", `scope ${start.uuid} started twice; second start ignored`);
       return;
     }
-    const parent = this.registry.resolveParent(start.parent_uuid, recordedRemoteParent(start.metadata));
+    this.metrics?.onStart(start, us);
+    const appParent = recordedRemoteParent(start.metadata);
+    const parent = this.registry.resolveParent(start.parent_uuid, appParent);
     const hex = idHex(start.uuid);
+    const traceId = parent ? parent.context.traceId : hex;
+    const name = this.impl.spanName(start);
+    const kind = this.impl.spanKind(start);
     const context: SpanContext = {
-      traceId: parent ? parent.context.traceId : hex,
+      traceId,
       spanId: hex.slice(16),
-      traceFlags: TraceFlags.SAMPLED,
+      traceFlags: sampleSpan(this.pipeline!.sampler, parent, appParent, traceId, name, kind, {}, this.counter),
     };
     const span: OpenSpan = {
       uuid: start.uuid,
-      name: this.impl.spanName(start),
-      kind: this.impl.spanKind(start),
+      name,
+      kind,
       category: start.category,
       context,
       parentContext: parent?.context,
@@ -179,15 +193,21 @@ export class OtelExporter implements Exporter {
     if (!span) return; // an end without an open span (unknown or already ended) is ignored
     const status = statusOf(end.metadata, this.counter);
     const failed = status.code === SpanStatusCode.ERROR;
+    this.metrics?.onEnd(end, us, failed ? errorTypeOf(end.metadata) : undefined);
     this.impl.onEnd(end, span, !failed);
     if (failed) applyErrorOutcome(span, end.metadata, us, this.impl.writesErrorType);
     this.finish(span, us, status, end);
   }
 
   private onMark(mark: MarkEvent, us: number): void {
-    if (!this.impl.rendersMarks || isMetricMark(mark)) return;
-    const ns = this.namespace;
+    if (isMetricMark(mark)) {
+      this.metrics?.onMetricMark(mark);
+      return;
+    }
     const parent = this.registry.resolveParent(mark.parent_uuid);
+    this.logs?.emit(mark, us, parent?.context);
+    if (!this.impl.rendersMarks) return;
+    const ns = this.namespace;
     if (mark.name === MARK_SESSION_START && this.impl.writesSessionIdentity && parent?.open) {
       let root: OpenSpan | undefined = parent.open;
       while (root && !root.isTraceRoot) root = root.parentSpan;
@@ -204,10 +224,11 @@ export class OtelExporter implements Exporter {
     this.impl.decorateMarkSpan(mark, attrs, asTool ? "tool" : "orphan");
     if (!parent?.open) attrs[attributeKey(ns, "mark.orphan")] = true;
     this.controls?.applyMappings(attrs);
+    const traceId = parent ? parent.context.traceId : traceIdFromUuid(mark.uuid);
     const context: SpanContext = {
-      traceId: parent ? parent.context.traceId : traceIdFromUuid(mark.uuid),
+      traceId,
       spanId: spanIdFromUuid(mark.uuid),
-      traceFlags: TraceFlags.SAMPLED,
+      traceFlags: sampleSpan(this.pipeline!.sampler, parent, undefined, traceId, `mark:${mark.name}`, SpanKind.INTERNAL, {}, this.counter),
     };
     this.registry.remember(mark.uuid, context);
     this.enqueue(
@@ -221,7 +242,7 @@ export class OtelExporter implements Exporter {
         status: { code: SpanStatusCode.UNSET },
         attributes: attrs,
         events: [],
-        resource: this.resource,
+        resource: this.resource!,
         scope: this.scope,
       }),
     );
@@ -231,6 +252,7 @@ export class OtelExporter implements Exporter {
     span.ended = true;
     this.controls?.finishScope(span.attributes, span.start.metadata, end?.metadata);
     this.registry.complete(span);
+    const dropped = applySpanLimits(span.attributes, this.pipeline!.limits);
     this.enqueue(
       new FinishedSpan({
         name: span.name,
@@ -242,29 +264,25 @@ export class OtelExporter implements Exporter {
         status,
         attributes: span.attributes,
         events: span.events,
-        resource: this.resource,
+        resource: this.resource!,
         scope: this.scope,
+        droppedAttributesCount: dropped,
       }),
     );
   }
 
-  /** Hands a span to the batch processor, dropping (and counting) when its queue is full. */
+  /** Hands a sampled span to the span processor; relaytrace's own batch queue drops (and counts) when full. */
   private enqueue(span: ReadableSpan): void {
-    if (this.enqueued - this.sink.handedOff >= this.maxQueueSize) {
-      this.counter.record("otel.spans_dropped", "span dropped: the export queue is full");
-      return;
+    const pipeline = this.pipeline!;
+    if (pipeline.processor === undefined || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    if (pipeline.sink !== undefined) {
+      if (this.enqueued - pipeline.sink.handedOff >= pipeline.maxQueueSize) {
+        this.counter.record("otel.spans_dropped", "span dropped: the export queue is full");
+        return;
+      }
+      this.enqueued += 1;
     }
-    this.enqueued += 1;
-    this.processor.onEnd(span);
-  }
-
-  private otlpExporter(options: OtelExporterOptions, endpoint: string | undefined): SpanExporter {
-    const config: { url?: string; headers?: Record<string, string>; timeoutMillis: number } = {
-      timeoutMillis: options.timeoutMillis ?? 3000,
-    };
-    if (endpoint !== undefined) config.url = endpoint;
-    if (options.headers) config.headers = options.headers;
-    return new OTLPTraceExporter(config);
+    pipeline.processor.onEnd(span);
   }
 
   private async bounded(work: Promise<void>, code: string): Promise<void> {

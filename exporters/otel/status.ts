@@ -52,3 +52,8 @@ export function applyErrorOutcome(span: OpenSpan, metadata: Json, endUs: number,
     if (exceptionType !== undefined) parent.childExceptionType ??= exceptionType;
   }
 }
+
+/** The `error.type` of a failed end (metadata), `_OTHER` when it names none. */
+export function errorTypeOf(metadata: Json): string {
+  return stringKey(metadata, ERROR_TYPE) ?? ERROR_TYPE_OTHER;
+}

@@ -1,5 +1,4 @@
 import type { AtofEvent } from "../events/types.js";
-import { writeFile } from "node:fs/promises";
 import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { validateAtif } from "../../exporters/atif/validate.js";
@@ -11,9 +10,14 @@ import { atifTree } from "./atif-tree.js";
 import { convertToAtif } from "./convert-atif.js";
 import { detectViewInput } from "./viewer/load.js";
 import { UsageError } from "./args.js";
-import { detectKind, InputError, readAtofEvents, readJsonDocument, spansFromEvents } from "./input.js";
-import { createReadStream } from "node:fs";
-import { createInterface } from "node:readline";
+import { describeReadError, detectKind, InputError, readAtofEvents, readJsonDocument, sortByTime, spansFromEvents } from "./input.js";
+import { openOutput, type TextOutput } from "./output.js";
+import { DataLossError, projectSpans } from "./span-stream.js";
+import { jsonTextChunks } from "../events/json-text.js";
+import type { Json } from "../events/json.js";
+import { DEFAULT_MAX_LINE_BYTES, TORN_LAST_LINE } from "../events/atof-reader.js";
+import type { AtofWarning } from "../events/atof-errors.js";
+import { splitFileLines } from "../events/line-splitter.js";
 
 export interface Io {
   out(line: string): void;
@@ -28,6 +32,13 @@ function progressReporter(io: Io, path: string): (lines: number) => void {
   return (lines) => io.progress(`reading ${path}: ${lines.toLocaleString("en-US")} lines`);
 }
 
+/** A torn last line is skipped by the reader; say so, on stderr, rather than convert silently. */
+function tornLineReporter(io: Io, path: string): (warning: AtofWarning) => void {
+  return (w) => {
+    if (w.code === TORN_LAST_LINE) io.err(`relaytrace: ${path}:${w.lineNo}: ${w.message}`);
+  };
+}
+
 /** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
 export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined, serviceName?: string): Promise<number> {
   // Several files are one stream: events are sorted by time before projection.
@@ -35,30 +46,45 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
   for (const f of files) {
     const kind = await detectViewInput(f);
     if (kind !== "atof") throw new InputError(`${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`);
-    events.push(...(await readAtofEvents(f, progressReporter(io, f))));
+    await readAtofEvents(f, progressReporter(io, f), events, tornLineReporter(io, f));
   }
   const file = files.join(", ");
   if (to === "atif") return convertToAtif(io, events, file, output, agentName, describeWriteError);
-  let text: string;
-  const spans = await spansFromEvents(events, projection, serviceName);
-  if (to === "tree") {
-    text = toTree(spans, { durations: true });
-  } else {
-    const bytes = JsonTraceSerializer.serializeRequest(spans);
-    if (!bytes) throw new InputError(`${file}: the spans could not be encoded as OTLP JSON`);
-    text = JSON.stringify(JSON.parse(Buffer.from(bytes).toString("utf8")), null, 2);
-  }
-  if (output) {
-    try {
-      await writeFile(output, `${text}\n`);
-    } catch (error) {
-      throw new InputError(`cannot write ${output}: ${describeWriteError(error)}`);
+  const out = openOutput(io, output);
+  let spanCount = 0;
+  try {
+    if (to === "tree") {
+      const spans = await spansFromEvents(events, projection, serviceName);
+      spanCount = spans.length;
+      out.write(`${toTree(spans, { durations: true })}\n`);
+    } else {
+      spanCount = await writeOtlpJson(out, events, projection, serviceName);
     }
-    io.err(`wrote ${output} (${events.length} events in)`);
-  } else {
-    io.out(text);
+  } finally {
+    out.close();
   }
+  if (output) io.err(`wrote ${output} (${events.length} events in, ${spanCount} spans out)`);
   return 0;
+}
+
+/**
+ * One OTLP/JSON ExportTraceServiceRequest, written as the spans come out of the projection: each
+ * batch adds its `resourceSpans` entries, so no step holds every span's JSON at once.
+ */
+async function writeOtlpJson(out: TextOutput, events: readonly AtofEvent[], projection: ProjectionName, serviceName?: string): Promise<number> {
+  let entries = 0;
+  out.write('{\n  "resourceSpans": [');
+  const count = await projectSpans(sortByTime(events), events.length, projection, serviceName, (spans) => {
+    const bytes = JsonTraceSerializer.serializeRequest(spans);
+    if (!bytes) throw new DataLossError(`${spans.length} spans could not be encoded as OTLP JSON`);
+    const request = JSON.parse(Buffer.from(bytes).toString("utf8")) as { resourceSpans?: Json[] };
+    for (const entry of request.resourceSpans ?? []) {
+      out.write(entries++ === 0 ? "\n    " : ",\n    ");
+      for (const chunk of jsonTextChunks(entry, 2)) out.write(chunk.replace(/\n/g, "\n    "));
+    }
+  });
+  out.write(entries > 0 ? "\n  ]\n}\n" : "]\n}\n");
+  return count;
 }
 
 /** `relaytrace validate FILE`: ATIF or ATOF; every problem with its JSON path or line number. */
@@ -87,23 +113,28 @@ export async function validate(io: Io, file: string): Promise<number> {
   let lineNo = 0;
   let events = 0;
   let problems = 0;
-  const lines = createInterface({ input: createReadStream(file, { encoding: "utf8" }), crlfDelay: Infinity });
   try {
-    for await (const line of lines) {
-      lineNo++;
-      if (line.trim() === "") continue;
+    for await (const line of splitFileLines(file, DEFAULT_MAX_LINE_BYTES)) {
+      lineNo = line.lineNo;
+      if (line.text === null) {
+        throw new InputError(`${file}:${lineNo}: line is longer than ${DEFAULT_MAX_LINE_BYTES} bytes; not an ATOF file this reader can check`);
+      }
+      const text = line.text.endsWith("\r") ? line.text.slice(0, -1) : line.text;
+      if (text.trim() === "") continue;
       try {
-        const event = parseAtofLine(line, lineNo);
+        const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo);
         pairing.check(event, lineNo);
         events++;
       } catch (error) {
         problems++;
-        io.out(`${file}:${lineNo}: ${(error as Error).message}`);
+        const torn = line.terminated ? "" : " (the last line has no line end: a writer stopped mid-line)";
+        io.out(`${file}:${lineNo}: ${(error as Error).message}${torn}`);
       }
       if (lineNo % 50_000 === 0) io.progress(`validating ${file}: ${lineNo.toLocaleString("en-US")} lines`);
     }
   } catch (error) {
-    throw new InputError(`${file}: cannot read (${(error as Error).message})`);
+    if (error instanceof InputError) throw error;
+    throw describeReadError(file, error);
   }
   if (problems > 0) {
     io.err(`${file}: invalid ATOF (${problems} problem${problems === 1 ? "" : "s"} in ${lineNo} lines)`);
@@ -131,7 +162,7 @@ export async function tree(io: Io, file: string, projection: ProjectionName): Pr
     }
     return 0;
   }
-  const events = await readAtofEvents(file, progressReporter(io, file));
+  const events = await readAtofEvents(file, progressReporter(io, file), [], tornLineReporter(io, file));
   const spans = await spansFromEvents(events, projection);
   io.out(spans.length > 0 ? toTree(spans, { durations: true }) : "(no spans: the file has no scope events)");
   return 0;

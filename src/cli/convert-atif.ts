@@ -1,8 +1,11 @@
-import { mkdir, stat, writeFile } from "node:fs/promises";
+import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { atofToAtif } from "../../exporters/atif/project.js";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import type { AtofEvent } from "../events/types.js";
+import type { Json } from "../events/json.js";
+import { jsonText } from "../events/json-text.js";
+import { makeDirectory } from "../../exporters/files/make-directory.js";
 import { UsageError } from "./args.js";
 import { InputError } from "./input.js";
 import type { Io } from "./commands.js";
@@ -22,7 +25,7 @@ async function isDirectory(path: string): Promise<boolean> {
 
 async function writeOne(path: string, doc: AtifTrajectory, describe: (e: unknown) => string): Promise<void> {
   try {
-    await writeFile(path, `${JSON.stringify(doc, null, 2)}\n`);
+    await writeFile(path, `${jsonText(doc as unknown as Json, 2)}\n`);
   } catch (error) {
     throw new InputError(`cannot write ${path}: ${describe(error)}`);
   }
@@ -46,7 +49,7 @@ export async function convertToAtif(
   if (docs.length === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);
   if (output === undefined) {
     if (docs.length > 1) throw new UsageError(`${file} holds ${docs.length} runs: pass -o DIR to write one trajectory file per run`);
-    io.out(JSON.stringify(docs[0], null, 2));
+    io.out(jsonText(docs[0] as unknown as Json, 2)); // not JSON.stringify: it recurses, and subagents nest as deep as the input
     return 0;
   }
   const intoDirectory = docs.length > 1 || output.endsWith("/") || (await isDirectory(output));
@@ -56,7 +59,7 @@ export async function convertToAtif(
     return 0;
   }
   try {
-    await mkdir(output, { recursive: true });
+    makeDirectory(output); // not mkdir -p: that loops forever on /proc
   } catch (error) {
     throw new InputError(`cannot write into ${output}: ${describeWriteError(error)}`);
   }

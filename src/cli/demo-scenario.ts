@@ -1,8 +1,8 @@
-import { mkdir } from "node:fs/promises";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { AtifExporter } from "../../exporters/atif/exporter.js";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { AtofExporter } from "../../exporters/atof/atof-exporter.js";
+import { makeDirectory } from "../../exporters/files/make-directory.js";
 import { OtelExporter } from "../../exporters/otel/otel-exporter.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { startScriptedProvider } from "../../exporters/testing/scripted-provider.js";
@@ -98,7 +98,7 @@ async function hostAnswers(request: Request): Promise<Answer> {
 /** Runs the demo agent with every exporter attached and returns what it produced. */
 export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   try {
-    await mkdir(options.outDir, { recursive: true });
+    makeDirectory(options.outDir);
   } catch (error) {
     throw new InputError(`cannot use ${options.outDir} for the output files: ${describeWriteError(error)}`);
   }

@@ -3,7 +3,8 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { AtofEvent } from "../events/types.js";
 import { streamAtofFile } from "../events/atof-reader.js";
 import { parseTimestamp } from "../events/timestamp.js";
-import { SpanCapture } from "../../exporters/testing/span-capture.js";
+import { projectSpans } from "./span-stream.js";
+import type { AtofWarning } from "../events/atof-errors.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 
 export type InputKind = "atif" | "atof";
@@ -16,7 +17,8 @@ export class InputError extends Error {
   }
 }
 
-function describeFsError(path: string, error: unknown): InputError {
+/** One line for a file that cannot be read: the usual causes by name. */
+export function describeReadError(path: string, error: unknown): InputError {
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return new InputError(`${path}: no such file`);
   if (code === "EISDIR") return new InputError(`${path}: is a directory, not a file`);
@@ -40,7 +42,7 @@ export async function detectKind(path: string): Promise<InputKind> {
       await handle.close();
     }
   } catch (error) {
-    throw describeFsError(path, error);
+    throw describeReadError(path, error);
   }
   const firstLine = head.split("\n", 1)[0]!.trim();
   try {
@@ -58,7 +60,7 @@ export async function readJsonDocument(path: string): Promise<unknown> {
   try {
     text = await readFile(path, "utf8");
   } catch (error) {
-    throw describeFsError(path, error);
+    throw describeReadError(path, error);
   }
   try {
     return JSON.parse(text) as unknown;
@@ -67,17 +69,25 @@ export async function readJsonDocument(path: string): Promise<unknown> {
   }
 }
 
-/** Reads an ATOF file (ours or another producer's), reporting progress on long files. */
-export async function readAtofEvents(path: string, onProgress?: (lines: number) => void): Promise<AtofEvent[]> {
-  const events: AtofEvent[] = [];
+/**
+ * Reads an ATOF file (ours or another producer's) into `into`, reporting progress on long files and
+ * each warning (a torn last line) as it is found. One pushed event at a time: no spread of a
+ * large array into arguments.
+ */
+export async function readAtofEvents(
+  path: string,
+  onProgress?: (lines: number) => void,
+  into: AtofEvent[] = [],
+  onWarning?: (warning: AtofWarning) => void,
+): Promise<AtofEvent[]> {
   try {
-    for await (const event of streamAtofFile(path, { onProgress })) events.push(event);
+    for await (const event of streamAtofFile(path, { onProgress, ...(onWarning ? { onWarning } : {}) })) into.push(event);
   } catch (error) {
     const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw describeFsError(path, error);
+    if (code) throw describeReadError(path, error);
     throw new InputError(`${path}: ${(error as Error).message}`);
   }
-  return events;
+  return into;
 }
 
 /** Sorts by normalized timestamp, keeping stream order on ties (events of other producers arrive unsorted). */
@@ -88,10 +98,11 @@ export function sortByTime(events: readonly AtofEvent[]): AtofEvent[] {
     .map((e) => e.event);
 }
 
-/** Projects ATOF events to finished spans through the real exporter, in memory. */
+/** Projects ATOF events to finished spans through the real exporter, in memory, losing none (see projectSpans). */
 export async function spansFromEvents(events: readonly AtofEvent[], projection: ProjectionName, serviceName?: string): Promise<ReadableSpan[]> {
-  const capture = new SpanCapture({ projection, ...(serviceName !== undefined ? { serviceName } : {}) });
-  for (const event of sortByTime(events)) capture.onEvent(event);
-  await capture.shutdown(); // ends spans a crashed producer left open, so nothing is lost
-  return capture.spans();
+  const spans: ReadableSpan[] = [];
+  await projectSpans(sortByTime(events), events.length, projection, serviceName, (batch) => {
+    for (const span of batch) spans.push(span);
+  });
+  return spans;
 }

@@ -1,5 +1,6 @@
 #!/usr/bin/env node
 import { relative, resolve } from "node:path";
+import { escapeControlCharactersInLines } from "../../exporters/testing/control-characters.js";
 import { toTree } from "../../exporters/testing/tree.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { oneOf, parseArgs, unknownCommand, UsageError } from "./args.js";
@@ -72,23 +73,24 @@ function consoleIo(): Io {
     shown = false;
   };
   return {
+    // Everything printed may carry names from a foreign file: control characters are escaped.
     out: (line) => {
       clear();
-      process.stdout.write(`${line}\n`);
+      process.stdout.write(`${escapeControlCharactersInLines(line)}\n`);
     },
     err: (line) => {
       clear();
-      process.stderr.write(`${line}\n`);
+      process.stderr.write(`${escapeControlCharactersInLines(line)}\n`);
     },
     progress: (line) => {
       const now = Date.now();
       if (now - last < (tty ? 500 : 2000)) return;
       last = now;
       if (tty) {
-        process.stderr.write(`\r${line}`);
+        process.stderr.write(`\r${escapeControlCharactersInLines(line)}`);
         shown = true;
       } else {
-        process.stderr.write(`${line}\n`);
+        process.stderr.write(`${escapeControlCharactersInLines(line)}\n`);
       }
     },
   };

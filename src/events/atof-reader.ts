@@ -1,14 +1,17 @@
-import { createReadStream } from "node:fs";
-import { readFile } from "node:fs/promises";
-import { createInterface } from "node:readline";
 import { parseAtofLine } from "./atof-codec.js";
-import type { AtofWarning } from "./atof-errors.js";
+import { AtofParseError, type AtofWarning } from "./atof-errors.js";
 import { AtofPairingChecker } from "./atof-pairing.js";
+import { splitFileLines } from "./line-splitter.js";
 import type { AtofEvent } from "./types.js";
+
+/** Longest line the readers accept unless told otherwise: 64 MiB (UTF-8 bytes in files, characters in text). */
+export const DEFAULT_MAX_LINE_BYTES = 64 * 1024 * 1024;
 
 export interface ParseAtofOptions {
   /** Check start/end pairing across the stream (default true). */
   checkPairing?: boolean;
+  /** A longer line is an `AtofParseError` naming it, read in bounded memory; default `DEFAULT_MAX_LINE_BYTES` (64 MiB). */
+  maxLineBytes?: number;
 }
 
 export interface StreamAtofOptions extends ParseAtofOptions {
@@ -25,7 +28,29 @@ export interface AtofReadResult {
   warnings: AtofWarning[];
 }
 
-/** Reads lines into events; shared by the text and the streaming readers so both behave the same. */
+/** Warning code of a last line cut off mid-event (a writer was killed or is still writing): skipped, never half-read. */
+export const TORN_LAST_LINE = "torn_last_line";
+
+function maxLineOf(options: ParseAtofOptions): number {
+  const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
+  if (typeof max !== "number" || !(max > 0)) throw new TypeError(`maxLineBytes must be a positive number, got ${JSON.stringify(max)}`);
+  return max;
+}
+
+function tooLong(lineNo: number, bytes: number, max: number): AtofParseError {
+  return new AtofParseError(lineNo, `line is longer than ${max} bytes (${bytes} so far); raise maxLineBytes to read it`);
+}
+
+function isJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
+
+/** Reads lines into events; shared by the text and the file readers so both behave the same. */
 class LineReader {
   private readonly pairing: AtofPairingChecker | null;
   lineNo = 0;
@@ -44,50 +69,71 @@ class LineReader {
     this.pairing?.check(event, this.lineNo, this.warnings);
     return event;
   }
+
+  /** A line that could not be taken (torn or skipped) still counts for the numbers of the next ones. */
+  skip(code: string, message: string): void {
+    this.lineNo += 1;
+    this.warnings.push({ lineNo: this.lineNo, code, message });
+  }
 }
 
 /** Parses a whole ATOF JSONL text (blank lines skipped). Throws AtofParseError on the first bad line. */
 export function parseAtof(text: string, options: ParseAtofOptions = {}): AtofReadResult {
+  const max = maxLineOf(options);
   const warnings: AtofWarning[] = [];
   const reader = new LineReader(options, warnings);
   const events: AtofEvent[] = [];
-  for (const line of text.split("\n")) {
+  let from = 0;
+  while (from <= text.length) {
+    let end = text.indexOf("\n", from);
+    if (end < 0) end = text.length;
+    const line = text.slice(from, end);
+    if (line.length > max / 3 && Buffer.byteLength(line, "utf8") > max) throw tooLong(reader.lineNo + 1, Buffer.byteLength(line, "utf8"), max);
     const event = reader.next(line);
     if (event !== null) events.push(event);
+    from = end + 1;
   }
   return { events, warnings };
 }
 
-/** Reads and parses a whole ATOF JSONL file into memory. */
+/** Reads and parses a whole ATOF JSONL file into memory (what `streamAtofFile` yields, collected). */
 export async function readAtofFile(path: string, options: ParseAtofOptions = {}): Promise<AtofReadResult> {
-  return parseAtof(await readFile(path, "utf8"), options);
+  const events: AtofEvent[] = [];
+  const stream = streamAtofFile(path, options);
+  for (;;) {
+    const step = await stream.next();
+    if (step.done) return { events, warnings: step.value };
+    events.push(step.value);
+  }
 }
 
 /**
- * Streams the events of an ATOF JSONL file line by line, for files too big to hold as text.
- * Throws AtofParseError (from the iteration) on the first bad line.
+ * Streams the events of an ATOF JSONL file line by line, in memory bounded by `maxLineBytes`.
+ * Throws AtofParseError (from the iteration) on the first bad or overlong line. A last line without
+ * its `\n` that is not complete JSON (a writer killed mid-line) is skipped with a `torn_last_line`
+ * warning: a reader never yields part of an event.
  */
 export async function* streamAtofFile(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofEvent, AtofWarning[]> {
+  const max = maxLineOf(options);
   const warnings: AtofWarning[] = [];
   const reader = new LineReader(options, warnings);
   const every = Math.max(1, options.progressEvery ?? 1000);
   let reported = 0;
-  const input = createReadStream(path, { encoding: "utf8" });
-  const lines = createInterface({ input, crlfDelay: Infinity });
-  try {
-    for await (const line of lines) {
-      const before = warnings.length;
-      const event = reader.next(line);
-      if (options.onWarning) for (let i = before; i < warnings.length; i++) options.onWarning(warnings[i]!);
-      if (options.onProgress && reader.lineNo % every === 0) {
-        reported = reader.lineNo;
-        options.onProgress(reported);
-      }
-      if (event !== null) yield event;
+  for await (const line of splitFileLines(path, max)) {
+    const before = warnings.length;
+    let event: AtofEvent | null = null;
+    if (line.text === null) throw tooLong(line.lineNo, line.bytes, max);
+    if (!line.terminated && line.text.trim() !== "" && !isJson(line.text)) {
+      reader.skip(TORN_LAST_LINE, `the last line (${line.bytes} bytes) ends without a line end and is not complete JSON: skipped`);
+    } else {
+      event = reader.next(line.text);
     }
-  } finally {
-    lines.close();
-    input.destroy();
+    if (options.onWarning) for (let i = before; i < warnings.length; i++) options.onWarning(warnings[i]!);
+    if (options.onProgress && reader.lineNo % every === 0) {
+      reported = reader.lineNo;
+      options.onProgress(reported);
+    }
+    if (event !== null) yield event;
   }
   if (options.onProgress && reported !== reader.lineNo) options.onProgress(reader.lineNo);
   return warnings;

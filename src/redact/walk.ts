@@ -24,13 +24,17 @@ export function redactJson(value: Json, redact: (text: string) => string, depth 
   }
   let changed = false;
   const out: JsonObject = {};
+  // Next free suffix per redacted key: 4,000 addresses collapsing to one token stay linear.
+  const nextSuffix = new Map<string, number>();
+  const taken = (key: string): boolean => Object.prototype.hasOwnProperty.call(out, key) || Object.prototype.hasOwnProperty.call(value, key);
   for (const [key, item] of Object.entries(value)) {
     let newKey = redact(key);
     if (newKey !== key) {
       changed = true;
-      for (let n = 2; Object.prototype.hasOwnProperty.call(out, newKey) || Object.prototype.hasOwnProperty.call(value, newKey); n++) {
-        newKey = `${redact(key)}#${n}`;
-      }
+      const base = newKey;
+      let n = nextSuffix.get(base) ?? 2;
+      while (taken(newKey)) newKey = `${base}#${n++}`;
+      nextSuffix.set(base, n);
     }
     const next = redactJson(item, redact, depth + 1);
     if (next !== item) changed = true;

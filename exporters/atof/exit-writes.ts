@@ -1,0 +1,30 @@
+/** Something that can write what it holds without waiting for the event loop. */
+export interface SyncWriter {
+  writeHeldLinesSync(): void;
+}
+
+const writers = new Set<SyncWriter>();
+let hooked = false;
+
+/** `process.exit()` runs only synchronous 'exit' listeners: the file sinks write their buffers there. */
+function onExit(): void {
+  for (const writer of writers) {
+    try {
+      writer.writeHeldLinesSync();
+    } catch {
+      // a sink never throws, and nothing here may keep the process from exiting
+    }
+  }
+}
+
+/** Registers a sink for the exit-time write; returns the removal. */
+export function writeOnExit(writer: SyncWriter): () => void {
+  if (!hooked) {
+    hooked = true;
+    process.on("exit", onExit);
+  }
+  writers.add(writer);
+  return () => {
+    writers.delete(writer);
+  };
+}

@@ -1,0 +1,116 @@
+import { ROOT_CONTEXT, trace, type SpanContext } from "@opentelemetry/api";
+import { SeverityNumber, type AnyValue, type LogAttributes, type Logger } from "@opentelemetry/api-logs";
+import type { Resource } from "@opentelemetry/resources";
+import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import { isJsonObject, type Json } from "../../src/events/json.js";
+import type { MarkEvent } from "../../src/events/types.js";
+import { severityKey } from "../../src/events/wire-names.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
+import { attributeKey, jsonText } from "./flatten.js";
+import type { InstrumentationScope } from "./finished-span.js";
+import { hrTimeFromMicros } from "./ids.js";
+
+const SEVERITIES: Record<string, [SeverityNumber, string]> = {
+  trace: [SeverityNumber.TRACE, "TRACE"],
+  debug: [SeverityNumber.DEBUG, "DEBUG"],
+  info: [SeverityNumber.INFO, "INFO"],
+  warn: [SeverityNumber.WARN, "WARN"],
+  warning: [SeverityNumber.WARN, "WARN"],
+  error: [SeverityNumber.ERROR, "ERROR"],
+  fatal: [SeverityNumber.FATAL, "FATAL"],
+};
+
+/** Counts failed log exports in the exporter's diagnostics instead of letting them vanish. */
+class CountingLogExporter implements LogRecordExporter {
+  constructor(
+    private readonly inner: LogRecordExporter,
+    private readonly counter: DiagnosticCounter,
+  ) {}
+
+  export(logs: ReadableLogRecord[], done: (result: { code: number; error?: Error }) => void): void {
+    try {
+      this.inner.export(logs, (result) => {
+        if (result.code !== 0) {
+          this.counter.record("otel.logs_export_failed", `log export failed: ${result.error?.message ?? "unknown error"}`);
+          this.counter.record("otel.logs_not_exported", `${logs.length} log record(s) in a failed export`, logs.length);
+        }
+        done(result);
+      });
+    } catch (error) {
+      this.counter.recordError("otel.logs_export_failed", error);
+      done({ code: 1, error: error instanceof Error ? error : new Error(String(error)) });
+    }
+  }
+
+  shutdown(): Promise<void> {
+    return this.inner.shutdown();
+  }
+
+  forceFlush(): Promise<void> {
+    return this.inner.forceFlush?.() ?? Promise.resolve();
+  }
+}
+
+/** A JSON value as an OTLP log body (objects become key-value lists, arrays array values). */
+function bodyOf(data: Json): AnyValue {
+  return data as AnyValue;
+}
+
+/**
+ * Marks as OTLP log records (the logs signal; NeMo Relay's record shape): severity from
+ * `<ns>.log.severity` (INFO when absent), body = the mark's data, the mark's identity and
+ * metadata as `<ns>.*` attributes, and the trace and span ids of the enclosing span, if any.
+ */
+export class MarkLogs {
+  private readonly provider: LoggerProvider;
+  private readonly logger: Logger;
+
+  constructor(
+    exporter: LogRecordExporter,
+    resource: Resource,
+    scope: InstrumentationScope,
+    private readonly ns: string,
+    counter: DiagnosticCounter,
+  ) {
+    this.provider = new LoggerProvider({
+      resource,
+      processors: [new BatchLogRecordProcessor({ exporter: new CountingLogExporter(exporter, counter) })],
+    });
+    this.logger = this.provider.getLogger(scope.name, scope.version);
+  }
+
+  emit(mark: MarkEvent, us: number, enclosing: SpanContext | undefined): void {
+    const ns = this.ns;
+    const metadata = mark.metadata;
+    const severity = isJsonObject(metadata) ? metadata[severityKey(ns)] : undefined;
+    const [severityNumber, severityText] = SEVERITIES[typeof severity === "string" ? severity.toLowerCase() : "info"] ?? SEVERITIES["info"]!;
+    const attributes: LogAttributes = {
+      [attributeKey(ns, "atof.version")]: mark.atof_version,
+      [attributeKey(ns, "mark.name")]: mark.name,
+      [attributeKey(ns, "mark.uuid")]: mark.uuid,
+      [attributeKey(ns, "mark.parent_uuid")]: mark.parent_uuid ?? "",
+    };
+    if (mark.category !== null && mark.category !== undefined) attributes[attributeKey(ns, "mark.category")] = mark.category;
+    if (mark.category_profile !== null && mark.category_profile !== undefined) {
+      attributes[attributeKey(ns, "mark.category_profile")] = jsonText(mark.category_profile);
+    }
+    if (metadata !== null && metadata !== undefined) attributes[attributeKey(ns, "mark.metadata")] = jsonText(metadata);
+    this.logger.emit({
+      eventName: mark.name,
+      timestamp: hrTimeFromMicros(us),
+      severityNumber,
+      severityText,
+      body: bodyOf(mark.data),
+      attributes,
+      context: enclosing ? trace.setSpanContext(ROOT_CONTEXT, enclosing) : ROOT_CONTEXT,
+    });
+  }
+
+  forceFlush(): Promise<void> {
+    return this.provider.forceFlush();
+  }
+
+  shutdown(): Promise<void> {
+    return this.provider.shutdown();
+  }
+}

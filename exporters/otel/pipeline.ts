@@ -1,0 +1,133 @@
+import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
+import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
+import { appPipelineOf } from "./app-provider.js";
+import { CountingSpanExporter } from "./counting-span-exporter.js";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
+import {
+  batchSettingsFromEnv,
+  exporterFromEnv,
+  integerFromEnv,
+  protocolFromEnv,
+  samplerFromEnv,
+  spanLimitsFromEnv,
+  timeoutFromEnv,
+  type EnvProblem,
+  type OtlpProtocol,
+} from "./env.js";
+import type { InstrumentationScope } from "./finished-span.js";
+import { MarkLogs } from "./mark-logs.js";
+import type { OtelExporterOptions } from "./options.js";
+import { SignalMetrics } from "./signal-metrics.js";
+import type { SpanLimitSettings } from "./span-limits.js";
+import { logExporterFor, metricExporterFor, siblingUrl, spanExporterFor } from "./transport.js";
+
+const OWNER = "OtelExporter";
+
+/** Where finished spans go, and the settings every span of this exporter shares. */
+export interface TracePipeline {
+  resource: Resource;
+  /** Undefined when traces are switched off (`OTEL_TRACES_EXPORTER=none`). */
+  processor: SpanProcessor | undefined;
+  /** Set for relaytrace's own batch processor: how far its queue has drained (the app's has no such count). */
+  sink: CountingSpanExporter | undefined;
+  /** Whether relaytrace created the processor (and so shuts it down). */
+  owned: boolean;
+  sampler: Sampler;
+  limits: SpanLimitSettings;
+  maxQueueSize: number;
+  timeoutMillis: number;
+}
+
+export interface Endpoints {
+  endpoint: string | undefined;
+  logsEndpoint: string | undefined;
+  metricsEndpoint: string | undefined;
+}
+
+function reportProblems(problems: EnvProblem[], counter: DiagnosticCounter): void {
+  for (const p of problems) counter.record("otel.env_invalid", p.message);
+}
+
+/** The resource of relaytrace's own pipeline: SDK defaults < `OTEL_RESOURCE_ATTRIBUTES` / `OTEL_SERVICE_NAME` < options. */
+function ownResource(options: OtelExporterOptions): Resource {
+  const fromCode: Record<string, string | number | boolean> = {};
+  if (options.serviceName !== undefined) fromCode["service.name"] = options.serviceName;
+  Object.assign(fromCode, options.resourceAttributes);
+  return defaultResource()
+    .merge(resourceFromAttributes({ "service.name": "unknown_service" }))
+    .merge(detectResources({ detectors: [envDetector] }))
+    .merge(resourceFromAttributes(fromCode));
+}
+
+export function tracePipeline(options: OtelExporterOptions, endpoint: string | undefined, scope: InstrumentationScope, counter: DiagnosticCounter): TracePipeline {
+  const problems: EnvProblem[] = [];
+  try {
+    if (options.tracerProvider !== undefined) {
+      const app = appPipelineOf(options.tracerProvider, { name: scope.name, version: scope.version ?? "" });
+      return {
+        resource: app.resource,
+        processor: app.processor,
+        sink: undefined,
+        owned: false,
+        sampler: options.sampler ?? app.sampler ?? samplerFromEnv(problems),
+        limits: app.limits,
+        maxQueueSize: Number.POSITIVE_INFINITY,
+        timeoutMillis: options.timeoutMillis ?? 3000,
+      };
+    }
+    const batch = batchSettingsFromEnv(problems);
+    const timeoutMillis = options.timeoutMillis ?? batch.exportTimeoutMillis ?? timeoutFromEnv("traces", problems) ?? 3000;
+    const maxQueueSize = options.maxQueueSize ?? batch.maxQueueSize ?? 2048;
+    // Code that names a destination chooses OTLP (or its own exporter); otherwise the variable decides.
+    const choice = options.spanExporter !== undefined || endpoint !== undefined ? "otlp" : exporterFromEnv("traces", problems);
+    const common = { resource: ownResource(options), owned: true, sampler: options.sampler ?? samplerFromEnv(problems), limits: spanLimitsFromEnv(problems), maxQueueSize, timeoutMillis };
+    if (choice === "none") return { ...common, processor: undefined, sink: undefined };
+    const protocol: OtlpProtocol = options.protocol ?? protocolFromEnv(OWNER, "traces");
+    const target = { url: endpoint, headers: options.headers, timeoutMillis };
+    const sink = new CountingSpanExporter(options.spanExporter ?? spanExporterFor(choice, protocol, target), counter);
+    const processor = new BatchSpanProcessor(sink, {
+      maxQueueSize,
+      maxExportBatchSize: Math.min(options.maxExportBatchSize ?? batch.maxExportBatchSize ?? 512, maxQueueSize),
+      scheduledDelayMillis: options.scheduledDelayMillis ?? batch.scheduledDelayMillis ?? 5000,
+      exportTimeoutMillis: timeoutMillis,
+    });
+    return { ...common, processor, sink };
+  } finally {
+    reportProblems(problems, counter);
+  }
+}
+
+function signalOptions<T extends object>(value: boolean | T | undefined): T | undefined {
+  if (value === undefined || value === false) return undefined;
+  return value === true ? ({} as T) : value;
+}
+
+/** The logs signal, when `logs` is on and `OTEL_LOGS_EXPORTER` is not `none`. */
+export function logsPipeline(options: OtelExporterOptions, endpoints: Endpoints, resource: Resource, scope: InstrumentationScope, ns: string, counter: DiagnosticCounter): MarkLogs | undefined {
+  const logs = signalOptions(options.logs);
+  if (!logs) return undefined;
+  const problems: EnvProblem[] = [];
+  const choice = logs.endpoint !== undefined ? "otlp" : exporterFromEnv("logs", problems);
+  reportProblems(problems, counter);
+  if (choice === "none") return undefined;
+  const protocol = options.protocol ?? protocolFromEnv(OWNER, "logs");
+  const url = endpoints.logsEndpoint ?? siblingUrl(endpoints.endpoint, "logs");
+  const exporter = logExporterFor(choice, protocol, { url, headers: logs.headers ?? options.headers, timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("logs", problems) });
+  return new MarkLogs(exporter, resource, scope, ns, counter);
+}
+
+/** The metrics signal, when `metrics` is on and `OTEL_METRICS_EXPORTER` is not `none`. */
+export function metricsPipeline(options: OtelExporterOptions, endpoints: Endpoints, resource: Resource, scope: InstrumentationScope, counter: DiagnosticCounter): SignalMetrics | undefined {
+  const metrics = signalOptions(options.metrics);
+  if (!metrics) return undefined;
+  const problems: EnvProblem[] = [];
+  const choice = metrics.endpoint !== undefined ? "otlp" : exporterFromEnv("metrics", problems);
+  const interval = metrics.exportIntervalMillis ?? integerFromEnv("OTEL_METRIC_EXPORT_INTERVAL", problems) ?? 60_000;
+  reportProblems(problems, counter);
+  if (choice === "none") return undefined;
+  const protocol = options.protocol ?? protocolFromEnv(OWNER, "metrics");
+  const url = endpoints.metricsEndpoint ?? siblingUrl(endpoints.endpoint, "metrics");
+  const exporter = metricExporterFor(choice, protocol, { url, headers: metrics.headers ?? options.headers, timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("metrics", problems) });
+  return new SignalMetrics(exporter, resource, scope, Math.max(1, interval), counter);
+}

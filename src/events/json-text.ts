@@ -1,0 +1,67 @@
+import type { Json } from "./json.js";
+
+interface Frame {
+  /** The keys still to write (objects) or the items (arrays). */
+  entries: readonly (readonly [string | null, Json | undefined])[];
+  next: number;
+  close: string;
+  indent: string;
+  depth: number;
+}
+
+/** Levels indented by the pretty form; deeper levels keep that indentation, else the text grows with the square of the depth. */
+export const MAX_INDENTED_DEPTH = 64;
+
+/**
+ * `JSON.stringify(value, null, indent)` without recursion: V8's own overflows the stack on a few
+ * thousand nested levels (an ATIF trajectory with deeply nested subagents). Yields the text in
+ * pieces, so a caller can write it out without building one string. Same output for JSON values;
+ * `undefined` object members are skipped and `undefined` array items become null, as in JSON.
+ * Past MAX_INDENTED_DEPTH levels the indentation stops growing (still the same JSON value).
+ */
+export function* jsonTextChunks(value: Json, indent = 0): Generator<string> {
+  const step = " ".repeat(indent);
+  const newline = indent > 0 ? "\n" : "";
+  const colon = indent > 0 ? ": " : ":";
+  const stack: Frame[] = [];
+  const open = (item: Json | undefined, at: string, depth: number): string | undefined => {
+    if (item === null || typeof item !== "object") return JSON.stringify(item ?? null);
+    const inner = depth < MAX_INDENTED_DEPTH ? at + step : at;
+    if (Array.isArray(item)) {
+      if (item.length === 0) return "[]";
+      stack.push({ entries: item.map((v) => [null, v] as const), next: 0, close: `${newline}${at}]`, indent: inner, depth: depth + 1 });
+      return "[";
+    }
+    const entries = Object.entries(item).filter(([, v]) => v !== undefined);
+    if (entries.length === 0) return "{}";
+    stack.push({ entries, next: 0, close: `${newline}${at}}`, indent: inner, depth: depth + 1 });
+    return "{";
+  };
+  const first = open(value, "", 0);
+  if (first !== undefined) yield first;
+  let buffer = "";
+  while (stack.length > 0) {
+    const frame = stack[stack.length - 1]!;
+    if (frame.next >= frame.entries.length) {
+      stack.pop();
+      buffer += frame.close;
+    } else {
+      const [key, item] = frame.entries[frame.next]!;
+      buffer += `${frame.next > 0 ? "," : ""}${newline}${frame.indent}${key === null ? "" : JSON.stringify(key) + colon}`;
+      frame.next++;
+      buffer += open(item, frame.indent, frame.depth) ?? "null";
+    }
+    if (buffer.length >= 64 * 1024) {
+      yield buffer;
+      buffer = "";
+    }
+  }
+  if (buffer.length > 0) yield buffer;
+}
+
+/** The whole text of `jsonTextChunks`. */
+export function jsonText(value: Json, indent = 0): string {
+  let out = "";
+  for (const chunk of jsonTextChunks(value, indent)) out += chunk;
+  return out;
+}

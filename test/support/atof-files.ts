@@ -1,0 +1,38 @@
+import { createWriteStream } from "node:fs";
+import type { ScopeEvent } from "../../src/events/types.js";
+
+/** A scope event as a producer would write it; `us` is microseconds since the epoch. */
+export function scopeLine(phase: "start" | "end", uuid: string, parent: string | null, us: number, fields: Partial<ScopeEvent> = {}): string {
+  const event: ScopeEvent = {
+    kind: "scope",
+    scope_category: phase,
+    atof_version: "0.1",
+    uuid,
+    parent_uuid: parent,
+    timestamp: us,
+    name: fields.name ?? uuid,
+    attributes: [],
+    category: fields.category ?? "function",
+    category_profile: null,
+    data: fields.data ?? null,
+    data_schema: null,
+    metadata: null,
+  };
+  return JSON.stringify(event);
+}
+
+/** Writes lines to a real file through a stream with backpressure, so a huge file is never one string. */
+export async function writeLines(path: string, lines: Iterable<string>): Promise<void> {
+  const out = createWriteStream(path);
+  for (const line of lines) {
+    if (!out.write(`${line}\n`)) await new Promise((r) => out.once("drain", r));
+  }
+  await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
+}
+
+/** `depth` scopes each inside the previous one: all starts, then all ends (innermost first). */
+export function* nestedScopes(depth: number, fields: (i: number) => Partial<ScopeEvent> = () => ({})): Generator<string> {
+  const base = 1_772_366_400_000_000;
+  for (let i = 0; i < depth; i++) yield scopeLine("start", `s${i}`, i === 0 ? null : `s${i - 1}`, base + i, fields(i));
+  for (let i = depth - 1; i >= 0; i--) yield scopeLine("end", `s${i}`, i === 0 ? null : `s${i - 1}`, base + 2 * depth - i, fields(i));
+}

@@ -1,0 +1,34 @@
+import { spawn, type ChildProcess } from "node:child_process";
+
+export interface Child {
+  process: ChildProcess;
+  stdout: () => string;
+  stderr: () => string;
+  /** Resolves with the exit code and signal. */
+  exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
+}
+
+/** Starts `node script ...args` with piped output. */
+export function startNode(script: string, args: string[]): Child {
+  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+  let out = "";
+  let err = "";
+  child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
+  child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+  const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+    child.on("exit", (code, signal) => resolve({ code, signal })),
+  );
+  return { process: child, stdout: () => out, stderr: () => err, exited };
+}
+
+/** Resolves once the child prints `text`; rejects if it exits first. */
+export function waitForOutput(child: Child, text: string): Promise<void> {
+  return new Promise((resolve, reject) => {
+    const check = () => {
+      if (child.stdout().includes(text)) resolve();
+    };
+    child.process.stdout!.on("data", check);
+    check();
+    void child.exited.then(({ code }) => reject(new Error(`child exited (${code}) before "${text}": ${child.stderr()}`)));
+  });
+}
