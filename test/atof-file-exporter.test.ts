@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtofExporter } from "../exporters/atof/index.js";
 import { parseAtof } from "../src/events/atof-reader.js";
-import type { AtofEvent, MarkEvent, ScopeEvent } from "../src/events/types.js";
+import type { AtofEvent, ScopeEvent } from "../src/events/types.js";
+import { markEvent as mark } from "./support/atof-files.js";
 
 let dir: string;
 beforeAll(async () => {
@@ -25,22 +26,6 @@ function scope(category: "start" | "end", uuid: string, data: ScopeEvent["data"]
     name: "step",
     attributes: [],
     category: "function",
-    category_profile: null,
-    data,
-    data_schema: null,
-    metadata: null,
-  };
-}
-
-function mark(uuid: string, data: MarkEvent["data"]): MarkEvent {
-  return {
-    kind: "mark",
-    atof_version: "0.1",
-    uuid,
-    parent_uuid: null,
-    timestamp: 1772366400000000,
-    name: "note",
-    category: null,
     category_profile: null,
     data,
     data_schema: null,

@@ -9,7 +9,8 @@ import { AtofExporter } from "../exporters/atof/index.js";
 import { streamAtofFile, TORN_LAST_LINE } from "../src/events/atof-reader.js";
 import { parseAtofLine } from "../src/events/atof-codec.js";
 import type { AtofWarning } from "../src/events/atof-errors.js";
-import type { AtofEvent, MarkEvent } from "../src/events/types.js";
+import type { AtofEvent } from "../src/events/types.js";
+import { markEvent } from "./support/atof-files.js";
 import { startNode, waitForOutput } from "./support/child-process.js";
 
 const BIG_WRITER = fileURLToPath(new URL("./fixtures-procs/atof-big-writer.mjs", import.meta.url));
@@ -23,22 +24,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function mark(uuid: string, data: MarkEvent["data"] = null): MarkEvent {
-  return {
-    kind: "mark",
-    atof_version: "0.1",
-    uuid,
-    parent_uuid: null,
-    timestamp: 1772366400000000,
-    name: "note",
-    category: null,
-    category_profile: null,
-    data,
-    data_schema: null,
-    metadata: null,
-  };
-}
 
 /** Every line of the file is a whole ATOF event and the file ends with a line end. */
 async function wholeLines(path: string): Promise<string[]> {
@@ -80,7 +65,7 @@ describe.skipIf(!built)("a writer killed in the middle of an 8 MB line (real SIG
     for (const event of before.events) expect(event.kind).toBe("scope");
 
     const next = new AtofExporter({ type: "file", path });
-    next.onEvent(mark("after-restart"));
+    next.onEvent(markEvent("after-restart"));
     await next.shutdown();
     const lines = await wholeLines(path);
     expect(lines).toHaveLength(before.events.length + 1);
@@ -91,9 +76,9 @@ describe.skipIf(!built)("a writer killed in the middle of an 8 MB line (real SIG
 
   it("a last event another producer wrote without its line end is kept and terminated, not cut", async () => {
     const path = join(dir, "unterminated.jsonl");
-    await writeFile(path, JSON.stringify(mark("foreign")));
+    await writeFile(path, JSON.stringify(markEvent("foreign")));
     const exporter = new AtofExporter({ type: "file", path });
-    exporter.onEvent(mark("ours"));
+    exporter.onEvent(markEvent("ours"));
     await exporter.shutdown();
     expect((await wholeLines(path)).map((l) => JSON.parse(l).uuid)).toEqual(["foreign", "ours"]);
     expect(exporter.diagnostics().find((d) => d.code === "atof.torn_tail_repaired")?.message).toMatch(/added the missing line end/);
@@ -136,7 +121,7 @@ describe.skipIf(!canMountTmpfs())("a full disk (a real 1 MiB tmpfs)", () => {
       const payload = "d".repeat(120 * 1024); // lines of ~120 KB: the disk fills in the middle of one
       const total = 20;
       for (let i = 0; i < total; i++) {
-        exporter.onEvent(mark(`m${i}`, { payload }));
+        exporter.onEvent(markEvent(`m${i}`, { payload }));
         await new Promise((r) => setImmediate(r)); // one batch per event: some whole, one cut, the rest refused
       }
       await exporter.shutdown();
@@ -164,11 +149,11 @@ describe("one writer per file, and no symlink following unless asked", () => {
     await symlink(join(dir, "real"), join(dir, "alias"));
     const viaReal = new AtofExporter({ type: "file", path: join(dir, "real", "x.jsonl") });
     expect(() => new AtofExporter({ type: "file", path: join(dir, "alias", "x.jsonl") })).toThrow(/one writer per file/);
-    first.onEvent(mark("one"));
+    first.onEvent(markEvent("one"));
     await first.shutdown();
     await viaReal.shutdown();
     const second = new AtofExporter({ type: "file", path, mode: "overwrite" });
-    second.onEvent(mark("two"));
+    second.onEvent(markEvent("two"));
     await second.shutdown();
     expect((await wholeLines(path)).map((l) => JSON.parse(l).uuid)).toEqual(["two"]);
   });
@@ -183,14 +168,14 @@ describe("one writer per file, and no symlink following unless asked", () => {
     const late = join(dir, "late.jsonl");
     const exporter = new AtofExporter({ type: "file", path: late });
     await symlink(victim, late); // planted between construction and the first write
-    exporter.onEvent(mark("x"));
+    exporter.onEvent(markEvent("x"));
     await exporter.shutdown();
     expect(await readFile(victim, "utf8")).toBe("precious\n");
     expect(exporter.diagnostics().find((d) => d.code === "atof.write_failed")?.message).toMatch(/symbolic link/);
     expect(exporter.diagnostics().find((d) => d.code === "atof.events_dropped")?.count).toBe(1);
 
     const allowed = new AtofExporter({ type: "file", path: planted, followSymlinks: true });
-    allowed.onEvent(mark("through-link"));
+    allowed.onEvent(markEvent("through-link"));
     await allowed.shutdown();
     expect((await readFile(victim, "utf8")).split("\n")[1]).toContain("through-link");
   });
@@ -199,7 +184,7 @@ describe("one writer per file, and no symlink following unless asked", () => {
 describe.skipIf(!existsSync("/proc/self"))("a location that can never be written (/proc)", () => {
   it("an exporter under /proc: shutdown() returns, with a diagnostic naming the path", async () => {
     const exporter = new AtofExporter({ type: "file", path: "/proc/relaytrace-x/events.jsonl" });
-    for (let i = 0; i < 50; i++) exporter.onEvent(mark(`m${i}`));
+    for (let i = 0; i < 50; i++) exporter.onEvent(markEvent(`m${i}`));
     await exporter.shutdown();
     const codes = new Map(exporter.diagnostics().map((d) => [d.code, d]));
     expect(codes.get("atof.write_failed")?.message).toMatch(/\/proc\/relaytrace-x/);

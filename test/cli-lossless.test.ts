@@ -5,8 +5,8 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import type { Io } from "../src/cli/commands.js";
 import { main } from "../src/cli/main.js";
+import { captureIo } from "./support/cli-io.js";
 import { scopeLine, writeLines } from "./support/atof-files.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli/main.js", import.meta.url));
@@ -19,12 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function capture(): Io & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), progress: () => undefined };
-}
 
 /** `runs` root scopes, each with `children` child scopes, in time order. */
 function* runs(count: number, children: number): Generator<string> {
@@ -52,7 +46,7 @@ describe("the CLI loses nothing at any file size", () => {
     const path = join(dir, "5000.jsonl");
     await writeLines(path, runs(1_000, 4));
     const out = join(dir, "5000.otlp.json");
-    const io = capture();
+    const io = captureIo();
     expect(await main(["convert", path, "--to", "otlp-json", "-o", out], io)).toBe(0);
     const names = spanNames(JSON.parse(await readFile(out, "utf8")) as OtlpJson);
     expect(names).toHaveLength(5_000);
@@ -63,7 +57,7 @@ describe("the CLI loses nothing at any file size", () => {
   it("tree shows all 1,000 runs", async () => {
     const path = join(dir, "1000.jsonl");
     await writeLines(path, runs(1_000, 1));
-    const io = capture();
+    const io = captureIo();
     expect(await main(["tree", path], io)).toBe(0);
     const roots = io.stdout.join("\n").split("\n").filter((l) => l.startsWith("run-"));
     expect(roots).toHaveLength(1_000);
@@ -74,7 +68,7 @@ describe("the CLI loses nothing at any file size", () => {
     const path = join(dir, "140k.jsonl");
     await writeLines(path, runs(9_300, 6)); // 9,300 × (2 + 12) = 130,200 lines
     const out = join(dir, "140k.otlp.json");
-    const io = capture();
+    const io = captureIo();
     expect(await main(["convert", path, "--to", "otlp-json", "-o", out], io)).toBe(0);
     expect(spanNames(JSON.parse(await readFile(out, "utf8")) as OtlpJson)).toHaveLength(65_100);
   });

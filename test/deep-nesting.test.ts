@@ -7,8 +7,8 @@ import { jsonText } from "../src/events/json-text.js";
 import type { Json } from "../src/events/json.js";
 import type { AtifTrajectory } from "../exporters/atif/types.js";
 import { validateAtif } from "../exporters/atif/validate.js";
-import type { Io } from "../src/cli/commands.js";
 import { main } from "../src/cli/main.js";
+import { captureIo } from "./support/cli-io.js";
 import { readAtofFile } from "../src/events/atof-reader.js";
 import { nestedScopes, writeLines } from "./support/atof-files.js";
 
@@ -19,12 +19,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
-
-function capture(): Io & { stdout: string[]; stderr: string[] } {
-  const stdout: string[] = [];
-  const stderr: string[] = [];
-  return { stdout, stderr, out: (l) => stdout.push(l), err: (l) => stderr.push(l), progress: () => undefined };
-}
 
 /** The chain of nested subagents, walked without recursion. */
 function chain(doc: AtifTrajectory): AtifTrajectory[] {
@@ -39,7 +33,7 @@ describe("input nested thousands deep never overflows the stack", () => {
   it("`relaytrace tree` on 20,000 nested scopes prints every span, indentation capped, each deeper line tagged", async () => {
     const path = join(dir, "deep.jsonl");
     await writeLines(path, nestedScopes(20_000));
-    const io = capture();
+    const io = captureIo();
     expect(await main(["tree", path], io)).toBe(0);
     const lines = io.stdout.join("\n").split("\n");
     expect(lines).toHaveLength(20_000);
@@ -52,7 +46,7 @@ describe("input nested thousands deep never overflows the stack", () => {
     const path = join(dir, "agents.jsonl");
     await writeLines(path, nestedScopes(3_000, agentScope));
     const out = join(dir, "agents.json");
-    const io = capture();
+    const io = captureIo();
     expect(await main(["convert", path, "--to", "atif", "-o", out], io)).toBe(0);
     const doc = JSON.parse(await readFile(out, "utf8")) as AtifTrajectory;
     const levels = chain(doc);
@@ -66,10 +60,10 @@ describe("input nested thousands deep never overflows the stack", () => {
     expect(errors[0]!.path).toBe(`${"/subagent_trajectories/0".repeat(2_999)}/steps/0/step_id`);
     const broken = join(dir, "broken.json");
     await writeFile(broken, jsonText(doc as unknown as Json));
-    const check = capture();
+    const check = captureIo();
     expect(await main(["validate", broken], check)).toBe(1);
     expect(check.stdout).toEqual([`${broken}: ${errors[0]!.path}: step_id must be 1 (steps are numbered 1..N), got 7`]);
-    const tree = capture();
+    const tree = captureIo();
     expect(await main(["tree", out], tree)).toBe(0);
     expect(tree.stdout.join("\n")).toContain("[depth 2999] agent-2999");
   });
@@ -92,7 +86,7 @@ describe("input nested thousands deep never overflows the stack", () => {
       `{"kind":"scope","scope_category":"${phase}","atof_version":"0.1","uuid":"p","parent_uuid":null,"timestamp":${us},"name":"deep","attributes":[],"category":"tool","category_profile":null,"data":{"nested":${deep}},"data_schema":null,"metadata":null}`;
     await writeFile(path, `${line("start", 1_772_366_400_000_000)}\n${line("end", 1_772_366_400_000_001)}\n`);
     const out = join(dir, "deep-payload.otlp.json");
-    expect(await main(["convert", path, "--to", "otlp-json", "-o", out], capture())).toBe(0);
+    expect(await main(["convert", path, "--to", "otlp-json", "-o", out], captureIo())).toBe(0);
     const text = await readFile(out, "utf8");
     expect(text).toContain(JSON.stringify(deep).slice(0, -1)); // the attribute value holds the whole array text
   });

@@ -74,7 +74,13 @@ describe("openinference LLM spans", () => {
     expect(a["llm.input_messages.1.message.content"]).toBe("Weather in\nOslo?");
     expect(a["llm.input_messages.3.message.role"]).toBe("tool");
     expect(a["llm.input_messages.3.message.tool_call_id"]).toBe("call_1");
-    expect(a["input.value"]).toBe("system: Be brief.\n\nuser: Weather in\nOslo?\n\ntool: Tool result omitted");
+    // the assistant tool-call turn stays in the conversation: its calls as OpenInference tool_calls, no empty content
+    expect(a["llm.input_messages.2.message.role"]).toBe("assistant");
+    expect(a).not.toHaveProperty("llm.input_messages.2.message.content");
+    expect(a["llm.input_messages.2.message.tool_calls.0.tool_call.id"]).toBe("call_1");
+    expect(a["llm.input_messages.2.message.tool_calls.0.tool_call.function.name"]).toBe("get_weather");
+    expect(a["llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments"]).toBe('{"city":"Oslo"}');
+    expect(a["input.value"]).toBe("system: Be brief.\n\nuser: Weather in\nOslo?\n\nassistant: Requested tools: get_weather\n\ntool: Tool result omitted");
     expect(a["input.mime_type"]).toBe("text/plain");
     expect(JSON.parse(a["llm.invocation_parameters"] as string)).toEqual({ model: "gpt-4.1", temperature: 0.2, max_completion_tokens: 256, stop: "END" });
     expect(JSON.parse(a["llm.tools.0.tool.json_schema"] as string)).toEqual((openaiRequest["tools"] as Json[])[0]);

@@ -196,6 +196,8 @@ describe("worked example (§6), gen_ai", () => {
       "gen_ai.operation.name": "execute_tool",
       "gen_ai.tool.name": "get_weather",
       "gen_ai.tool.call.id": "call_9f2",
+      "gen_ai.tool.call.arguments": '{"city":"Oslo"}',
+      "gen_ai.tool.call.result": '{"temp_c":4}',
     });
   });
 });

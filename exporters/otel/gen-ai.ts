@@ -6,6 +6,9 @@ import { genAiProviderOf, lookupNumber, lookupString } from "./gen-ai-lookup.js"
 import { llmRequestOf } from "./llm-body.js";
 import type { OpenSpan } from "./open-span.js";
 import type { Projection } from "./projection.js";
+import { jsonText } from "./flatten.js";
+import { toolOutputOf } from "./tool-output.js";
+import type { WireToolDef } from "../../src/wire/index.js";
 import { profileString, scopeTypeOf } from "./scope-attributes.js";
 import * as G from "./semconv.js";
 
@@ -41,6 +44,14 @@ function operationAndQualifier(start: ScopeEvent): [string, string] | undefined 
 
 function dataSourceOf(start: ScopeEvent): string | undefined {
   return lookupString(start, G.GEN_AI_DATA_SOURCE_ID, "data_source_id", "index_name", "collection_name");
+}
+
+/** `gen_ai.tool.definitions`: the tools a chat request offered, as the conventions list them. */
+function writeToolDefinitions(attrs: Attributes, tools: readonly WireToolDef[]): void {
+  if (tools.length === 0) return;
+  attrs[G.GEN_AI_TOOL_DEFINITIONS] = jsonText(
+    tools.map((t) => ({ type: "function", name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.inputSchema })),
+  );
 }
 
 function setString(attrs: Attributes, key: string, value: string | undefined): void {
@@ -84,6 +95,7 @@ export class GenAiProjection implements Projection {
       setString(attrs, G.GEN_AI_TOOL_TYPE, lookupString(start, G.GEN_AI_TOOL_TYPE, "tool_type"));
       setString(attrs, G.GEN_AI_TOOL_CALL_ID, profileString(start, PROFILE_TOOL_CALL_ID) ?? lookupString(start, G.GEN_AI_TOOL_CALL_ID, "tool_call_id"));
       setString(attrs, G.GEN_AI_TOOL_DESCRIPTION, lookupString(start, G.GEN_AI_TOOL_DESCRIPTION, "tool_description", "description"));
+      if (start.data !== null && start.data !== undefined) attrs[G.GEN_AI_TOOL_CALL_ARGUMENTS] = jsonText(start.data);
       return;
     }
     const provider = genAiProviderOf(start);
@@ -102,7 +114,10 @@ export class GenAiProjection implements Projection {
     if (type === "embedder") return;
     setString(attrs, G.GEN_AI_CONVERSATION_ID, this.conversationOf(start));
     const decoded = llmRequestOf(start);
-    if (decoded) writeGenAiRequest(attrs, decoded.request);
+    if (decoded) {
+      writeGenAiRequest(attrs, decoded.request);
+      writeToolDefinitions(attrs, decoded.request.tools);
+    }
     // The standard requires the provider on agent spans; the loop only knows it per model call.
     if (provider) {
       for (let p = span.parentSpan; p && !p.ended; p = p.parentSpan) {
@@ -114,8 +129,12 @@ export class GenAiProjection implements Projection {
     }
   }
 
-  onEnd(end: ScopeEvent, span: OpenSpan): void {
+  onEnd(end: ScopeEvent, span: OpenSpan, succeeded = true): void {
     const type = scopeTypeOf(span.category);
+    if (type === "tool" && succeeded) {
+      const output = toolOutputOf(end.data);
+      if (output !== undefined) span.attributes[G.GEN_AI_TOOL_CALL_RESULT] = output.text;
+    }
     if (type === "llm") writeGenAiResponse(span.attributes, end);
     else if (type === "embedder") writeEmbeddingUsage(span.attributes, end.data);
   }

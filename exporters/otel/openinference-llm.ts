@@ -5,7 +5,8 @@ import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { jsonText } from "./flatten.js";
 import { responseModelOf } from "./full.js";
-import { finishReasonIn, llmRequestOf, llmResponseOf, requestMessages } from "./llm-body.js";
+import { finishReasonIn, llmRequestOf, llmResponseOf, requestMessages, type LlmMessage } from "./llm-body.js";
+import type { WireToolCall } from "../../src/wire/index.js";
 import { profileString } from "./scope-attributes.js";
 
 const OI_FINISH = { stop: "complete", length: "length", tool_calls: "tool_use", content_filter: "content_filter" } as const;
@@ -39,12 +40,13 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
   messages.forEach((message, i) => {
     const prefix = `${SC.LLM_INPUT_MESSAGES}.${i}.`;
     attrs[prefix + SC.MESSAGE_ROLE] = message.role;
-    attrs[prefix + SC.MESSAGE_CONTENT] = message.text;
+    if (message.text !== "") attrs[prefix + SC.MESSAGE_CONTENT] = message.text; // an absent content writes nothing
     if (message.toolCallId !== undefined) attrs[prefix + SC.MESSAGE_TOOL_CALL_ID] = message.toolCallId;
+    writeToolCalls(attrs, prefix, message.toolCalls);
     if (message.role === "tool") lines.push("tool: Tool result omitted");
-    else if (message.text !== "") lines.push(`${message.role}: ${message.text}`);
+    else if (message.text !== "" || message.toolCalls.length > 0) lines.push(`${message.role}: ${turnText(message)}`);
   });
-  if (messages.some((m) => m.role !== "tool" && m.text !== "")) {
+  if (messages.some((m) => m.role !== "tool" && (m.text !== "" || m.toolCalls.length > 0))) {
     attrs[SC.INPUT_VALUE] = lines.join("\n\n");
     attrs[SC.INPUT_MIME_TYPE] = MimeType.TEXT;
   } else {
@@ -79,11 +81,23 @@ export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
   if (finish !== undefined) attrs[SC.LLM_FINISH_REASON] = finish;
   const prefix = `${SC.LLM_OUTPUT_MESSAGES}.0.`;
   attrs[prefix + SC.MESSAGE_ROLE] = "assistant";
-  attrs[prefix + SC.MESSAGE_CONTENT] = response.text;
-  response.toolCalls.forEach((call, j) => {
+  if (response.text !== "") attrs[prefix + SC.MESSAGE_CONTENT] = response.text;
+  writeToolCalls(attrs, prefix, response.toolCalls);
+}
+
+/** `<prefix>message.tool_calls.{j}.tool_call.*` of an assistant turn (OpenInference's tool-call keys). */
+function writeToolCalls(attrs: Attributes, prefix: string, calls: readonly WireToolCall[]): void {
+  calls.forEach((call, j) => {
     const callPrefix = `${prefix}${SC.MESSAGE_TOOL_CALLS}.${j}.`;
     attrs[callPrefix + SC.TOOL_CALL_ID] = call.id;
     attrs[callPrefix + SC.TOOL_CALL_FUNCTION_NAME] = call.name;
     attrs[callPrefix + SC.TOOL_CALL_FUNCTION_ARGUMENTS_JSON] = call.arguments;
   });
+}
+
+/** A turn's line in `input.value`: its text, and the tools an assistant turn requested. */
+function turnText(message: LlmMessage): string {
+  if (message.toolCalls.length === 0) return message.text;
+  const requested = `Requested tools: ${message.toolCalls.map((c) => c.name).join(", ")}`;
+  return message.text === "" ? requested : `${message.text}\n${requested}`;
 }

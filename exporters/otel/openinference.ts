@@ -7,6 +7,7 @@ import { displayText } from "./display-text.js";
 import { flattenInto, jsonText } from "./flatten.js";
 import { clientOrInternal } from "./full.js";
 import { writeLlmEnd, writeLlmStart } from "./openinference-llm.js";
+import { toolOutputOf } from "./tool-output.js";
 import type { OpenSpan } from "./open-span.js";
 import type { MarkSpanMode, Projection } from "./projection.js";
 import { profileString, scopeTypeOf, writeAnnotation, writeEndData, writeIdentity, writeStartData } from "./scope-attributes.js";
@@ -83,7 +84,11 @@ export class OpenInferenceProjection implements Projection {
     writeEndData(attrs, this.ns, end);
     writeMetadata(attrs, end.metadata);
     writeAnnotation(attrs, this.ns, end, succeeded);
-    if (end.data !== null && end.data !== undefined) {
+    const output = scopeTypeOf(span.category) === "tool" ? toolOutputOf(end.data) : undefined;
+    if (output !== undefined) {
+      attrs[SC.OUTPUT_VALUE] = output.text;
+      attrs[SC.OUTPUT_MIME_TYPE] = output.json ? MimeType.JSON : MimeType.TEXT;
+    } else if (end.data !== null && end.data !== undefined) {
       const text = displayText(end.data);
       attrs[SC.OUTPUT_VALUE] = text ?? jsonText(end.data);
       attrs[SC.OUTPUT_MIME_TYPE] = text !== undefined ? MimeType.TEXT : MimeType.JSON;

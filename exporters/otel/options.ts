@@ -97,6 +97,17 @@ export interface OtelExporterOptions {
    * 60000. `OTEL_METRICS_EXPORTER=none` turns it off, `console` prints instead. Default off.
    */
   metrics?: boolean | { endpoint?: string; headers?: Record<string, string>; exportIntervalMillis?: number };
+  /**
+   * Whether message bodies, tool arguments and results and system instructions reach the spans
+   * (default true; `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=false` sets false). Off,
+   * structure stays: names, ids, roles, models, token counts, finish reasons, status and errors.
+   */
+  captureContent?: boolean;
+  /**
+   * `full` and `openinference`: also write NeMo Relay's duplicate `<ns>.start.input.*` /
+   * `<ns>.end.output.*` copies of the `data` attributes (default true, for compatibility).
+   */
+  aliases?: boolean;
 }
 
 const OWNER = "OtelExporter";
@@ -104,7 +115,7 @@ const KEYS: readonly (keyof OtelExporterOptions)[] = [
   "projection", "endpoint", "headers", "serviceName", "namespace", "markProjection", "markExcludeNames",
   "spanExporter", "timeoutMillis", "maxQueueSize", "maxExportBatchSize", "scheduledDelayMillis",
   "resourceAttributes", "instrumentationScope", "attributeMappings", "promoteMetadataPrefixes",
-  "protocol", "tracerProvider", "sampler", "logs", "metrics",
+  "protocol", "tracerProvider", "sampler", "logs", "metrics", "captureContent", "aliases",
 ];
 const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
 const MARK_SETTINGS: readonly MarkProjectionSetting[] = ["inherit", "event", "tool"];
@@ -140,6 +151,9 @@ export function checkOtelOptions(options: OtelExporterOptions): {
   if (bag["protocol"] !== undefined) {
     if (typeof bag["protocol"] !== "string") throw new TypeError(`${OWNER}: protocol must be "http/protobuf" or "http/json"`);
     checkProtocol(OWNER, "protocol", bag["protocol"]);
+  }
+  for (const key of ["captureContent", "aliases"]) {
+    if (bag[key] !== undefined && typeof bag[key] !== "boolean") throw new TypeError(`${OWNER}: ${key} must be a boolean`);
   }
   const sampler = bag["sampler"];
   if (sampler !== undefined && (typeof sampler !== "object" || sampler === null || typeof (sampler as Sampler).shouldSample !== "function")) {

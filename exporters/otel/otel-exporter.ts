@@ -20,7 +20,8 @@ import { applyErrorOutcome, errorTypeOf, statusOf } from "./status.js";
 import { checkOtelOptions, type OtelExporterOptions } from "./options.js";
 import { attributeKey } from "./flatten.js";
 import { AttributeControls } from "./attribute-controls.js";
-import { sdkDisabled } from "./env.js";
+import { captureContentFromEnv, sdkDisabled } from "./env.js";
+import { ContentFilter } from "./content-filter.js";
 import type { MarkLogs } from "./mark-logs.js";
 import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from "./pipeline.js";
 import { sampleSpan } from "./sampling.js";
@@ -56,6 +57,8 @@ export class OtelExporter implements Exporter {
   private readonly timeoutMillis: number;
   /** Undefined unless an attribute-control option is set, so spans without them pay one check. */
   private readonly controls: AttributeControls | undefined;
+  /** Undefined unless `captureContent` or `aliases` is off. */
+  private readonly contentFilter: ContentFilter | undefined;
   /** `OTEL_SDK_DISABLED=true`: events are ignored and nothing is exported. */
   readonly disabled: boolean;
   private enqueued = 0;
@@ -73,6 +76,7 @@ export class OtelExporter implements Exporter {
     this.markSetting = options.markProjection ?? "inherit";
     this.markExclude = new Set(options.markExcludeNames ?? DEFAULT_MARK_EXCLUDE_NAMES);
     this.controls = AttributeControls.create(options, options.projection, this.namespace, this.counter);
+    this.contentFilter = ContentFilter.create(options.captureContent ?? captureContentFromEnv() ?? true, options.aliases ?? true, this.namespace);
     this.timeoutMillis = options.timeoutMillis ?? 3000;
     this.scope = { name: options.instrumentationScope ?? "relaytrace", version: VERSION };
     this.disabled = sdkDisabled();
@@ -215,6 +219,7 @@ export class OtelExporter implements Exporter {
     }
     const attrs = markAttributes(ns, mark);
     const asTool = usesToolProjection(mark, this.markSetting, this.markExclude);
+    this.contentFilter?.apply(attrs);
     if (!asTool && parent?.open) {
       this.controls?.applyMappings(attrs);
       parent.open.events.push({ name: mark.name, time: hrTimeFromMicros(us), attributes: attrs, droppedAttributesCount: 0 });
@@ -223,6 +228,7 @@ export class OtelExporter implements Exporter {
     if (asTool) attrs[attributeKey(ns, "mark.projection")] = "tool";
     this.impl.decorateMarkSpan(mark, attrs, asTool ? "tool" : "orphan");
     if (!parent?.open) attrs[attributeKey(ns, "mark.orphan")] = true;
+    this.contentFilter?.apply(attrs);
     this.controls?.applyMappings(attrs);
     const traceId = parent ? parent.context.traceId : traceIdFromUuid(mark.uuid);
     const context: SpanContext = {
@@ -252,6 +258,7 @@ export class OtelExporter implements Exporter {
     span.ended = true;
     this.controls?.finishScope(span.attributes, span.start.metadata, end?.metadata);
     this.registry.complete(span);
+    this.contentFilter?.apply(span.attributes);
     const dropped = applySpanLimits(span.attributes, this.pipeline!.limits);
     this.enqueue(
       new FinishedSpan({

@@ -10,7 +10,8 @@ import { atifTree } from "./atif-tree.js";
 import { convertToAtif } from "./convert-atif.js";
 import { detectViewInput } from "./viewer/load.js";
 import { UsageError } from "./args.js";
-import { describeReadError, detectKind, InputError, readAtofEvents, readJsonDocument, sortByTime, spansFromEvents } from "./input.js";
+import { atofEventsOf, describeReadError, detectKind, InputError, isTimeOrdered, readAtofEvents, readJsonDocument, sortByTime, spansFromEvents } from "./input.js";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { openOutput, type TextOutput } from "./output.js";
 import { DataLossError, projectSpans } from "./span-stream.js";
 import { jsonTextChunks } from "../events/json-text.js";
@@ -41,29 +42,45 @@ function tornLineReporter(io: Io, path: string): (warning: AtofWarning) => void 
 
 /** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
 export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined, serviceName?: string): Promise<number> {
-  // Several files are one stream: events are sorted by time before projection.
-  const events: AtofEvent[] = [];
   for (const f of files) {
     const kind = await detectViewInput(f);
     if (kind !== "atof") throw new InputError(`${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`);
-    await readAtofEvents(f, progressReporter(io, f), events, tornLineReporter(io, f));
   }
   const file = files.join(", ");
-  if (to === "atif") return convertToAtif(io, events, file, output, agentName, describeWriteError);
+  let eventCount = 0;
+  let source: Iterable<AtofEvent> | AsyncIterable<AtofEvent>;
+  if (to === "otlp-json" && files.length === 1 && (await isTimeOrdered(files[0]!))) {
+    // One file already in time order (what relaytrace writes): streamed, memory bounded by a batch.
+    source = (async function* counted() {
+      for await (const event of atofEventsOf(files[0]!, { onProgress: progressReporter(io, file), onWarning: tornLineReporter(io, file) })) {
+        eventCount++;
+        yield event;
+      }
+    })();
+  } else {
+    // Several files are one stream, and another producer's events may be out of order: sorted in memory.
+    const events: AtofEvent[] = [];
+    for (const f of files) await readAtofEvents(f, progressReporter(io, f), events, tornLineReporter(io, f));
+    if (to === "atif") return convertToAtif(io, events, file, output, agentName, describeWriteError);
+    eventCount = events.length;
+    source = sortByTime(events);
+  }
   const out = openOutput(io, output);
   let spanCount = 0;
   try {
     if (to === "tree") {
-      const spans = await spansFromEvents(events, projection, serviceName);
-      spanCount = spans.length;
+      const spans: ReadableSpan[] = [];
+      spanCount = await projectSpans(source, projection, (batch) => {
+        for (const span of batch) spans.push(span);
+      }, { serviceName });
       out.write(`${toTree(spans, { durations: true })}\n`);
     } else {
-      spanCount = await writeOtlpJson(out, events, projection, serviceName);
+      spanCount = await writeOtlpJson(out, source, projection, serviceName);
     }
   } finally {
     out.close();
   }
-  if (output) io.err(`wrote ${output} (${events.length} events in, ${spanCount} spans out)`);
+  if (output) io.err(`wrote ${output} (${eventCount} events in, ${spanCount} spans out)`);
   return 0;
 }
 
@@ -71,10 +88,10 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
  * One OTLP/JSON ExportTraceServiceRequest, written as the spans come out of the projection: each
  * batch adds its `resourceSpans` entries, so no step holds every span's JSON at once.
  */
-async function writeOtlpJson(out: TextOutput, events: readonly AtofEvent[], projection: ProjectionName, serviceName?: string): Promise<number> {
+async function writeOtlpJson(out: TextOutput, events: Iterable<AtofEvent> | AsyncIterable<AtofEvent>, projection: ProjectionName, serviceName?: string): Promise<number> {
   let entries = 0;
   out.write('{\n  "resourceSpans": [');
-  const count = await projectSpans(sortByTime(events), events.length, projection, serviceName, (spans) => {
+  const count = await projectSpans(events, projection, (spans) => {
     const bytes = JsonTraceSerializer.serializeRequest(spans);
     if (!bytes) throw new DataLossError(`${spans.length} spans could not be encoded as OTLP JSON`);
     const request = JSON.parse(Buffer.from(bytes).toString("utf8")) as { resourceSpans?: Json[] };
@@ -82,7 +99,7 @@ async function writeOtlpJson(out: TextOutput, events: readonly AtofEvent[], proj
       out.write(entries++ === 0 ? "\n    " : ",\n    ");
       for (const chunk of jsonTextChunks(entry, 2)) out.write(chunk.replace(/\n/g, "\n    "));
     }
-  });
+  }, { serviceName });
   out.write(entries > 0 ? "\n  ]\n}\n" : "]\n}\n");
   return count;
 }

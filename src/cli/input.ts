@@ -1,7 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { AtofEvent } from "../events/types.js";
-import { streamAtofFile } from "../events/atof-reader.js";
+import { streamAtofFile, type StreamAtofOptions } from "../events/atof-reader.js";
 import { parseTimestamp } from "../events/timestamp.js";
 import { projectSpans } from "./span-stream.js";
 import type { AtofWarning } from "../events/atof-errors.js";
@@ -69,6 +69,17 @@ export async function readJsonDocument(path: string): Promise<unknown> {
   }
 }
 
+/** The events of an ATOF file, streamed; read errors become one-line InputErrors. */
+export async function* atofEventsOf(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofEvent> {
+  try {
+    for await (const event of streamAtofFile(path, options)) yield event;
+  } catch (error) {
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code) throw describeReadError(path, error);
+    throw new InputError(`${path}: ${(error as Error).message}`);
+  }
+}
+
 /**
  * Reads an ATOF file (ours or another producer's) into `into`, reporting progress on long files and
  * each warning (a torn last line) as it is found. One pushed event at a time: no spread of a
@@ -80,14 +91,19 @@ export async function readAtofEvents(
   into: AtofEvent[] = [],
   onWarning?: (warning: AtofWarning) => void,
 ): Promise<AtofEvent[]> {
-  try {
-    for await (const event of streamAtofFile(path, { onProgress, ...(onWarning ? { onWarning } : {}) })) into.push(event);
-  } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw describeReadError(path, error);
-    throw new InputError(`${path}: ${(error as Error).message}`);
-  }
+  for await (const event of atofEventsOf(path, { onProgress, ...(onWarning ? { onWarning } : {}) })) into.push(event);
   return into;
+}
+
+/** True when the file's events are already in time order (ours are): then it can be projected as a stream. */
+export async function isTimeOrdered(path: string): Promise<boolean> {
+  let last = -Infinity;
+  for await (const event of atofEventsOf(path, { checkPairing: false })) {
+    const us = parseTimestamp(event.timestamp);
+    if (us < last) return false;
+    last = us;
+  }
+  return true;
 }
 
 /** Sorts by normalized timestamp, keeping stream order on ties (events of other producers arrive unsorted). */
@@ -99,9 +115,9 @@ export function sortByTime(events: readonly AtofEvent[]): AtofEvent[] {
 }
 
 /** Projects ATOF events to finished spans through the real exporter, in memory, losing none (see projectSpans). */
-export async function spansFromEvents(events: readonly AtofEvent[], projection: ProjectionName, serviceName?: string): Promise<ReadableSpan[]> {
+export async function spansFromEvents(events: readonly AtofEvent[], projection: ProjectionName): Promise<ReadableSpan[]> {
   const spans: ReadableSpan[] = [];
-  await projectSpans(sortByTime(events), events.length, projection, serviceName, (batch) => {
+  await projectSpans(sortByTime(events), projection, (batch) => {
     for (const span of batch) spans.push(span);
   });
   return spans;

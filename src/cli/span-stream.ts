@@ -38,25 +38,26 @@ class HandOffExporter implements SpanExporter {
 }
 
 /**
- * Projects events (already in time order) to spans through the real exporter without the lossy
- * path: the export queue can hold every span the input could make, and it is drained every
+ * Projects events (already in time order, possibly streamed from a file) to spans through the real
+ * exporter without the lossy path: the export queue has no practical bound and is drained every
  * FLUSH_EVERY events, each batch handed to `onBatch` (backpressure: the next events wait until
  * the batch is handled). Throws DataLossError if the exporter still counted a loss.
  */
 export async function projectSpans(
-  events: Iterable<AtofEvent>,
-  eventCount: number,
+  events: Iterable<AtofEvent> | AsyncIterable<AtofEvent>,
   projection: ProjectionName,
-  serviceName: string | undefined,
   onBatch: (spans: ReadableSpan[]) => void | Promise<void>,
+  options: { serviceName?: string } = {},
 ): Promise<number> {
   const sink = new HandOffExporter();
   const exporter = new OtelExporter({
     projection,
-    ...(serviceName !== undefined ? { serviceName } : {}),
+    ...(options.serviceName !== undefined ? { serviceName: options.serviceName } : {}),
     spanExporter: sink,
     scheduledDelayMillis: 60_000,
-    maxQueueSize: Math.max(2048, eventCount + 1),
+    // Never the bound that drops: the queue is drained every FLUSH_EVERY events, and what shutdown
+    // adds at the end (spans a crashed producer left open) is already held in memory anyway.
+    maxQueueSize: 2 ** 30,
     maxExportBatchSize: 512,
     timeoutMillis: 600_000,
   });
@@ -67,7 +68,7 @@ export async function projectSpans(
     spans += batch.length;
     if (batch.length > 0) await onBatch(batch);
   };
-  for (const event of events) {
+  for await (const event of events) {
     exporter.onEvent(event);
     if (++fed % FLUSH_EVERY === 0) {
       await exporter.forceFlush();

@@ -1,5 +1,5 @@
 import { createWriteStream } from "node:fs";
-import type { ScopeEvent } from "../../src/events/types.js";
+import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 
 /** A scope event as a producer would write it; `us` is microseconds since the epoch. */
 export function scopeLine(phase: "start" | "end", uuid: string, parent: string | null, us: number, fields: Partial<ScopeEvent> = {}): string {
@@ -35,4 +35,21 @@ export function* nestedScopes(depth: number, fields: (i: number) => Partial<Scop
   const base = 1_772_366_400_000_000;
   for (let i = 0; i < depth; i++) yield scopeLine("start", `s${i}`, i === 0 ? null : `s${i - 1}`, base + i, fields(i));
   for (let i = depth - 1; i >= 0; i--) yield scopeLine("end", `s${i}`, i === 0 ? null : `s${i - 1}`, base + 2 * depth - i, fields(i));
+}
+
+/** A root mark event (what the exporter tests feed by hand). */
+export function markEvent(uuid: string, data: MarkEvent["data"] = null): MarkEvent {
+  return {
+    kind: "mark",
+    atof_version: "0.1",
+    uuid,
+    parent_uuid: null,
+    timestamp: 1772366400000000,
+    name: "note",
+    category: null,
+    category_profile: null,
+    data,
+    data_schema: null,
+    metadata: null,
+  };
 }

@@ -6,7 +6,7 @@ export interface CapturedIo extends Io {
   progressLines: string[];
 }
 
-/** An Io that keeps what a command printed, for in-process CLI tests. */
+/** An in-process CLI `Io` that keeps what each stream received, line by line (progress too). */
 export function capturedIo(): CapturedIo {
   const io: CapturedIo = {
     stdout: [],
@@ -18,3 +18,6 @@ export function capturedIo(): CapturedIo {
   };
   return io;
 }
+
+/** The same, under the name the convert tests use. */
+export const captureIo = capturedIo;

@@ -1,0 +1,59 @@
+import type { Attributes } from "@opentelemetry/api";
+import { attributeKey } from "./flatten.js";
+
+/** Keys that carry message bodies, tool arguments and results, or system instructions. */
+const CONTENT_KEYS = new Set([
+  "input.value",
+  "input.mime_type",
+  "output.value",
+  "output.mime_type",
+  "tool.parameters",
+  "tool_call.function.arguments",
+  "gen_ai.input.messages",
+  "gen_ai.output.messages",
+  "gen_ai.system_instructions",
+  "gen_ai.tool.call.arguments",
+  "gen_ai.tool.call.result",
+]);
+/** OpenInference message content and tool-call arguments inside `llm.input_messages.*` / `llm.output_messages.*`. */
+const MESSAGE_CONTENT = /^llm\.(?:input|output)_messages\.\d+\.message\.(?:content$|contents\.|tool_calls\.\d+\.tool_call\.function\.arguments$)/;
+
+function under(key: string, prefix: string): boolean {
+  return key === prefix || (key.startsWith(prefix) && key.charCodeAt(prefix.length) === 46 /* "." */);
+}
+
+/**
+ * What `captureContent: false` and `aliases: false` take out of a finished span's attributes,
+ * after every projection wrote its own: one place, so no projection can leak content by forgetting.
+ * Structure stays: names, ids, roles, token counts, finish reasons, status and errors.
+ */
+export class ContentFilter {
+  private readonly prefixes: string[];
+
+  private constructor(
+    private readonly stripContent: boolean,
+    ns: string,
+    aliases: boolean,
+  ) {
+    this.prefixes = [];
+    if (!aliases || stripContent) this.prefixes.push(attributeKey(ns, "start.input"), attributeKey(ns, "end.output"));
+    if (stripContent) this.prefixes.push(attributeKey(ns, "start.data"), attributeKey(ns, "end.data"), attributeKey(ns, "mark.data"));
+  }
+
+  /** Undefined when both are on (the default), so spans pay nothing. */
+  static create(captureContent: boolean, aliases: boolean, ns: string): ContentFilter | undefined {
+    return captureContent && aliases ? undefined : new ContentFilter(!captureContent, ns, aliases);
+  }
+
+  apply(attrs: Attributes): void {
+    for (const key of Object.keys(attrs)) {
+      if (this.removes(key)) delete attrs[key];
+    }
+  }
+
+  private removes(key: string): boolean {
+    if (this.stripContent && (CONTENT_KEYS.has(key) || MESSAGE_CONTENT.test(key))) return true;
+    for (const prefix of this.prefixes) if (under(key, prefix)) return true;
+    return false;
+  }
+}
