@@ -68,6 +68,7 @@ export type {
   ToolOptions,
 } from "./runtime/types.js";
 export type { ToolContext as ManagedToolContext } from "./runtime/types.js";
+export type { Dialect, PricingCatalog, PricingEntry } from "./wire/index.js";
 
 // Agent loop
 export {

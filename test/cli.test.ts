@@ -107,13 +107,13 @@ describe("relaytrace demo", () => {
     expect(tool.attributes.map((a) => a.key)).toContain("nemo_relay.tool.result.annotation");
   });
 
-  it("reports a collector that is down as a diagnostic, and the run still completes", async () => {
+  it("reports a collector that is down as a diagnostic, the run still completes, and the exit code says the export failed", async () => {
     const probe = createServer();
     await new Promise<void>((r) => probe.listen(0, "127.0.0.1", r));
     const port = (probe.address() as AddressInfo).port;
     await new Promise<void>((r) => probe.close(() => r()));
     const run = await cli(["demo", "--out", "down-out", "--otlp", `http://127.0.0.1:${port}/v1/traces`], work);
-    expect(run.code).toBe(0);
+    expect(run.code).toBe(1);
     expect(run.stdout).toContain("Run: done");
     expect(run.stdout).toContain("otel.export_failed");
   });

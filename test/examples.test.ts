@@ -14,6 +14,7 @@ import { main as snapshotExample } from "../examples/snapshot-test.js";
 import { CARD, EMAIL, main as piiRedaction } from "../examples/pii-redaction.js";
 import { main as aiSdkAgent } from "../examples/ai-sdk-agent.js";
 import { main as openaiAgentsHandoff } from "../examples/openai-agents-handoff.js";
+import { main as httpRequestSpan } from "../examples/http-request-span.js";
 import { decodeOtlp } from "./support/otlp.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
@@ -230,5 +231,24 @@ describe("openai-agents-handoff", () => {
     expect(billing!.steps[0]!.observation?.results.map((r) => r.source_call_id)).toEqual(["call_2"]);
     expect(billing!.steps[0]!.metrics).toMatchObject({ prompt_tokens: 60, cached_tokens: 48 });
     expect(billing!.steps[1]!.message).toBe("Invoice INV-7 was paid on 1 March.");
+  });
+});
+
+describe("http-request-span", () => {
+  it("puts the agent run inside the app's HTTP request span: one trace, the provider's undici span under each model call", async () => {
+    const { tree, traceIds, answer } = await httpRequestSpan();
+    expect(answer).toBe("Order A-17 has shipped.");
+    expect(traceIds).toBe(1);
+    expect(tree).toEqual([
+      "GET",
+      "  GET /ask",
+      "    invoke_agent support-agent",
+      "      chat support-model",
+      "        POST",
+      "      execute_tool order_status",
+      "        SELECT orders",
+      "      chat support-model",
+      "        POST",
+    ]);
   });
 });

@@ -1,6 +1,6 @@
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { AtofEvent } from "../../src/events/types.js";
-import { codecForEvent } from "../../src/wire/index.js";
+import { codecForEvent, recordedCost } from "../../src/wire/index.js";
 import type { WireToolCall } from "../../src/wire/index.js";
 import { cloneJson, unwrapBody } from "./content.js";
 import { metricsFromUsage } from "./metrics.js";
@@ -58,7 +58,9 @@ export function responseParts(event: AtofEvent): ResponseParts {
   const parts: ResponseParts = { message: response.text, toolCalls: toolCallsFrom(response.toolCalls) };
   if (response.reasoning !== undefined) parts.reasoningContent = response.reasoning;
   if (response.model !== undefined) parts.model = response.model;
-  const metrics = metricsFromUsage(response.usage);
+  // A cost the runtime computed from its pricing catalog wins over one the provider reported.
+  const cost = recordedCost(event.category_profile);
+  const metrics = metricsFromUsage(response.usage, cost !== undefined && cost.currency === "USD" ? cost.total : undefined);
   if (metrics) parts.metrics = metrics;
   return parts;
 }

@@ -3,6 +3,7 @@ import { SpanKind, type Attributes } from "@opentelemetry/api";
 import { isJsonObject } from "../../src/events/json.js";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { attributeKey, flattenInto } from "./flatten.js";
+import { writeLlmCost } from "./llm-body.js";
 import type { OpenSpan } from "./open-span.js";
 import type { MarkSpanMode, Projection } from "./projection.js";
 import {
@@ -68,6 +69,7 @@ export class FullProjection implements Projection {
     if (scopeTypeOf(span.category) === "llm") {
       const model = responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
       if (model) attrs[attributeKey(ns, "model_name")] = model;
+      writeLlmCost(attrs, ns, end);
     }
   }
 

@@ -1,6 +1,7 @@
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
-import { codecForEvent } from "../../src/wire/index.js";
+import type { Attributes } from "@opentelemetry/api";
+import { codecForEvent, recordedCost } from "../../src/wire/index.js";
 import type { FinishKind, WireCodec, WireRequest, WireResponse, WireToolCall } from "../../src/wire/index.js";
 
 /** Provider bodies inside LLM events, read through the wire codecs, in the shape the projections render. */
@@ -61,4 +62,12 @@ export function requestMessages(request: WireRequest, withSystem = true): LlmMes
 export function finishReasonIn(response: WireResponse, names: Record<FinishKind, string>): string | undefined {
   if (response.finish !== undefined) return names[response.finish];
   return response.rawFinishReason;
+}
+
+/** `<ns>.llm.cost.total` and `.currency` (full projection), when the runtime priced the call. */
+export function writeLlmCost(attrs: Attributes, ns: string, end: ScopeEvent): void {
+  const cost = recordedCost(end.category_profile);
+  if (cost === undefined) return;
+  attrs[`${ns}.llm.cost.total`] = cost.total;
+  attrs[`${ns}.llm.cost.currency`] = cost.currency;
 }

@@ -5,8 +5,9 @@ import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { jsonText } from "./flatten.js";
 import { responseModelOf } from "./full.js";
-import { finishReasonIn, llmRequestOf, llmResponseOf, requestMessages, type LlmMessage } from "./llm-body.js";
+import { recordedCost } from "../../src/wire/index.js";
 import type { WireToolCall } from "../../src/wire/index.js";
+import { finishReasonIn, llmRequestOf, llmResponseOf, requestMessages, type LlmMessage } from "./llm-body.js";
 import { profileString } from "./scope-attributes.js";
 
 const OI_FINISH = { stop: "complete", length: "length", tool_calls: "tool_use", content_filter: "content_filter" } as const;
@@ -77,6 +78,14 @@ export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
   if (usage.totalTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_TOTAL] = usage.totalTokens;
   if (usage.cacheReadTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_READ] = usage.cacheReadTokens;
   if (usage.cacheWriteTokens !== undefined) attrs[SC.LLM_TOKEN_COUNT_PROMPT_DETAILS_CACHE_WRITE] = usage.cacheWriteTokens;
+  const cost = recordedCost(end.category_profile);
+  if (cost !== undefined && cost.currency === "USD") {
+    attrs[SC.LLM_COST_TOTAL] = cost.total;
+    if (cost.input !== undefined) attrs[SC.LLM_COST_PROMPT] = cost.input;
+    if (cost.output !== undefined) attrs[SC.LLM_COST_COMPLETION] = cost.output;
+    if (cost.cacheRead !== undefined) attrs[SC.LLM_COST_PROMPT_DETAILS_CACHE_READ] = cost.cacheRead;
+    if (cost.cacheWrite !== undefined) attrs[SC.LLM_COST_PROMPT_DETAILS_CACHE_WRITE] = cost.cacheWrite;
+  }
   const finish = finishReasonIn(response, OI_FINISH);
   if (finish !== undefined) attrs[SC.LLM_FINISH_REASON] = finish;
   const prefix = `${SC.LLM_OUTPUT_MESSAGES}.0.`;

@@ -286,7 +286,7 @@ export class Client {
             llmUuid = ctx.llmUuid;
             return (await (send as (r?: LlmRequest) => Promise<unknown>)(real)) as Json;
           },
-          { modelName: s.model, injectTraceparent: s.injectTraceparent },
+          { modelName: s.model, dataSchema: s.codec.wire.schema, injectTraceparent: s.injectTraceparent },
         ),
     };
     if (s.apiKey) deps.apiKey = s.apiKey;

@@ -62,7 +62,7 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
         const res = await postJson(transportOptions(run, url, stringHeaders(request.headers), request.content, ctx.signal, ctx.llmUuid));
         return res.json as Json;
       },
-      { modelName: settings.model, metadata: endpointMetadata(url, turn), signal: run.signal, injectTraceparent: settings.injectTraceparent },
+      { modelName: settings.model, dataSchema: settings.codec.wire.schema, metadata: endpointMetadata(url, turn), signal: run.signal, injectTraceparent: settings.injectTraceparent },
     );
     parsed = settings.codec.parseResponse(raw);
     return { parsed, raw };
@@ -82,6 +82,7 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
   const headers = requestHeaders(run);
   const handle = settings.runtime.startLlm(settings.codec.route, { headers, content: body }, {
     modelName: settings.model,
+    dataSchema: settings.codec.wire.schema,
     attributes: ["streaming"],
     metadata: endpointMetadata(url, turn),
   });

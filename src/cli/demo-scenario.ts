@@ -20,11 +20,12 @@ import { InputError } from "./input.js";
 import type { Diagnostic, ToolExecutionInterceptOutcome } from "../runtime/types.js";
 import { createRuntime } from "../runtime/runtime.js";
 import type { Runtime } from "../runtime/runtime.js";
+import type { Dialect } from "../wire/index.js";
 
 export const DEMO_PROMPT = "What is the weather in Oslo? Please let ada@example.com know.";
 
 export interface LiveProvider {
-  style: "openai" | "anthropic";
+  style: Dialect;
   baseUrl: string;
   model: string;
   apiKey: string;
@@ -37,6 +38,8 @@ export interface DemoOptions {
   otlp?: string;
   /** Use a real provider instead of the embedded scripted model. */
   live?: LiveProvider;
+  /** The wire dialect the scripted model and the client speak (default "openai"). */
+  style?: Dialect;
 }
 
 export interface DemoResult {
@@ -47,12 +50,17 @@ export interface DemoResult {
   trajectories: AtifTrajectory[];
   spans: ReadableSpan[];
   diagnostics: Diagnostic[];
+  /** With `otlp`: what the OTLP exporter counted (empty when every export was accepted). */
+  otlpProblems?: Diagnostic[];
 }
 
+/** Diagnostics that mean spans did not reach the collector. */
+const LOST = /^otel\.(export_failed|spans_not_exported|spans_dropped|flush_failed|shutdown_failed)$/;
+
 /** The scripted model: one turn asking for both tools, then the answer. */
-export function demoProvider(): Promise<ScriptedProvider> {
+export function demoProvider(style: Dialect = "openai"): Promise<ScriptedProvider> {
   return startScriptedProvider({
-    style: "openai",
+    style,
     model: "demo-model",
     turns: [
       {
@@ -102,7 +110,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
   } catch (error) {
     throw new InputError(`cannot use ${options.outDir} for the output files: ${describeWriteError(error)}`);
   }
-  const provider = options.live ? undefined : await demoProvider();
+  const provider = options.live ? undefined : await demoProvider(options.style);
   const runtime = createRuntime();
   try {
     redactPII({ mode: "mask" }).register(runtime);
@@ -114,9 +122,8 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     atof.register(runtime);
     atif.register(runtime);
     capture.register(runtime);
-    if (options.otlp) {
-      new OtelExporter({ projection: options.projection, endpoint: options.otlp, serviceName: "relaytrace-demo", timeoutMillis: 3000 }).register(runtime);
-    }
+    const otlp = options.otlp ? new OtelExporter({ projection: options.projection, endpoint: options.otlp, serviceName: "relaytrace-demo", timeoutMillis: 3000 }) : undefined;
+    otlp?.register(runtime);
 
     const weather = defineTool({
       name: "get_weather",
@@ -132,7 +139,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     const toolkit = await createToolkit({ tools: [weather, notify] });
     const client = createClient({
       baseUrl: options.live?.baseUrl ?? provider!.url,
-      style: options.live?.style ?? "openai",
+      style: options.live?.style ?? options.style ?? "openai",
       model,
       apiKey: options.live?.apiKey ?? "demo-key-not-a-secret",
       systemPrompt: "You are a concise weather assistant.",
@@ -151,6 +158,7 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
       trajectories: atif.toJSON(),
       spans: await capture.spans(),
       diagnostics: runtime.diagnostics(),
+      ...(otlp ? { otlpProblems: otlp.diagnostics().filter((d) => LOST.test(d.code)) } : {}),
     };
   } finally {
     await runtime.shutdown();

@@ -8,6 +8,14 @@ import type { Io } from "./commands.js";
 import { convert, PROJECTIONS, requireFiles, tree, validate } from "./commands.js";
 import type { LiveProvider } from "./demo-scenario.js";
 import { runDemo } from "./demo-scenario.js";
+import { DIALECTS, type Dialect } from "../wire/index.js";
+
+const STYLE_LABELS: Record<Dialect, string> = {
+  openai: "OpenAI-compatible",
+  "openai-responses": "OpenAI Responses",
+  anthropic: "Anthropic Messages",
+  gemini: "Gemini",
+};
 import { InputError } from "./input.js";
 import { SEND_HELP, sendCommand } from "./send-command.js";
 import { packageVersion } from "./version.js";
@@ -31,7 +39,7 @@ Commands:
 Run 'relaytrace <command> --help' for a command's options; 'relaytrace --version' for the version.`,
   view: VIEW_HELP,
   send: SEND_HELP,
-  demo: `Usage: relaytrace demo [--out DIR] [--otlp URL] [--projection full|openinference|gen_ai] [--live]
+  demo: `Usage: relaytrace demo [--out DIR] [--otlp URL] [--projection full|openinference|gen_ai] [--style STYLE] [--live]
 
 Runs a weather agent with a local tool (annotated result, pending marks from an intercept),
 a relay tool the host answers, and an email-redaction sanitizer, against a scripted
@@ -41,6 +49,7 @@ Options:
   --out DIR          where the ATOF and ATIF files go (default ./relaytrace-out)
   --otlp URL         also send spans over OTLP/HTTP, e.g. http://localhost:4318/v1/traces
   --projection P     span flavour: full (default), openinference or gen_ai
+  --style STYLE      the wire the model speaks: openai (default), openai-responses, anthropic or gemini
   --live             use a real provider: OPENAI_API_KEY or ANTHROPIC_API_KEY from the environment
   --base-url URL     with --live: the provider's base URL
   --model NAME       with --live: the model (default gpt-4.1-mini / claude-sonnet-4-5)`,
@@ -96,7 +105,20 @@ function consoleIo(): Io {
   };
 }
 
-function liveProvider(baseUrl: string | undefined, model: string | undefined): LiveProvider {
+const LIVE_DEFAULTS: Record<Dialect, { env: string[]; baseUrl: string; model: string }> = {
+  openai: { env: ["OPENAI_API_KEY"], baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini" },
+  "openai-responses": { env: ["OPENAI_API_KEY"], baseUrl: "https://api.openai.com/v1", model: "gpt-4.1-mini" },
+  anthropic: { env: ["ANTHROPIC_API_KEY"], baseUrl: "https://api.anthropic.com", model: "claude-sonnet-4-5" },
+  gemini: { env: ["GEMINI_API_KEY", "GOOGLE_API_KEY"], baseUrl: "https://generativelanguage.googleapis.com", model: "gemini-2.5-flash" },
+};
+
+function liveProvider(baseUrl: string | undefined, model: string | undefined, style: Dialect | undefined): LiveProvider {
+  if (style !== undefined) {
+    const d = LIVE_DEFAULTS[style];
+    const key = d.env.map((k) => process.env[k]).find((v) => v);
+    if (!key) throw new UsageError(`--live --style ${style} needs ${d.env.join(" or ")} in the environment`);
+    return { style, apiKey: key, baseUrl: baseUrl ?? d.baseUrl, model: model ?? d.model };
+  }
   const anthropicKey = process.env.ANTHROPIC_API_KEY;
   const openaiKey = process.env.OPENAI_API_KEY;
   if (openaiKey) {
@@ -109,22 +131,24 @@ function liveProvider(baseUrl: string | undefined, model: string | undefined): L
 }
 
 async function demo(io: Io, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { command: "demo", values: ["out", "otlp", "projection", "base-url", "model"], switches: ["live"] });
+  const args = parseArgs(argv, { command: "demo", values: ["out", "otlp", "projection", "base-url", "model", "style"], switches: ["live"] });
   if (args.switches.has("help")) return help(io, "demo");
   if (args.positionals.length > 0) throw new UsageError(`demo takes no FILE (got ${args.positionals[0]})`);
   const projection = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
   const otlp = args.values.get("otlp");
   if (otlp !== undefined && !/^https?:\/\/.+/.test(otlp)) throw new UsageError(`--otlp must be an http(s) URL (got "${otlp}")`);
   const outDir = resolve(args.values.get("out") ?? "relaytrace-out");
-  const live = args.switches.has("live") ? liveProvider(args.values.get("base-url"), args.values.get("model")) : undefined;
+  const rawStyle = args.values.get("style");
+  const style = rawStyle === undefined ? undefined : oneOf(rawStyle, DIALECTS, "style", "openai");
+  const live = args.switches.has("live") ? liveProvider(args.values.get("base-url"), args.values.get("model"), style) : undefined;
 
-  const demoResult = await runDemo({ outDir, projection, ...(otlp ? { otlp } : {}), ...(live ? { live } : {}) });
+  const demoResult = await runDemo({ outDir, projection, ...(otlp ? { otlp } : {}), ...(live ? { live } : {}), ...(style ? { style } : {}) });
   const { result } = demoResult;
   const shown = (p: string) => {
     const rel = relative(process.cwd(), p);
     return rel && !rel.startsWith("..") ? rel : p;
   };
-  io.out(live ? `relaytrace demo — live ${live.style} model ${live.model}` : `relaytrace demo — scripted OpenAI-compatible model at ${demoResult.providerUrl} (no API key, no network)`);
+  io.out(live ? `relaytrace demo — live ${live.style} model ${live.model}` : `relaytrace demo — scripted ${STYLE_LABELS[style ?? "openai"]} model at ${demoResult.providerUrl} (no API key, no network)`);
   io.out("");
   io.out(`Run: ${result.status} in ${result.turns} turns, ${result.toolCalls.length} tool calls, ${result.usage.totalTokens} tokens`);
   io.out(`Answer: ${result.text}`);
@@ -138,7 +162,9 @@ async function demo(io: Io, argv: string[]): Promise<number> {
     const doc = demoResult.trajectories[i];
     io.out(`  ATIF  ${shown(p)}${doc ? ` (${doc.schema_version}, ${doc.steps.length} steps)` : ""}`);
   }
-  if (otlp) io.out(`  OTLP  spans sent to ${otlp}`);
+  const lost = demoResult.otlpProblems ?? [];
+  if (otlp && lost.length === 0) io.out(`  OTLP  ${demoResult.spans.length} spans sent to ${otlp}; the collector accepted every export`);
+  if (otlp && lost.length > 0) io.out(`  OTLP  spans sent to ${otlp} did NOT all arrive: ${lost.map((d) => `${d.code} ×${d.count} (${d.message})`).join("; ")}`);
   if (!live) io.out("  The customer's email address is [REDACTED:email] in every exported event: sanitizers change telemetry, never the app's answer.");
   const problems = demoResult.diagnostics.filter((d) => d.count > 0);
   if (problems.length > 0) {
@@ -150,6 +176,10 @@ async function demo(io: Io, argv: string[]): Promise<number> {
   io.out("");
   io.out(`Next: npx relaytrace tree ${shown(demoResult.atofPath)}   ·   npx relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`);
   io.out(`See the trace: open ${shown(viewPath)} in a browser (written by 'relaytrace view'; no server, no network)`);
+  if (otlp && lost.length > 0) {
+    io.err(`relaytrace demo: the OTLP export to ${otlp} failed`);
+    return 1;
+  }
   return 0;
 }
 

@@ -8,6 +8,7 @@ import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, traceRootUuid 
 import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
 import { GuardrailRejectedError } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
+import { pricedProfile } from "./llm-cost.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
 import type { EndLlmOptions, LlmFunction, LlmHandle, LlmOptions, LlmRequest } from "./types.js";
 
@@ -100,6 +101,7 @@ export class LlmLifecycle {
         data: null,
         metadata: cancelled ? cancelledMetadata(handle.metadata) : errorMetadata(handle.metadata, error),
         profile: llmProfile(handle.modelName),
+        dataSchema: handle.dataSchema ?? null,
       });
       if (cancelled) throw signal.reason ?? new Error("llm call cancelled");
       throw error;
@@ -126,6 +128,7 @@ export class LlmLifecycle {
         data: options.data ?? null,
         metadata: errorMetadata(shallowMerge(internal.metadata, options.metadata), options.error),
         profile: llmProfile(options.modelName ?? internal.modelName),
+        dataSchema: internal.dataSchema ?? null,
       });
       return;
     }
@@ -142,6 +145,7 @@ export class LlmLifecycle {
       metadata: options.metadata ?? null,
       ended: false,
       ...(options.modelName !== undefined ? { modelName: options.modelName } : {}),
+      ...(options.dataSchema !== undefined ? { dataSchema: options.dataSchema } : {}),
     };
     if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
     this.core.emitScope(
@@ -149,7 +153,7 @@ export class LlmLifecycle {
       scopeOf(handle),
       "start",
       handle.startedAtUs,
-      { data: recordableRequest(request, this.core.headerPolicy), metadata: handle.metadata, profile: llmProfile(handle.modelName) },
+      { data: recordableRequest(request, this.core.headerPolicy), metadata: handle.metadata, profile: llmProfile(handle.modelName), dataSchema: handle.dataSchema ?? null },
       this.payloadTransform(stack, "request", undefined, handle.name),
     );
     return handle;
@@ -167,7 +171,8 @@ export class LlmLifecycle {
       {
         data: response,
         metadata: okMetadata(shallowMerge(handle.metadata, options.metadata)),
-        profile: llmProfile(options.modelName ?? handle.modelName),
+        profile: pricedProfile(llmProfile(options.modelName ?? handle.modelName), this.core.pricing, handle, response),
+        dataSchema: handle.dataSchema ?? null,
       },
       this.payloadTransform(stack, "response", options.data, handle.name),
     );

@@ -34,14 +34,14 @@ export function checkCategory(category: unknown, where: string): void {
 
 const set = (...keys: string[]): ReadonlySet<string> => new Set(keys);
 
-export const RUNTIME_OPTIONS = set("clock", "idGenerator", "maxQueueSize", "namespace", "onDiagnostic", "recordedHeaders");
+export const RUNTIME_OPTIONS = set("clock", "idGenerator", "maxQueueSize", "namespace", "onDiagnostic", "pricing", "recordedHeaders");
 export const SCOPE_OPTIONS = set("category", "attributes", "input", "metadata", "categoryProfile", "parent", "timestamp");
 export const POP_OPTIONS = set("output", "metadata", "timestamp");
 export const MARK_OPTIONS = set("parent", "category", "categoryProfile", "data", "dataSchema", "metadata", "severity", "timestamp");
 export const METRIC_OPTIONS = set("parent", "metadata", "timestamp");
 export const TOOL_OPTIONS = set("toolCallId", "attributes", "metadata", "data", "parent", "signal", "timestamp");
 export const END_TOOL_OPTIONS = set("data", "metadata", "timestamp");
-export const LLM_OPTIONS = set("modelName", "attributes", "metadata", "parent", "signal", "timestamp", "injectTraceparent");
+export const LLM_OPTIONS = set("modelName", "dataSchema", "attributes", "metadata", "parent", "signal", "timestamp", "injectTraceparent");
 export const END_LLM_OPTIONS = set("data", "metadata", "modelName", "timestamp", "error");
 export const REGISTRATION_OPTIONS = set("scope", "breakChain");
 export const SUBSCRIBE_OPTIONS = set("scope", "exporter");

@@ -1,3 +1,4 @@
+import { loadPricingCatalog, type PricingCatalog } from "../wire/pricing.js";
 import { DEFAULT_NAMESPACE } from "../events/wire-names.js";
 import type { Clock } from "../events/clock.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
@@ -71,6 +72,8 @@ export class RuntimeCore {
   readonly namespace: string;
   /** Which request header values `llm` events may record. */
   readonly headerPolicy: HeaderPolicy;
+  /** Prices for `llm` ends (none unless the app supplies a catalog). */
+  readonly pricing: PricingCatalog | undefined;
   readonly diagnostics: DiagnosticCounter;
   readonly registries = new Registries();
   readonly publisher: Publisher;
@@ -80,6 +83,7 @@ export class RuntimeCore {
   constructor(options: RuntimeOptions = {}) {
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
     this.headerPolicy = options.recordedHeaders === undefined ? DEFAULT_HEADER_POLICY : new HeaderPolicy(options.recordedHeaders);
+    this.pricing = options.pricing === undefined ? undefined : loadPricingCatalog(options.pricing);
     this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
     this.clock = new MonotonicClock(options.clock ?? systemClock);
     this.idGenerator = options.idGenerator ?? (() => uuidv7());

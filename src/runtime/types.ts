@@ -1,3 +1,4 @@
+import type { PricingCatalog } from "../wire/pricing.js";
 import type { Clock } from "../events/clock.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeHandle } from "../events/scope-stack.js";
@@ -127,6 +128,8 @@ export interface LlmRequest {
 
 export interface LlmOptions {
   modelName?: string;
+  /** the provider dialect of the request and response (`openai/chat-completions`…), written as the events' `data_schema` */
+  dataSchema?: DataSchema;
   attributes?: string[];
   metadata?: Json;
   parent?: ScopeHandle | { uuid: string };
@@ -139,6 +142,7 @@ export interface LlmHandle {
   readonly name: string;
   readonly parentUuid: string | null;
   readonly modelName?: string;
+  readonly dataSchema?: DataSchema;
   readonly startedAtUs: number;
   readonly attributes: readonly string[];
   readonly metadata: Json;
@@ -200,4 +204,10 @@ export interface RuntimeOptions {
    * (`RECORDED_HEADERS`). Every other request header is recorded as `[redacted]`.
    */
   recordedHeaders?: readonly string[];
+  /**
+   * Prices for `llm` ends: a catalog `{entries: [{model, inputPerMTok, outputPerMTok,
+   * cacheReadPerMTok?, cacheWritePerMTok?, pricingAsOf, pricingSource}]}` (USD per million
+   * tokens) or the path of a JSON file holding one. No prices are built in.
+   */
+  pricing?: PricingCatalog | string;
 }

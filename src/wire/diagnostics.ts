@@ -1,3 +1,4 @@
+import { logDiagnostic } from "./diagnostic-log.js";
 import { redactUrlsInText } from "./urls.js";
 
 /** One counted problem kind, as `diagnostics()` reports it (runtime and every exporter alike). */
@@ -28,6 +29,7 @@ export class DiagnosticCounter {
       entry = { code, message, count: by };
       this.entries.set(code, entry);
     }
+    logDiagnostic(code, message, by);
     if (this.listener) {
       try {
         this.listener({ code, message, count: entry.count });

@@ -1,12 +1,14 @@
 import { isJsonObject, type Json } from "../events/json.js";
 import type { DataSchema } from "../events/types.js";
 import { anthropicMessagesCodec } from "./anthropic-messages.js";
+import { geminiCodec } from "./gemini.js";
 import { openaiChatCodec } from "./openai-chat.js";
+import { openaiResponsesCodec } from "./openai-responses.js";
 import type { Dialect, WireCodec } from "./types.js";
 
 /** Every codec, sorted by schema name. */
 export const WIRE_CODECS: readonly WireCodec[] = Object.freeze(
-  [anthropicMessagesCodec, openaiChatCodec].sort((a, b) => (a.schema.name < b.schema.name ? -1 : 1)),
+  [anthropicMessagesCodec, geminiCodec, openaiChatCodec, openaiResponsesCodec].sort((a, b) => (a.schema.name < b.schema.name ? -1 : 1)),
 );
 
 /** The dialect names `createClient({ style })` accepts, sorted. */
@@ -52,4 +54,4 @@ export function codecForEvent(hint: LlmEventHint): WireCodec | undefined {
   return undefined;
 }
 
-const SHAPE_ORDER: readonly WireCodec[] = [anthropicMessagesCodec, openaiChatCodec];
+const SHAPE_ORDER: readonly WireCodec[] = [geminiCodec, openaiResponsesCodec, anthropicMessagesCodec, openaiChatCodec];

@@ -1,0 +1,151 @@
+import { readFileSync } from "node:fs";
+import type { JsonObject } from "../events/json.js";
+import { isDict } from "./read.js";
+import type { WireUsage } from "./types.js";
+
+/**
+ * Cost from a pricing catalog the app supplies: relaytrace ships no prices (they go stale
+ * silently). Rates are USD per million tokens.
+ */
+
+export interface PricingEntry {
+  /** the model id; it also matches dated variants (`gpt-4.1` prices `gpt-4.1-2025-04-14`) */
+  model: string;
+  inputPerMTok: number;
+  outputPerMTok: number;
+  /** cache reads; input rate when absent */
+  cacheReadPerMTok?: number;
+  /** cache writes; input rate when absent */
+  cacheWritePerMTok?: number;
+  /** when these prices were read (e.g. "2026-11-01") */
+  pricingAsOf: string;
+  /** where they were read (a URL or a contract name) */
+  pricingSource: string;
+}
+
+export interface PricingCatalog {
+  entries: PricingEntry[];
+}
+
+/** The cost of one call, as `llm` end events carry it (`category_profile.cost`, snake_case). */
+export interface LlmCost {
+  total: number;
+  input: number;
+  output: number;
+  cacheRead?: number;
+  cacheWrite?: number;
+  currency: "USD";
+  model: string;
+  pricingAsOf: string;
+  pricingSource: string;
+}
+
+const RATE_KEYS = ["inputPerMTok", "outputPerMTok", "cacheReadPerMTok", "cacheWritePerMTok"] as const;
+const ENTRY_KEYS = new Set<string>(["model", ...RATE_KEYS, "pricingAsOf", "pricingSource"]);
+
+/** Checks a catalog and returns a frozen copy; a TypeError names the entry and field that is wrong. */
+export function checkPricingCatalog(value: unknown, where = "pricing"): PricingCatalog {
+  if (!isDict(value) || !Array.isArray(value.entries)) throw new TypeError(`${where} must be { entries: [...] } (a pricing catalog)`);
+  const entries = value.entries.map((raw: unknown, i: number): PricingEntry => {
+    const at = `${where}.entries[${i}]`;
+    if (!isDict(raw)) throw new TypeError(`${at} must be an object`);
+    for (const key of Object.keys(raw)) if (!ENTRY_KEYS.has(key)) throw new TypeError(`${at}: unknown key "${key}"; allowed: ${[...ENTRY_KEYS].join(", ")}`);
+    for (const key of ["model", "pricingAsOf", "pricingSource"] as const) {
+      if (typeof raw[key] !== "string" || raw[key] === "") throw new TypeError(`${at}.${key} must be a non-empty string`);
+    }
+    for (const key of RATE_KEYS) {
+      const v = raw[key];
+      const optional = key === "cacheReadPerMTok" || key === "cacheWritePerMTok";
+      if (v === undefined && optional) continue;
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new TypeError(`${at}.${key} must be a non-negative number of USD per million tokens`);
+    }
+    return Object.freeze({ ...(raw as unknown as PricingEntry) });
+  });
+  return Object.freeze({ entries: Object.freeze(entries) as PricingEntry[] });
+}
+
+/** A catalog, or the path of a JSON file holding one (read once, checked). */
+export function loadPricingCatalog(option: PricingCatalog | string): PricingCatalog {
+  if (typeof option !== "string") return checkPricingCatalog(option);
+  let text: string;
+  try {
+    text = readFileSync(option, "utf8");
+  } catch (cause) {
+    throw new TypeError(`pricing: cannot read ${option}: ${(cause as Error).message}`);
+  }
+  let parsed: unknown;
+  try {
+    parsed = JSON.parse(text);
+  } catch (cause) {
+    throw new TypeError(`pricing: ${option} is not JSON: ${(cause as Error).message}`);
+  }
+  return checkPricingCatalog(parsed, `pricing (${option})`);
+}
+
+/** The entry for a model: an exact match, else the longest entry whose id the model extends with `-…`. */
+export function priceEntryFor(catalog: PricingCatalog, model: string): PricingEntry | undefined {
+  let best: PricingEntry | undefined;
+  for (const entry of catalog.entries) {
+    if (entry.model === model) return entry;
+    if (model.startsWith(`${entry.model}-`) && (best === undefined || entry.model.length > best.model.length)) best = entry;
+  }
+  return best;
+}
+
+function usd(tokens: number, perMTok: number): number {
+  return (tokens * perMTok) / 1_000_000;
+}
+
+/** Rounded to 1e-12 USD, so sums of rates do not show float noise. */
+function round(value: number): number {
+  return Math.round(value * 1e12) / 1e12;
+}
+
+/** The cost of a usage under an entry: cached input is priced at the cache rates, the rest at the input rate. */
+export function costOf(entry: PricingEntry, usage: WireUsage): LlmCost {
+  const read = usage.cacheReadTokens ?? 0;
+  const write = usage.cacheWriteTokens ?? 0;
+  const fresh = Math.max(0, (usage.inputTokens ?? 0) - read - write);
+  const cacheRead = usd(read, entry.cacheReadPerMTok ?? entry.inputPerMTok);
+  const cacheWrite = usd(write, entry.cacheWritePerMTok ?? entry.inputPerMTok);
+  const input = usd(fresh, entry.inputPerMTok) + cacheRead + cacheWrite;
+  const output = usd(usage.outputTokens ?? 0, entry.outputPerMTok);
+  const cost: LlmCost = {
+    total: round(input + output),
+    input: round(input),
+    output: round(output),
+    currency: "USD",
+    model: entry.model,
+    pricingAsOf: entry.pricingAsOf,
+    pricingSource: entry.pricingSource,
+  };
+  if (usage.cacheReadTokens !== undefined) cost.cacheRead = round(cacheRead);
+  if (usage.cacheWriteTokens !== undefined) cost.cacheWrite = round(cacheWrite);
+  return cost;
+}
+
+/** The cost as the event records it (snake_case keys). */
+export function costRecord(cost: LlmCost): JsonObject {
+  const out: JsonObject = { total: cost.total, currency: cost.currency, input: cost.input, output: cost.output };
+  if (cost.cacheRead !== undefined) out.cache_read = cost.cacheRead;
+  if (cost.cacheWrite !== undefined) out.cache_write = cost.cacheWrite;
+  out.model = cost.model;
+  out.pricing_as_of = cost.pricingAsOf;
+  out.pricing_source = cost.pricingSource;
+  return out;
+}
+
+/** The cost an `llm` end event carries (`category_profile.cost`), read back: total and currency. */
+export function recordedCost(profile: unknown): { total: number; currency: string; input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined {
+  const cost = isDict(profile) ? profile.cost : undefined;
+  if (!isDict(cost) || typeof cost.total !== "number" || !Number.isFinite(cost.total)) return undefined;
+  const out: { total: number; currency: string; input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {
+    total: cost.total,
+    currency: typeof cost.currency === "string" ? cost.currency : "USD",
+  };
+  if (typeof cost.input === "number") out.input = cost.input;
+  if (typeof cost.output === "number") out.output = cost.output;
+  if (typeof cost.cache_read === "number") out.cacheRead = cost.cache_read;
+  if (typeof cost.cache_write === "number") out.cacheWrite = cost.cache_write;
+  return out;
+}
