@@ -3,12 +3,11 @@
 // demo --otlp URL` says whether the spans arrived, exiting non-zero when they did not.
 import { execFile } from "node:child_process";
 import { mkdtemp, writeFile } from "node:fs/promises";
-import { createServer } from "node:net";
-import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { deadPort } from "./support/fault-collector.js";
 import { startOtlpReceiver, type OtlpReceiver } from "./support/otlp.js";
 
 const DIST = fileURLToPath(new URL("../dist/", import.meta.url));
@@ -17,14 +16,6 @@ const CLI = join(DIST, "src/cli/main.js");
 let dir: string;
 let script: string;
 let deadUrl: string;
-
-async function deadPort(): Promise<number> {
-  const server = createServer();
-  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
-  const { port } = server.address() as AddressInfo;
-  await new Promise<void>((r) => server.close(() => r()));
-  return port;
-}
 
 function node(args: string[], env: Record<string, string>): Promise<{ code: number; stdout: string; stderr: string }> {
   const clean = Object.fromEntries(Object.entries(process.env).filter(([k]) => !k.startsWith("OTEL_") && k !== "RELAYTRACE_LOG"));

@@ -1,9 +1,9 @@
 import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 
-/** ExportResultCode.FAILED (a numeric enum in @opentelemetry/core, which is not a direct dependency). */
-const FAILED = 1;
-const SUCCESS = 0;
+import { countedExport, type ExportResult } from "./counted-export.js";
+
+const SPAN_CODES = { failed: "otel.export_failed", lost: "otel.spans_not_exported", what: "span" };
 
 /**
  * Wraps the real SpanExporter so failed exports are counted in diagnostics instead of
@@ -18,20 +18,9 @@ export class CountingSpanExporter implements SpanExporter {
     private readonly diagnostics: DiagnosticCounter,
   ) {}
 
-  export(spans: ReadableSpan[], resultCallback: (result: { code: number; error?: Error }) => void): void {
+  export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
     this.handedOff += spans.length;
-    try {
-      this.inner.export(spans, (result) => {
-        if (result.code !== SUCCESS) {
-          this.diagnostics.record("otel.export_failed", `span export failed: ${result.error?.message ?? "unknown error"}`);
-          this.diagnostics.record("otel.spans_not_exported", `${spans.length} span(s) in a failed export`, spans.length);
-        }
-        resultCallback(result);
-      });
-    } catch (error) {
-      this.diagnostics.recordError("otel.export_failed", error);
-      resultCallback({ code: FAILED, error: error instanceof Error ? error : new Error(String(error)) });
-    }
+    countedExport((done) => this.inner.export(spans, done), spans.length, resultCallback, this.diagnostics, SPAN_CODES);
   }
 
   shutdown(): Promise<void> {

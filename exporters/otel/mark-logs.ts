@@ -9,6 +9,9 @@ import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { attributeKey, jsonText } from "./flatten.js";
 import type { InstrumentationScope } from "./finished-span.js";
 import { hrTimeFromMicros } from "./ids.js";
+import { countedExport, type ExportResult } from "./counted-export.js";
+
+const LOG_CODES = { failed: "otel.logs_export_failed", lost: "otel.logs_not_exported", what: "log record" };
 
 const SEVERITIES: Record<string, [SeverityNumber, string]> = {
   trace: [SeverityNumber.TRACE, "TRACE"],
@@ -27,19 +30,8 @@ class CountingLogExporter implements LogRecordExporter {
     private readonly counter: DiagnosticCounter,
   ) {}
 
-  export(logs: ReadableLogRecord[], done: (result: { code: number; error?: Error }) => void): void {
-    try {
-      this.inner.export(logs, (result) => {
-        if (result.code !== 0) {
-          this.counter.record("otel.logs_export_failed", `log export failed: ${result.error?.message ?? "unknown error"}`);
-          this.counter.record("otel.logs_not_exported", `${logs.length} log record(s) in a failed export`, logs.length);
-        }
-        done(result);
-      });
-    } catch (error) {
-      this.counter.recordError("otel.logs_export_failed", error);
-      done({ code: 1, error: error instanceof Error ? error : new Error(String(error)) });
-    }
+  export(logs: ReadableLogRecord[], done: (result: ExportResult) => void): void {
+    countedExport((cb) => this.inner.export(logs, cb), logs.length, done, this.counter, LOG_CODES);
   }
 
   shutdown(): Promise<void> {

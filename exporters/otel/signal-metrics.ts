@@ -14,6 +14,9 @@ import { GenAiProjection } from "./gen-ai.js";
 import type { OpenSpan } from "./open-span.js";
 import { scopeTypeOf } from "./scope-attributes.js";
 import * as G from "./semconv.js";
+import { countedExport, type ExportResult } from "./counted-export.js";
+
+const METRIC_CODES = { failed: "otel.metrics_export_failed", what: "metric" };
 
 /** Bucket advice of the GenAI semantic conventions (v1.41) for the two client histograms. */
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
@@ -37,16 +40,8 @@ class CountingMetricExporter implements PushMetricExporter {
     this.selectAggregation = inner.selectAggregation?.bind(inner);
   }
 
-  export(metrics: ResourceMetrics, done: (result: { code: number; error?: Error }) => void): void {
-    try {
-      this.inner.export(metrics, (result) => {
-        if (result.code !== 0) this.counter.record("otel.metrics_export_failed", `metric export failed: ${result.error?.message ?? "unknown error"}`);
-        done(result);
-      });
-    } catch (error) {
-      this.counter.recordError("otel.metrics_export_failed", error);
-      done({ code: 1, error: error instanceof Error ? error : new Error(String(error)) });
-    }
+  export(metrics: ResourceMetrics, done: (result: ExportResult) => void): void {
+    countedExport((cb) => this.inner.export(metrics, cb), 1, done, this.counter, METRIC_CODES);
   }
 
   forceFlush(): Promise<void> {

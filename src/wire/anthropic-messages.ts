@@ -1,7 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
-import { replyFinish } from "./finish.js";
-import { message, responseFromParts, resultText, textOfParts } from "./messages.js";
+import { finishOnWire, replyFinish } from "./finish.js";
+import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { settingsOf, stopList, toolChoiceFrom, toolDefFrom, withoutKeys } from "./request-common.js";
@@ -105,7 +105,7 @@ function decodeUsage(raw: unknown): WireUsage | undefined {
 }
 
 /** A reply from its content blocks; `native` keeps the blocks the transcript must carry back verbatim. */
-function fromBlocks(blocks: readonly unknown[], rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning">, strict: boolean): WireResponse {
+function fromBlocks(blocks: readonly unknown[], rest: ReplyFields, strict: boolean): WireResponse {
   const parts: WirePart[] = [];
   const native: Json[] = [];
   blocks.forEach((block, i) => {
@@ -140,7 +140,7 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
     if (strict) throw new WireShapeError(`Anthropic reply is ${kindOf(body)}, expected a JSON object`);
     return responseFromParts([], {});
   }
-  const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+  const rest: ReplyFields = {};
   if (typeof body.id === "string") rest.id = body.id;
   if (typeof body.model === "string" && body.model !== "") rest.model = body.model;
   const usage = decodeUsage(body.usage);
@@ -225,7 +225,7 @@ function streamAssembler(): StreamAssembler {
         }
         blocks.push(block);
       }
-      const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+      const rest: ReplyFields = {};
       if (id !== undefined) rest.id = id;
       if (model !== undefined) rest.model = model;
       const usage = decodeUsage(usageRaw);
@@ -325,7 +325,7 @@ function usageBody(u: WireUsage | undefined): JsonObject {
 }
 
 function finishWire(r: WireResponse): string {
-  return r.rawFinishReason ?? FINISH_WIRE[r.finish ?? (r.toolCalls.length > 0 ? "tool_calls" : "stop")];
+  return finishOnWire(r, FINISH_WIRE);
 }
 
 function encodeResponse(r: WireResponse): JsonObject {

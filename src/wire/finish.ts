@@ -1,4 +1,4 @@
-import type { FinishKind } from "./types.js";
+import type { FinishKind, WireResponse } from "./types.js";
 
 /**
  * The one finish-reason table, for every dialect: Chat Completions `finish_reason`, Anthropic
@@ -37,4 +37,9 @@ export function finishKindOf(raw: string | undefined): FinishKind | undefined {
 /** A reply's finish kind: any tool call wins (Gemini says STOP beside a function call), then the table. */
 export function replyFinish(raw: string | undefined, hasToolCalls: boolean): FinishKind | undefined {
   return hasToolCalls ? "tool_calls" : finishKindOf(raw);
+}
+
+/** A reply's finish reason in a dialect's words: the raw one it was decoded with, else the kind's. */
+export function finishOnWire(response: WireResponse, words: Record<FinishKind, string>): string {
+  return response.rawFinishReason ?? words[response.finish ?? (response.toolCalls.length > 0 ? "tool_calls" : "stop")];
 }

@@ -1,7 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
-import { replyFinish } from "./finish.js";
-import { message, responseFromParts, resultText, textOfParts } from "./messages.js";
+import { finishOnWire, replyFinish } from "./finish.js";
+import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
 import { arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { settingsOf, stopList, toolDefFrom, withoutKeys } from "./request-common.js";
@@ -128,7 +128,7 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
     if (strict) throw new WireShapeError(`Gemini reply is ${kindOf(body)}, expected a JSON object`);
     return responseFromParts([], {});
   }
-  const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+  const rest: ReplyFields = {};
   const responseId = str(body.responseId);
   if (responseId !== undefined) rest.id = responseId;
   const model = str(body.modelVersion) ?? str(body.model);
@@ -303,7 +303,7 @@ function usageBody(u: WireUsage | undefined): JsonObject {
 }
 
 function finishWire(r: WireResponse): string {
-  return r.rawFinishReason ?? FINISH_WIRE[r.finish ?? "stop"];
+  return finishOnWire(r, FINISH_WIRE);
 }
 
 function encodeResponse(r: WireResponse): JsonObject {

@@ -19,8 +19,11 @@ export function toolCallsOf(parts: readonly WirePart[]): WireToolCall[] {
   return out;
 }
 
+/** The fields of a reply a decoder reads directly; the rest are derived from its parts. */
+export type ReplyFields = Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning">;
+
 /** A reply from its parts: text joined with "", reasoning with "\n", calls in order. */
-export function responseFromParts(parts: WirePart[], rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning">): WireResponse {
+export function responseFromParts(parts: WirePart[], rest: ReplyFields): WireResponse {
   const reasoning = parts.filter((p): p is Extract<WirePart, { type: "reasoning" }> => p.type === "reasoning").map((p) => p.text);
   const response: WireResponse = { ...rest, parts, text: textOfParts(parts, ""), toolCalls: toolCallsOf(parts) };
   if (reasoning.length > 0) response.reasoning = reasoning.join("\n");

@@ -1,7 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
-import { replyFinish } from "./finish.js";
-import { message, responseFromParts, resultText, textOfParts } from "./messages.js";
+import { finishOnWire, replyFinish } from "./finish.js";
+import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { joinUrl } from "./urls.js";
@@ -148,7 +148,7 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
     if (strict) throw new WireShapeError(`OpenAI reply is ${kindOf(body)}, expected a JSON object`);
     return responseFromParts([], {});
   }
-  const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+  const rest: ReplyFields = {};
   if (typeof body.id === "string") rest.id = body.id;
   if (typeof body.model === "string" && body.model !== "") rest.model = body.model;
   const usage = decodeUsage(body.usage);
@@ -249,7 +249,7 @@ function streamAssembler(): StreamAssembler {
         if (s.name === "") throw new WireShapeError(`OpenAI stream: tool call at index ${index} has no function name`);
         parts.push({ type: "tool_call", call: { id: s.id, name: s.name, arguments: s.args, input: argumentsValue(s.args) } });
       }
-      const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+      const rest: ReplyFields = {};
       if (id !== undefined) rest.id = id;
       if (model !== undefined) rest.model = model;
       if (usage !== undefined) rest.usage = usage;
@@ -323,7 +323,7 @@ function usageBody(u: WireUsage | undefined): JsonObject {
 }
 
 function finishWire(r: WireResponse): string {
-  return r.rawFinishReason ?? FINISH_WIRE[r.finish ?? (r.toolCalls.length > 0 ? "tool_calls" : "stop")];
+  return finishOnWire(r, FINISH_WIRE);
 }
 
 function encodeResponse(r: WireResponse): JsonObject {

@@ -1,7 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { replyFinish } from "./finish.js";
-import { message, responseFromParts, resultText, textOfParts } from "./messages.js";
+import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { settingsOf, toolChoiceFrom, toolDefFrom, withoutKeys } from "./request-common.js";
@@ -145,7 +145,7 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
     const err = errorEnvelopeMessage(body);
     throw new WireShapeError(err !== undefined ? `OpenAI Responses reply has no output; provider error: ${err}` : "OpenAI Responses reply has no output array");
   }
-  const rest: Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning"> = {};
+  const rest: ReplyFields = {};
   if (typeof body.id === "string") rest.id = body.id;
   if (typeof body.model === "string" && body.model !== "") rest.model = body.model;
   const usage = decodeUsage(body.usage);
