@@ -20,6 +20,7 @@ export type { AtofWarning } from "./events/atof-errors.js";
 export { createRuntime, Runtime } from "./runtime/runtime.js";
 export type { ScopeControl } from "./runtime/runtime.js";
 export type { Exporter, ExporterHost } from "./runtime/exporter.js";
+export { DEFAULT_SHUTDOWN_TIMEOUT_MS } from "./runtime/shutdown.js";
 export { DiagnosticCounter } from "./wire/diagnostics.js";
 export { DEFAULT_NAMESPACE, METRIC_SCHEMA, PENDING_REQUEST_SCHEMA, TOOL_PENDING_MARK } from "./events/wire-names.js";
 export { defaultRuntime } from "./runtime/default-runtime.js";
@@ -30,7 +31,12 @@ export { HeaderPolicy, RECORDED_HEADERS, REDACTED } from "./wire/credentials.js"
 export { redactUrl } from "./wire/urls.js";
 export type { ExecuteLlmOptions } from "./runtime/llm-lifecycle.js";
 export { toolResult, withAnnotation, withoutAnnotation, withPendingMark, toExecutionResult } from "./runtime/outcome.js";
-export { propagationContextFromJson, propagationContextToTraceparent } from "./runtime/propagation.js";
+export {
+  capturePropagationContext,
+  propagationContextFromJson,
+  propagationContextToJson,
+  propagationContextToTraceparent,
+} from "./runtime/propagation.js";
 export { extractTraceContext, injectTraceContext } from "./runtime/otel-context.js";
 export type { MetricKind, MetricMeasurement, MetricValueType } from "./runtime/metric.js";
 export { toJsonSafe, CIRCULAR_MARKER, DEPTH_MARKER, MAX_JSON_DEPTH, UNREADABLE_MARKER } from "./runtime/json-safe.js";
@@ -39,6 +45,7 @@ export type {
   EndLlmOptions,
   EndToolOptions,
   EventFields,
+  EventNameSanitizer,
   EventSanitizer,
   ExporterLifecycle,
   LlmFunction,
@@ -50,11 +57,13 @@ export type {
   PendingMarkSpec,
   PopScopeOptions,
   PropagationContext,
+  PropagationContextWire,
   RegistrationOptions,
   Remover,
   RequestInterceptOptions,
   RuntimeOptions,
   ScopeOptions,
+  ShutdownOptions,
   SubscribeOptions,
   Subscriber,
   Timestamp,

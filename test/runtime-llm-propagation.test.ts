@@ -1,3 +1,4 @@
+import { propagationContextToJson } from "../src/runtime/propagation.js";
 import { describe, expect, it } from "vitest";
 import type { Json } from "../src/events/json.js";
 import { propagatedRootOf } from "../src/events/propagation-table.js";
@@ -79,11 +80,11 @@ describe("LLM calls", () => {
 });
 
 describe("propagation", () => {
-  it("captures {version, root_uuid, parent_uuid} and continues the same trace elsewhere", async () => {
+  it("captures {version, rootUuid, parentUuid}, sent as JSON text it continues the same trace elsewhere", async () => {
     const { rt, settle } = capturingRuntime();
     let ctx: Json = null;
     await rt.withScope("halted-run", () => {
-      ctx = JSON.parse(JSON.stringify(rt.capturePropagationContext())) as Json;
+      ctx = JSON.parse(propagationContextToJson(rt.capturePropagationContext())) as Json;
     }, { category: "agent" });
     const first = (await settle())[0]!;
     expect(ctx).toEqual({ version: 1, root_uuid: first.uuid, parent_uuid: first.uuid });
@@ -91,7 +92,7 @@ describe("propagation", () => {
     const other = capturingRuntime(); // e.g. another process
     await other.rt.withPropagation(ctx as never, () =>
       other.rt.withScope("resumed-run", async () => {
-        expect(other.rt.capturePropagationContext().root_uuid).toBe(first.uuid);
+        expect(other.rt.capturePropagationContext().rootUuid).toBe(first.uuid);
         expect(other.rt.captureTraceparent().startsWith(`00-${uuidHex(first.uuid)}-`)).toBe(true);
       }, { category: "agent" }),
     );
@@ -107,7 +108,7 @@ describe("propagation", () => {
     await rt.withScope("agent", () =>
       rt.executeTool("t", {}, () => {
         traceparent = rt.captureTraceparent();
-        parentInTool = rt.capturePropagationContext().parent_uuid;
+        parentInTool = rt.capturePropagationContext().parentUuid;
         return { result: null };
       }),
     );

@@ -1,6 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
-import type { PropagationContext } from "../runtime/types.js";
-import { pendingOf } from "./pending.js";
+import type { PropagationContext, PropagationContextWire } from "../runtime/types.js";
 import type { LoopResult } from "./loop.js";
 import { emitMetric, type ClientSettings, type RunContext } from "./loop-context.js";
 import type { Toolkit } from "./toolkit.js";
@@ -38,13 +37,15 @@ function endOutput(r: LoopResult): JsonObject {
   return out;
 }
 
-function isPropagationContext(v: unknown): v is PropagationContext {
-  return typeof v === "object" && v !== null && (v as PropagationContext).version === 1 && typeof (v as PropagationContext).parent_uuid === "string";
+/** A stored trace context (the wire shape a halt record keeps, or a context object). */
+function isPropagationContext(v: unknown): v is PropagationContextWire | PropagationContext {
+  if (typeof v !== "object" || v === null || (v as { version?: unknown }).version !== 1) return false;
+  return typeof (v as PropagationContextWire).parent_uuid === "string" || typeof (v as PropagationContext).parentUuid === "string";
 }
 
 /**
- * Runs `body` as one `agent` scope: registers the loop's pending-mark intercept on it, sets the
- * end output, and reports the `run` metric. The scope always ends (ERROR when `body` throws).
+ * Runs `body` as one `agent` scope: sets the end output and reports the `run` metric. The scope
+ * always ends (ERROR when `body` throws). Suspensions need nothing here: the runtime records them.
  */
 export async function inAgentScope(settings: ClientSettings, opts: AgentScopeOptions, body: (run: RunContext) => Promise<LoopResult>): Promise<RunResult> {
   const { runtime } = settings;
@@ -53,32 +54,6 @@ export async function inAgentScope(settings: ClientSettings, opts: AgentScopeOpt
     runtime.withScope(
       settings.agentName,
       async (scope) => {
-        // Innermost intercept: a suspension becomes an annotation plus a `tool.pending` mark on the tool.
-        runtime.registerToolExecutionIntercept(
-          `relaytrace.pending.${scope.uuid}`, // unique per run: concurrent runs on one runtime each register their own
-          Number.MAX_SAFE_INTEGER,
-          async (args, next, info) => {
-            const r = await next(args);
-            const req = pendingOf(r.result);
-            if (!req) return r;
-            const profile: JsonObject = {};
-            if (info.toolCallId !== undefined) profile.tool_call_id = info.toolCallId;
-            return {
-              ...r,
-              annotation: { pending: req as unknown as Json },
-              pendingMarks: [
-                {
-                  name: "tool.pending",
-                  category: "tool",
-                  categoryProfile: profile,
-                  data: req as unknown as Json,
-                  dataSchema: { name: "relaytrace.pending_request", version: "1" },
-                },
-              ],
-            };
-          },
-          { scope },
-        );
         const run: RunContext = { settings, toolkit: opts.toolkit, signal, runUuid: scope.uuid };
         if (opts.emit) run.emit = opts.emit;
         const started = Date.now();

@@ -72,42 +72,51 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
 }
 
 /**
- * A streamed provider call: a manual `llm` lifecycle (so the end can carry
- * `time_to_first_chunk_ms`), text deltas forwarded to `run.emit` as they arrive.
+ * A streamed provider call as one managed `llm` stream: the runtime records the time to the
+ * first chunk and the assembled reply; text deltas go to `run.emit` as they arrive.
  */
 export async function streamLlm(run: RunContext, body: JsonObject, turn: number): Promise<{ parsed: ParsedTurn; raw: Json }> {
   const { settings } = run;
   const url = settings.codec.url(settings.baseUrl, settings.model, true);
   const started = Date.now();
-  const headers = requestHeaders(run);
-  const handle = settings.runtime.startLlm(settings.codec.route, { headers, content: body }, {
-    modelName: settings.model,
-    dataSchema: settings.codec.wire.schema,
-    attributes: ["streaming"],
-    metadata: endpointMetadata(url, turn),
-  });
   let parsed: ParsedTurn | undefined;
-  let firstChunkMs: number | undefined;
+  let raw: JsonObject | undefined;
   try {
-    const events = await postStream(transportOptions(run, url, headers, body, run.signal, handle.uuid));
-    const gen = settings.codec.parseStream(events);
-    for (;;) {
-      const step = await gen.next();
-      if (step.done) {
-        parsed = step.value;
-        break;
-      }
-      if (firstChunkMs === undefined) firstChunkMs = Date.now() - started;
-      if (step.value.type === "text" && step.value.delta) run.emit?.({ type: "text", delta: step.value.delta });
+    const deltas = settings.runtime.executeLlmStream(
+      settings.codec.route,
+      { headers: requestHeaders(run), content: body },
+      async function* (request, ctx) {
+        // The request the runtime hands back is the real one (credentials intact, traceparent added).
+        const events = await postStream(transportOptions(run, url, stringHeaders(request.headers), request.content, ctx.signal, ctx.llmUuid));
+        const gen = settings.codec.parseStream(events);
+        for (;;) {
+          const step = await gen.next();
+          if (step.done) {
+            parsed = step.value;
+            return;
+          }
+          yield step.value;
+        }
+      },
+      {
+        modelName: settings.model,
+        dataSchema: settings.codec.wire.schema,
+        metadata: endpointMetadata(url, turn),
+        signal: run.signal,
+        injectTraceparent: settings.injectTraceparent,
+        // The source has finished (and set `parsed`) before the runtime assembles the reply,
+        // recorded in the dialect's own reply shape so every reader decodes it alike.
+        assemble: () => {
+          if (parsed) raw = settings.codec.wire.encodeResponse(parsed.response);
+          return raw ?? null;
+        },
+      },
+    );
+    for await (const delta of deltas) {
+      if (delta.type === "text" && delta.delta) run.emit?.({ type: "text", delta: delta.delta });
     }
-    // The assembled reply is recorded in the dialect's own reply shape, so every reader decodes it alike.
-    const raw: JsonObject = settings.codec.wire.encodeResponse(parsed.response);
-    const metadata: JsonObject = { time_to_first_chunk_ms: firstChunkMs ?? Date.now() - started };
-    settings.runtime.endLlm(handle, raw, { metadata });
+    if (!parsed || !raw) throw new Error("provider stream ended without a reply");
     return { parsed, raw };
-  } catch (err) {
-    settings.runtime.endLlm(handle, null, { error: err });
-    throw err;
   } finally {
     llmMetric(run, turn, started, parsed);
   }

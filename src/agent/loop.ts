@@ -1,3 +1,4 @@
+import { propagationContextToWire } from "../runtime/propagation.js";
 import type { Json } from "../events/json.js";
 import type { ParsedToolCall, ToolDeclaration } from "./providers/types.js";
 import type { Request } from "./pending.js";
@@ -33,7 +34,8 @@ export function haltResult(run: RunContext, messages: unknown[], slots: CallSlot
   appendResults(run.settings.codec, messages, slots);
   let traceContext: Json | undefined;
   try {
-    traceContext = run.settings.runtime.capturePropagationContext() as unknown as Json;
+    // Stored in the halt record as wire JSON (snake_case), as NeMo Relay reads it.
+    traceContext = propagationContextToWire(run.settings.runtime.capturePropagationContext()) as unknown as Json;
   } catch {
     traceContext = undefined;
   }

@@ -1,7 +1,8 @@
 import { META_RETRY_OF, TOOL_ANSWER_MARK } from "../events/wire-names.js";
-import type { Json } from "../events/json.js";
+import type { Json, JsonObject } from "../events/json.js";
 import type { ParsedToolCall } from "./providers/types.js";
-import { pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
+import { isRequest, pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
+import type { ToolExecutionResult } from "../runtime/types.js";
 import { isRelayRequest, stampRelayRequest } from "./relay.js";
 import { toToolResult } from "./tool.js";
 import { emitMetric, raceAbort, type RunContext } from "./loop-context.js";
@@ -32,7 +33,7 @@ async function executeManaged(
   args: Record<string, unknown>,
   turn: number,
   opts: ManagedOptions = {},
-): Promise<{ result: ToolResult; toolUuid: string }> {
+): Promise<{ result: ToolResult; toolUuid: string; suspended?: Request }> {
   const tool = run.toolkit.get(call.name);
   const source = tool?.source ?? "custom";
   const metadata: Record<string, Json> = {
@@ -48,7 +49,7 @@ async function executeManaged(
     args as Json,
     async (effectiveArgs, ctx) => {
       toolUuid = ctx.toolUuid;
-      if (opts.shortCircuit) return { result: opts.shortCircuit as unknown as Json, annotation: { short_circuit: "beforeTool" } };
+      if (opts.shortCircuit) return suspensionOf(opts.shortCircuit, { result: opts.shortCircuit as unknown as Json, annotation: { short_circuit: "beforeTool" } });
       const argsObject = (typeof effectiveArgs === "object" && effectiveArgs !== null && !Array.isArray(effectiveArgs) ? effectiveArgs : {}) as Record<string, unknown>;
       const toolCtx: { signal: AbortSignal; toolCallId: string; toolUuid: string; answer?: Answer } = {
         signal: ctx.signal,
@@ -63,13 +64,13 @@ async function executeManaged(
       }
       let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
       const req = pendingOf(result);
-      // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the pending mark is made.
+      // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the runtime records the suspension.
       if (req && isRelayRequest(req)) {
         result = { ...result, metadata: { ...result.metadata, pending: stampRelayRequest(req, call.id, call.arguments) } };
       }
       // The annotation is observability data: it goes to the end event's profile, not into the model's result.
       const { annotation, ...plain } = result;
-      return annotation === undefined ? { result: plain as unknown as Json } : { result: plain as unknown as Json, annotation: annotation as Json };
+      return suspensionOf(result, annotation === undefined ? { result: plain as unknown as Json } : { result: plain as unknown as Json, annotation: annotation as Json });
     },
     {
       toolCallId: call.id,
@@ -78,7 +79,15 @@ async function executeManaged(
       signal: run.signal,
     },
   );
-  return { result: toToolResult(outcome.result), toolUuid };
+  // The runtime hands the suspension back; an execution intercept may have resolved it.
+  const suspended = isRequest(outcome.pending) ? outcome.pending : undefined;
+  return suspended ? { result: toToolResult(outcome.result), toolUuid, suspended } : { result: toToolResult(outcome.result), toolUuid };
+}
+
+/** A suspending tool result goes to the runtime as a first-class suspension: the tool scope ends pending. */
+function suspensionOf(result: ToolResult, execution: ToolExecutionResult): ToolExecutionResult {
+  const req = pendingOf(result);
+  return req ? { ...execution, pending: req as unknown as JsonObject } : execution;
 }
 
 function recordToolMetric(run: RunContext, call: ParsedToolCall, turn: number, started: number, result: ToolResult, suspended: boolean): void {
@@ -112,7 +121,7 @@ export async function runToolCall(run: RunContext, call: ParsedToolCall, turn: n
   const first = before.result
     ? await executeManaged(run, call, args, turn, { shortCircuit: toToolResult(before.result) })
     : await executeManaged(run, call, args, turn);
-  const req = pendingOf(first.result);
+  const req = first.suspended;
   if (!req) {
     const result = before.result ? first.result : await afterTool(run, call, args, turn, first.result);
     recordToolMetric(run, call, turn, started, result, false);
@@ -153,7 +162,7 @@ export async function resolveWithAnswer(
   const retryOpts: ManagedOptions = { answer };
   if (suspendedToolUuid) retryOpts.retryOf = suspendedToolUuid;
   const second = await executeManaged(run, call, args, turn, retryOpts);
-  if (pendingOf(second.result)) {
+  if (second.suspended) {
     recordToolMetric(run, call, turn, started, second.result, true);
     return { call, args, result: { output: `unresolved: ${req.prompt}`, isError: true }, toolUuid: second.toolUuid };
   }

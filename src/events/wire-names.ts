@@ -25,6 +25,8 @@ export const META_ERROR_TYPE = "error.type";
 export const META_EXCEPTION_TYPE = "exception.type";
 /** On a resumed run's agent scope: the id of the pending request it answers. */
 export const META_RESUME_OF = "relaytrace.resume_of";
+/** On a managed stream's `llm` end: milliseconds from the start to the first chunk. */
+export const META_TIME_TO_FIRST_CHUNK_MS = "time_to_first_chunk_ms";
 /** On a tool call re-executed with an answer: the uuid of the suspended call. */
 export const META_RETRY_OF = "relaytrace.retry_of";
 

@@ -2,7 +2,7 @@ import { randomBytes } from "node:crypto";
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { AtofEvent } from "../events/types.js";
-import type { EventFields, EventSanitizer, RegistrationOptions } from "../runtime/types.js";
+import type { EventFields, EventNameSanitizer, EventSanitizer, RegistrationOptions } from "../runtime/types.js";
 import type { PiiKind, PiiPattern } from "./patterns.js";
 import { builtinPatterns, PII_KINDS, userPattern } from "./patterns.js";
 import type { RedactionMode } from "./string-redactor.js";
@@ -28,10 +28,11 @@ export interface RedactionTarget {
   registerMarkSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): () => boolean;
   registerScopeStartSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): () => boolean;
   registerScopeEndSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): () => boolean;
+  registerEventNameSanitizer(name: string, priority: number, fn: EventNameSanitizer, options?: RegistrationOptions): () => boolean;
 }
 
 export interface PiiRedactor {
-  /** Registers mark, scope-start and scope-end sanitizers; returns one function that removes all three. */
+  /** Registers mark, scope-start, scope-end and event-name sanitizers; returns one function that removes them all. */
   register(runtime: RedactionTarget): () => void;
   /** The sanitizer itself, for registering by hand. */
   readonly sanitizer: EventSanitizer;
@@ -44,8 +45,8 @@ let instances = 0;
 
 /**
  * A ready PII sanitizer set. It walks `data`, `metadata` and `category_profile` (so the tool
- * result annotation too) of every event, replacing matches in every string and object key. Event
- * names, attributes, ids and `data_schema` are not touched: the runtime keeps them immutable.
+ * result annotation too) of every event, replacing matches in every string and object key, and
+ * every event name. Attributes, ids and `data_schema` are not touched.
  * Throws `TypeError` at construction for bad options, never while telemetry runs.
  */
 export function redactPII(options: RedactPiiOptions = {}): PiiRedactor {
@@ -86,6 +87,8 @@ export function redactPII(options: RedactPiiOptions = {}): PiiRedactor {
         runtime.registerScopeStartSanitizer(name, priority, sanitizer, scope),
         runtime.registerScopeEndSanitizer(name, priority, sanitizer, scope),
         runtime.registerMarkSanitizer(name, priority, sanitizer, scope),
+        // Event names too: a tool name the model made up (`forward_to_ada@example.com`) becomes a span name.
+        runtime.registerEventNameSanitizer(name, priority, (eventName, event) => strings.redact(eventName, mode === "hash" ? roots.rootOf(event) : ""), scope),
       ];
       return () => {
         for (const remove of removers) remove();

@@ -4,6 +4,7 @@ import { isJsonObject } from "../events/json.js";
 import { ATOF_VERSION } from "../events/types.js";
 import { redactUrlsInText } from "../wire/urls.js";
 import { RelaytraceError } from "./errors.js";
+import { cancellationMessage, type ManagedKind } from "./cancellation.js";
 
 const FLAG = /^[a-z0-9._-]+$/;
 const EMPTY: string[] = [];
@@ -50,10 +51,11 @@ export function errorMetadata(base: Json, error: unknown): Json {
   return out;
 }
 
-export function cancelledMetadata(base: Json): Json {
+/** The end metadata of an aborted managed call, worded for its kind (no `error.type`). */
+export function cancelledMetadata(base: Json, kind: ManagedKind): Json {
   const out: JsonObject = isJsonObject(base) ? { ...base } : {};
   out[META_STATUS_CODE] = "ERROR";
-  out[META_STATUS_DESCRIPTION] = "tool execution cancelled";
+  out[META_STATUS_DESCRIPTION] = cancellationMessage(kind);
   return out;
 }
 

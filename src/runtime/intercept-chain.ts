@@ -13,6 +13,13 @@ export interface LayerOutcome extends ToolExecutionResult {
 
 type Layer = (args: Json) => Promise<LayerOutcome>;
 
+function withMarks(result: ToolExecutionResult, marks: PendingMarkSpec[]): LayerOutcome {
+  const out: LayerOutcome = { result: result.result, marks };
+  if (result.annotation !== undefined) out.annotation = result.annotation;
+  if (result.pending !== undefined) out.pending = result.pending;
+  return out;
+}
+
 /**
  * Builds the execution-intercept chain around the tool callback. The lowest priority ends up
  * outermost. Each `next` call runs downstream in its own stack snapshot and returns only
@@ -26,8 +33,7 @@ export function buildToolChain(
   context: ScopeContext,
 ): Layer {
   let current: Layer = async (args) => {
-    const checked = toToolResult(await base(args));
-    return checked.annotation === undefined ? { result: checked.result, marks: [] } : { result: checked.result, annotation: checked.annotation, marks: [] };
+    return withMarks(toToolResult(await base(args)), []);
   };
   for (let i = intercepts.length - 1; i >= 0; i--) {
     const intercept = intercepts[i]!;
@@ -44,7 +50,8 @@ export function buildToolChain(
         const snapshot: ScopeContext = { stack: context.stack.snapshot(), activeEventUuid: context.activeEventUuid, propagatedRootUuid: context.propagatedRootUuid };
         const outcome = await runInScopeContext(snapshot, () => downstream(nextArgs));
         batches.push({ seq, marks: outcome.marks });
-        return outcome.annotation === undefined ? { result: outcome.result } : { result: outcome.result, annotation: outcome.annotation };
+        const { marks: _marks, ...result } = outcome;
+        return result;
       };
       try {
         const outcome = toInterceptOutcome(await intercept.callback(args, next, info), intercept.name);
@@ -52,9 +59,7 @@ export function buildToolChain(
         const marks: PendingMarkSpec[] = [];
         for (const batch of batches) for (const mark of batch.marks) marks.push(mark);
         for (const mark of outcome.pendingMarks) marks.push(mark);
-        return outcome.annotation === undefined
-          ? { result: outcome.result, marks }
-          : { result: outcome.result, annotation: outcome.annotation, marks };
+        return withMarks(outcome, marks);
       } finally {
         settled = true;
       }

@@ -2,13 +2,14 @@ import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
-import { spanIdOf, uuidHex } from "../events/uuid.js";
-import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, traceRootUuid } from "./otel-context.js";
-import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
-import { GuardrailRejectedError } from "./errors.js";
+import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
+import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
+import type { ManagedCall } from "./managed-call.js";
+import { runManagedCall } from "./managed-call.js";
+import { traceparentOf } from "./propagation.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
 import type { EndLlmOptions, LlmFunction, LlmHandle, LlmOptions, LlmRequest } from "./types.js";
 
@@ -20,7 +21,7 @@ export function recordableRequest(request: LlmRequest, policy: HeaderPolicy = DE
   return { headers: policy.recordable(request.headers ?? {}) as JsonObject, content: request.content };
 }
 
-interface InternalLlmHandle extends LlmHandle {
+export interface InternalLlmHandle extends LlmHandle {
   ended: boolean;
 }
 
@@ -37,77 +38,79 @@ function llmProfile(modelName: string | undefined): JsonObject | null {
 export class LlmLifecycle {
   constructor(private readonly core: RuntimeCore) {}
 
-  async execute(name: string, request: LlmRequest, fn: LlmFunction, options: ExecuteLlmOptions = {}): Promise<Json> {
+  execute(name: string, request: LlmRequest, fn: LlmFunction, options: ExecuteLlmOptions = {}): Promise<Json> {
+    const base = this.managedCall(name, request, options);
+    return runManagedCall<LlmRequest, InternalLlmHandle, Json>(this.core, {
+      ...base,
+      run: (handle, realRequest) => {
+        const { context, signal } = this.execution(handle, options);
+        const intercepts = this.core.registries.llmExecutionIntercepts.effective(context.stack);
+        let call = async (req: LlmRequest): Promise<Json> => fn(req, { signal, llmUuid: handle.uuid });
+        const info = { name, llmUuid: handle.uuid, ...(handle.modelName !== undefined ? { modelName: handle.modelName } : {}) };
+        for (let i = intercepts.length - 1; i >= 0; i--) {
+          const intercept = intercepts[i]!;
+          const downstream = call;
+          call = async (req) => intercept.callback(req, downstream, info);
+        }
+        const real = this.withTraceparent(handle, realRequest, options);
+        return runInSpan(context, handle, () => call(real));
+      },
+      close: (handle, response) => this.close(base.stack, handle, response, {}),
+    });
+  }
+
+  /**
+   * The parts of a managed LLM call the skeleton needs, shared by `execute` and managed streams:
+   * the guardrail and request-intercept stages, the opening, and the failed end.
+   */
+  managedCall(
+    name: string,
+    request: LlmRequest,
+    options: ExecuteLlmOptions & { attributes?: string[] },
+  ): Omit<ManagedCall<LlmRequest, InternalLlmHandle, never>, "run" | "close"> {
     const context = currentScopeContext();
     const stack = context.stack;
-    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
     const regs = this.core.registries;
-
-    for (const guardrail of regs.llmGuardrails.effective(stack)) {
-      const reason = await guardrail.callback(name, request);
-      if (typeof reason === "string") {
-        this.core.emitMark(stack, {
-          uuid: this.core.newId(),
-          parentUuid,
-          timestampUs: this.core.nowUs(),
-          name,
-          category: null,
-          profile: null,
-          data: { rejected: true, rejection_reason: reason },
-          dataSchema: null,
-          metadata: options.metadata ?? null,
-        });
-        throw new GuardrailRejectedError(guardrail.name, reason);
-      }
-    }
-    let realRequest = request;
-    for (const intercept of regs.llmRequestIntercepts.effective(stack)) {
-      realRequest = await intercept.callback(name, realRequest);
-      if (intercept.breakChain) break;
-    }
-
-    const handle = this.open(stack, name, realRequest, options, parentUuid);
-    if (options.injectTraceparent !== false && !otelPropagatesTraceparent()) {
-      const root = traceRootUuid(context, handle) ?? handle.uuid;
-      const headers: Record<string, Json> = {};
-      for (const [k, v] of Object.entries(realRequest.headers ?? {})) if (k.toLowerCase() !== "traceparent") headers[k] = v;
-      headers.traceparent = `00-${uuidHex(root)}-${spanIdOf(handle.uuid)}-01`;
-      realRequest = { ...realRequest, headers };
-    }
-    const signal = options.signal ?? NEVER_ABORTED;
-    const execContext: ScopeContext = {
-      stack: stack.snapshot(),
-      activeEventUuid: handle.uuid,
-      ...(context.propagatedRootUuid !== undefined ? { propagatedRootUuid: context.propagatedRootUuid } : {}),
+    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
+    return {
+      kind: "llm",
+      name,
+      input: request,
+      stack,
+      parentUuid,
+      metadata: options.metadata ?? null,
+      signal: options.signal ?? NEVER_ABORTED,
+      guardrails: regs.llmGuardrails.effective(stack),
+      requestIntercepts: regs.llmRequestIntercepts.effective(stack),
+      // The start records the intercepted request, taken before traceparent injection.
+      open: (realRequest) => this.open(stack, name, realRequest, options, parentUuid),
+      fail: (handle, error, cancelled) => this.fail(stack, handle, error, cancelled),
     };
-    const intercepts = regs.llmExecutionIntercepts.effective(stack);
-    let call = async (req: LlmRequest): Promise<Json> => fn(req, { signal, llmUuid: handle.uuid });
-    for (let i = intercepts.length - 1; i >= 0; i--) {
-      const intercept = intercepts[i]!;
-      const downstream = call;
-      const info = { name, llmUuid: handle.uuid, ...(handle.modelName !== undefined ? { modelName: handle.modelName } : {}) };
-      call = async (req) => intercept.callback(req, downstream, info);
-    }
+  }
 
-    let response: Json;
-    try {
-      if (signal.aborted) throw CANCELLED;
-      const request0 = realRequest;
-      response = await raceAbort(runInSpan(execContext, handle, () => call(request0)), signal);
-    } catch (error) {
-      handle.ended = true;
-      const cancelled = error === CANCELLED;
-      this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
-        data: null,
-        metadata: cancelled ? cancelledMetadata(handle.metadata) : errorMetadata(handle.metadata, error),
-        profile: llmProfile(handle.modelName),
-        dataSchema: handle.dataSchema ?? null,
-      });
-      if (cancelled) throw signal.reason ?? new Error("llm call cancelled");
-      throw error;
-    }
-    this.close(stack, handle, response, {});
-    return response;
+  /** The context a managed call's execution runs in: a stack snapshot with this call active. */
+  execution(handle: LlmHandle, options: LlmOptions): { context: ScopeContext; signal: AbortSignal } {
+    const outer = currentScopeContext();
+    const context: ScopeContext = {
+      stack: outer.stack.snapshot(),
+      activeEventUuid: handle.uuid,
+      ...(outer.propagatedRootUuid !== undefined ? { propagatedRootUuid: outer.propagatedRootUuid } : {}),
+    };
+    return { context, signal: options.signal ?? NEVER_ABORTED };
+  }
+
+  /**
+   * The real request with a W3C `traceparent` for this call (replacing any, whatever its case),
+   * unless disabled or left to a registered OpenTelemetry propagator.
+   */
+  withTraceparent(handle: LlmHandle, request: LlmRequest, options: ExecuteLlmOptions): LlmRequest {
+    if (options.injectTraceparent === false || otelPropagatesTraceparent()) return request;
+    const context = currentScopeContext();
+    const root = traceRootUuid(context, handle) ?? handle.uuid;
+    const headers: Record<string, Json> = {};
+    for (const [k, v] of Object.entries(request.headers ?? {})) if (k.toLowerCase() !== "traceparent") headers[k] = v;
+    headers.traceparent = traceparentOf(root, handle.uuid);
+    return { ...request, headers };
   }
 
   start(name: string, request: LlmRequest, options: LlmOptions = {}): LlmHandle {
@@ -135,6 +138,19 @@ export class LlmLifecycle {
     this.close(stack, internal, response, options);
   }
 
+  /** A failed managed end: the error keys, or the LLM cancellation message when the signal aborted. */
+  fail(stack: ScopeStack, handle: InternalLlmHandle, error: unknown, cancelled: boolean, extra?: JsonObject): void {
+    if (handle.ended) return;
+    handle.ended = true;
+    const base = extra === undefined ? handle.metadata : shallowMerge(handle.metadata, extra);
+    this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
+      data: null,
+      metadata: cancelled ? cancelledMetadata(base, "llm") : errorMetadata(base, error),
+      profile: llmProfile(handle.modelName),
+      dataSchema: handle.dataSchema ?? null,
+    });
+  }
+
   private open(stack: ScopeStack, name: string, request: LlmRequest, options: LlmOptions, parentUuid: string): InternalLlmHandle {
     const handle: InternalLlmHandle = {
       uuid: this.core.newId(),
@@ -159,7 +175,7 @@ export class LlmLifecycle {
     return handle;
   }
 
-  private close(stack: ScopeStack, handle: InternalLlmHandle, response: Json, options: EndLlmOptions): void {
+  close(stack: ScopeStack, handle: InternalLlmHandle, response: Json, options: EndLlmOptions): void {
     handle.ended = true;
     const endUs = this.core.endTime(handle.startedAtUs, options.timestamp);
     if (!this.core.listening(stack)) return;

@@ -32,7 +32,7 @@ export function remoteParentUuids(traceId: string, spanId: string): { rootUuid: 
 /** The propagation context that continues a remote span's trace (see `withPropagation`). */
 export function propagationFromRemote(parent: RemoteParent): PropagationContext {
   const { rootUuid, parentUuid } = remoteParentUuids(parent.traceId, parent.spanId);
-  return { version: 1, root_uuid: rootUuid, parent_uuid: parentUuid };
+  return { version: 1, rootUuid, parentUuid };
 }
 
 /** What a trace root started under an active OTel span is parented to, and the metadata recording it. */

@@ -19,7 +19,17 @@ export function toToolResult(value: unknown, where = "tool callback"): ToolExecu
     throw new TypeError(`invalid tool execution result: ${where} returned ${describe(value)}; expected { result, annotation? }`);
   }
   const v = value as ToolExecutionResult;
-  return v.annotation === undefined || v.annotation === null ? { result: v.result } : { result: v.result, annotation: v.annotation };
+  const out: ToolExecutionResult = v.annotation === undefined || v.annotation === null ? { result: v.result } : { result: v.result, annotation: v.annotation };
+  const pending = checkPending(v.pending, where);
+  if (pending !== undefined) out.pending = pending;
+  return out;
+}
+
+/** A suspension's request must be a JSON object (it becomes the `tool.pending` mark's data). */
+function checkPending(pending: unknown, where: string): JsonObject | undefined {
+  if (pending === undefined || pending === null) return undefined;
+  if (!isJsonObject(pending as Json)) throw new TypeError(`invalid tool execution result: ${where} returned a pending request that is not an object`);
+  return pending as JsonObject;
 }
 
 /** Checks an intercept return: `{result, annotation?, pendingMarks?}`; unknown extra fields are accepted. */
@@ -28,16 +38,14 @@ export function toInterceptOutcome(value: unknown, interceptName: string): Requi
     toToolResult(value, `execution intercept ${interceptName}`); // throws the descriptive error
   }
   const outcome = value as ToolExecutionInterceptOutcome;
-  const annotation = outcome.annotation === null ? undefined : outcome.annotation;
+  const checked = toToolResult(outcome, `execution intercept ${interceptName}`);
   const marks = outcome.pendingMarks;
-  if (marks === undefined || marks === null) {
-    return annotation === undefined ? { result: outcome.result, pendingMarks: NO_MARKS } : { result: outcome.result, annotation, pendingMarks: NO_MARKS };
-  }
+  if (marks === undefined || marks === null) return { ...checked, pendingMarks: NO_MARKS };
   if (!Array.isArray(marks)) {
     throw new TypeError(`execution intercept ${interceptName}: pendingMarks must be an array of { name, ... } specs`);
   }
   marks.forEach((spec, i) => validatePendingMarkSpec(spec, `execution intercept ${interceptName}: pendingMarks[${i}]`));
-  return annotation === undefined ? { result: outcome.result, pendingMarks: marks } : { result: outcome.result, annotation, pendingMarks: marks };
+  return { ...checked, pendingMarks: marks };
 }
 
 /** Shared, never mutated: an outcome without pending marks. */

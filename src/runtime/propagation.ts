@@ -1,10 +1,11 @@
 import type { ScopeContext } from "../events/scope-stack.js";
-import { ScopeStack, hiddenRoot } from "../events/scope-stack.js";
+import { ScopeStack, currentScopeContext, hiddenRoot } from "../events/scope-stack.js";
 import { recordPropagatedParent } from "../events/propagation-table.js";
 import { isUuid, spanIdOf, uuidHex } from "../events/uuid.js";
+import { formatTraceparent } from "../events/traceparent.js";
 import { RelaytraceError } from "./errors.js";
 import { traceRootUuid } from "./otel-context.js";
-import type { PropagationContext } from "./types.js";
+import type { PropagationContext, PropagationContextWire } from "./types.js";
 
 function checkUuid(value: unknown, key: string): string {
   if (typeof value !== "string" || !isUuid(value)) {
@@ -17,42 +18,78 @@ function checkUuid(value: unknown, key: string): string {
   return value;
 }
 
-/** Validates wire JSON (`{version: 1, root_uuid?, parent_uuid}`) into a PropagationContext. */
-export function propagationContextFromJson(value: unknown): PropagationContext {
-  if (typeof value !== "object" || value === null) {
-    throw new RelaytraceError("invalid_argument", "propagation context must be an object");
+/**
+ * Validates a propagation context given as NeMo Relay's JSON text
+ * (`{"version":1,"root_uuid":…,"parent_uuid":…}`) or as an object: that wire shape, read from
+ * storage, or a `PropagationContext` itself. Failures throw `invalid_argument`.
+ */
+export function propagationContextFromJson(text: string | PropagationContext | PropagationContextWire): PropagationContext {
+  let value: unknown = text;
+  if (typeof text === "string") {
+    try {
+      value = JSON.parse(text);
+    } catch {
+      throw new RelaytraceError("invalid_argument", "propagation context is not JSON text");
+    }
+  }
+  if (typeof value !== "object" || value === null || Array.isArray(value)) {
+    throw new RelaytraceError("invalid_argument", "propagation context must be a JSON object");
   }
   const v = value as Record<string, unknown>;
   if (v.version !== 1) {
     throw new RelaytraceError("invalid_argument", `unsupported propagation context version ${String(v.version)}; expected 1`);
   }
-  const parent = checkUuid(v.parent_uuid, "parent_uuid");
-  if (v.root_uuid === undefined || v.root_uuid === null) return { version: 1, parent_uuid: parent };
-  return { version: 1, root_uuid: checkUuid(v.root_uuid, "root_uuid"), parent_uuid: parent };
+  const parentUuid = checkUuid(v.parent_uuid ?? v.parentUuid, "parent_uuid");
+  const root = v.root_uuid ?? v.rootUuid;
+  if (root === undefined || root === null) return { version: 1, parentUuid };
+  return { version: 1, rootUuid: checkUuid(root, "root_uuid"), parentUuid };
+}
+
+/**
+ * Where the current code is in its trace, to continue it elsewhere: the parent is the active
+ * tool or LLM call, else the innermost scope (the scope stack is process-wide, so no runtime is
+ * needed). `rootUuid` is absent outside any scope.
+ */
+export function capturePropagationContext(): PropagationContext {
+  return captureFrom(currentScopeContext());
+}
+
+/** The wire object of a context (snake_case keys; `root_uuid` omitted when absent). */
+export function propagationContextToWire(ctx: PropagationContext): PropagationContextWire {
+  const valid = propagationContextFromJson(ctx);
+  return valid.rootUuid === undefined ? { version: 1, parent_uuid: valid.parentUuid } : { version: 1, root_uuid: valid.rootUuid, parent_uuid: valid.parentUuid };
+}
+
+/** NeMo Relay's JSON text of a context: `{"version":1,"root_uuid":"…","parent_uuid":"…"}`. */
+export function propagationContextToJson(ctx: PropagationContext): string {
+  return JSON.stringify(propagationContextToWire(ctx));
 }
 
 /** The context captured from the current scope context (parent = active tool/LLM call, else the top scope). */
 export function captureFrom(context: ScopeContext): PropagationContext {
-  const parent = context.activeEventUuid ?? context.stack.top().uuid;
-  const root = traceRootUuid(context) ?? context.activeEventUuid;
-  return root === undefined ? { version: 1, parent_uuid: parent } : { version: 1, root_uuid: root, parent_uuid: parent };
+  const parentUuid = context.activeEventUuid ?? context.stack.top().uuid;
+  const rootUuid = traceRootUuid(context) ?? context.activeEventUuid;
+  return rootUuid === undefined ? { version: 1, parentUuid } : { version: 1, rootUuid, parentUuid };
 }
 
 /**
  * The stack a continued run starts from. Rooted: the trace continues (synthetic frames that never
  * emit, and the parent→root pair recorded for exporters). Rootless: parentage kept, new trace.
  */
-export function contextFromPropagation(ctx: PropagationContext): ScopeContext {
-  const valid = propagationContextFromJson(ctx);
-  if (valid.root_uuid === undefined) {
-    return { stack: new ScopeStack([hiddenRoot(valid.parent_uuid, "propagated-root")]) };
+export function contextFromPropagation(ctx: PropagationContext | PropagationContextWire): ScopeContext {
+  const { rootUuid, parentUuid } = propagationContextFromJson(ctx);
+  if (rootUuid === undefined) {
+    return { stack: new ScopeStack([hiddenRoot(parentUuid, "propagated-root")]) };
   }
-  const frames = [hiddenRoot(valid.root_uuid, "propagated-root")];
-  if (valid.parent_uuid !== valid.root_uuid) {
-    frames.push(hiddenRoot(valid.parent_uuid, "propagated-parent", "unknown", valid.root_uuid));
-  }
-  recordPropagatedParent(valid.parent_uuid, valid.root_uuid);
-  return { stack: new ScopeStack(frames), propagatedRootUuid: valid.root_uuid };
+  const frames = [hiddenRoot(rootUuid, "propagated-root")];
+  if (parentUuid !== rootUuid) frames.push(hiddenRoot(parentUuid, "propagated-parent", "unknown", rootUuid));
+  recordPropagatedParent(parentUuid, rootUuid);
+  return { stack: new ScopeStack(frames), propagatedRootUuid: rootUuid };
+}
+
+/** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled). */
+export function traceparentOf(rootUuid: string, spanUuid: string): string {
+  return formatTraceparent(uuidHex(rootUuid), spanIdOf(spanUuid), 1);
 }
 
 export function traceparentFrom(context: ScopeContext): string {
@@ -61,12 +98,13 @@ export function traceparentFrom(context: ScopeContext): string {
     throw new RelaytraceError("invalid_argument", "no emitted scope is available for traceparent capture");
   }
   const span = context.activeEventUuid ?? context.stack.top().uuid;
-  return `00-${uuidHex(root)}-${spanIdOf(span)}-01`;
+  return traceparentOf(root, span);
 }
 
-export function propagationContextToTraceparent(ctx: PropagationContext): string {
-  if (ctx.root_uuid === undefined) {
+export function propagationContextToTraceparent(ctx: PropagationContext | PropagationContextWire): string {
+  const { rootUuid, parentUuid } = propagationContextFromJson(ctx);
+  if (rootUuid === undefined) {
     throw new RelaytraceError("invalid_argument", "rootless propagation context cannot be converted to traceparent");
   }
-  return `00-${uuidHex(ctx.root_uuid)}-${spanIdOf(ctx.parent_uuid)}-01`;
+  return traceparentOf(rootUuid, parentUuid);
 }

@@ -7,7 +7,7 @@ import { CANONICAL_EVENT } from "../events/types.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import { deepFreeze, toJsonSafe } from "./json-safe.js";
 import type { Registry, RegistryEntry } from "./registry.js";
-import type { EventFields, EventSanitizer, MetadataInjector, Subscriber } from "./types.js";
+import type { EventFields, EventNameSanitizer, EventSanitizer, MetadataInjector, Subscriber } from "./types.js";
 
 /** An event under construction. Payloads are already our own copies; `timestamp` is µs until delivery. */
 export interface DraftEvent {
@@ -33,6 +33,8 @@ export type Transform = (event: DraftEvent) => void;
 export interface Route {
   injectors: readonly RegistryEntry<MetadataInjector>[];
   sanitizers: readonly RegistryEntry<EventSanitizer>[];
+  /** Event-name sanitizers: every event's `name` passes them before anything else sees it. */
+  names: readonly RegistryEntry<EventNameSanitizer>[];
   subscribers: readonly RegistryEntry<Subscriber>[];
 }
 
@@ -43,6 +45,7 @@ interface Publication extends Route {
 
 export interface PublisherRegistries {
   subscribers: Registry<Subscriber>;
+  nameSanitizers: Registry<EventNameSanitizer>;
   injectors: Registry<MetadataInjector>;
   markSanitizers: Registry<EventSanitizer>;
   scopeStartSanitizers: Registry<EventSanitizer>;
@@ -57,6 +60,8 @@ export interface CallbackError {
 
 /** Pending publications past which delivery moves from the check phase to the microtask queue. */
 const EAGER_DRAIN_BACKLOG = 256;
+/** The name an event keeps when a name sanitizer fails (fail closed). */
+const REDACTED_NAME = "[redacted]";
 
 const INJECTOR_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
@@ -111,7 +116,7 @@ export class Publisher {
     if (injectors.length > 1) {
       injectors = [...injectors].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }
-    return { subscribers, injectors, sanitizers: sanitizerRegistry.effective(stack) };
+    return { subscribers, injectors, sanitizers: sanitizerRegistry.effective(stack), names: this.registries.nameSanitizers.effective(stack) };
   }
 
   publish(event: DraftEvent, route: Route, transform?: Transform): void {
@@ -134,6 +139,11 @@ export class Publisher {
       this.eagerScheduled = true;
       queueMicrotask(this.eagerDrainTask);
     }
+  }
+
+  /** How many events were enqueued so far (a watermark for "anything new since"). */
+  get emittedCount(): number {
+    return this.enqueued;
   }
 
   /** Resolves once everything enqueued before the call is delivered and its subscriber promises settled. */
@@ -187,6 +197,7 @@ export class Publisher {
           return;
         }
       }
+      if (publication.names.length > 0) this.sanitizeName(publication.names, event);
       if (typeof event.timestamp === "number") event.timestamp = formatTimestamp(event.timestamp);
       for (const injector of publication.injectors) this.inject(injector, event);
       if (publication.sanitizers.length > 0) this.sanitize(publication.sanitizers, event);
@@ -195,6 +206,26 @@ export class Publisher {
       for (const subscriber of publication.subscribers) this.notify(subscriber, frozen);
     } finally {
       this.callbackDepth--;
+    }
+  }
+
+  /**
+   * Names can carry what the model chose (an undeclared tool name, say), so they pass their own
+   * sanitizers, in order, before injectors, event sanitizers and subscribers see the event. A
+   * failing one, or one that returns no string, fails closed: the name becomes `[redacted]`.
+   */
+  private sanitizeName(sanitizers: readonly RegistryEntry<EventNameSanitizer>[], event: DraftEvent): void {
+    for (const sanitizer of sanitizers) {
+      let name: unknown;
+      try {
+        name = sanitizer.callback(event.name, Object.freeze({ ...event }) as unknown as AtofEvent);
+        if (typeof name !== "string") throw new TypeError("an event name sanitizer must return a string");
+      } catch (error) {
+        this.fail("event_name_sanitizer", sanitizer.name, error);
+        event.name = REDACTED_NAME;
+        return;
+      }
+      event.name = name;
     }
   }
 

@@ -47,8 +47,13 @@ export class Registry<F> {
     if (typeof callback !== "function") {
       throw new RelaytraceError("invalid_argument", `${this.family} "${name}": callback must be a function`);
     }
-    if (this.globals.some((e) => e.name === name) || this.locals.some((e) => e.name === name)) {
-      throw new RelaytraceError("already_exists", `${this.family} "${name}" is already registered`);
+    // Global names are unique among globals; scope-local names only within their scope, so two
+    // concurrent requests may each register their own "redaction" on their own scope.
+    const scopeUuid = options.scopeUuid;
+    if (scopeUuid === undefined) {
+      if (this.globals.some((e) => e.name === name)) throw new RelaytraceError("already_exists", `${this.family} "${name}" is already registered`);
+    } else if (this.locals.some((e) => e.scopeUuid === scopeUuid && e.name === name)) {
+      throw new RelaytraceError("already_exists", `${this.family} "${name}" is already registered on this scope`);
     }
     const entry: RegistryEntry<F> = {
       name,

@@ -15,7 +15,9 @@ import { toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
 import { Publisher } from "./publisher.js";
 import { Registry } from "./registry.js";
+import type { LlmStreamIntercept } from "./llm-stream.js";
 import type {
+  EventNameSanitizer,
   EventSanitizer,
   LlmRequest,
   MetadataInjector,
@@ -40,6 +42,7 @@ export type LlmExecutionIntercept = (
 export class Registries {
   readonly subscribers = new Registry<Subscriber>("subscriber", "insertion");
   readonly injectors = new Registry<MetadataInjector>("metadata injector");
+  readonly nameSanitizers = new Registry<EventNameSanitizer>("event name sanitizer");
   readonly markSanitizers = new Registry<EventSanitizer>("mark sanitizer");
   readonly scopeStartSanitizers = new Registry<EventSanitizer>("scope start sanitizer");
   readonly scopeEndSanitizers = new Registry<EventSanitizer>("scope end sanitizer");
@@ -51,6 +54,7 @@ export class Registries {
   readonly llmGuardrails = new Registry<LlmGuardrail>("llm conditional guardrail");
   readonly llmRequestIntercepts = new Registry<LlmRequestIntercept>("llm request intercept");
   readonly llmExecutionIntercepts = new Registry<LlmExecutionIntercept>("llm execution intercept");
+  readonly llmStreamIntercepts = new Registry<LlmStreamIntercept>("llm stream execution intercept");
   readonly llmSanitizeRequest = new Registry<(value: Json) => Json>("llm sanitize-request");
   readonly llmSanitizeResponse = new Registry<(value: Json) => Json>("llm sanitize-response");
 

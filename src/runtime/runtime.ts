@@ -4,6 +4,7 @@ import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js
 import { RelaytraceError } from "./errors.js";
 import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
 import { LlmLifecycle } from "./llm-lifecycle.js";
+import { executeLlmStream, type ExecuteLlmStreamOptions, type LlmStreamFunction, type LlmStreamIntercept } from "./llm-stream.js";
 import type { MetricMeasurement } from "./metric.js";
 import {
   checkOptions,
@@ -11,21 +12,25 @@ import {
   END_LLM_OPTIONS,
   END_TOOL_OPTIONS,
   LLM_OPTIONS,
+  LLM_STREAM_OPTIONS,
   MARK_OPTIONS,
   METRIC_OPTIONS,
   POP_OPTIONS,
   REGISTRATION_OPTIONS,
   RUNTIME_OPTIONS,
   SCOPE_OPTIONS,
+  SHUTDOWN_OPTIONS,
   SUBSCRIBE_OPTIONS,
   TOOL_OPTIONS,
 } from "./options.js";
-import { captureFrom, contextFromPropagation, propagationContextFromJson, traceparentFrom } from "./propagation.js";
+import { captureFrom, contextFromPropagation, traceparentFrom } from "./propagation.js";
 import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
 import type { Exporter } from "./exporter.js";
+import { checkTimeout, DEFAULT_SHUTDOWN_TIMEOUT_MS, withinDeadline } from "./shutdown.js";
+import { flushOnExit } from "./exit-flush.js";
 import { ScopeLifecycle } from "./scope-lifecycle.js";
 import type { ScopeControl } from "./scope-lifecycle.js";
 
@@ -34,6 +39,7 @@ import type {
   Diagnostic,
   EndLlmOptions,
   EndToolOptions,
+  EventNameSanitizer,
   EventSanitizer,
   LlmFunction,
   LlmHandle,
@@ -42,11 +48,13 @@ import type {
   MetadataInjector,
   PopScopeOptions,
   PropagationContext,
+  PropagationContextWire,
   RegistrationOptions,
   Remover,
   RequestInterceptOptions,
   RuntimeOptions,
   ScopeOptions,
+  ShutdownOptions,
   SubscribeOptions,
   Subscriber,
   ToolExecutionIntercept,
@@ -67,6 +75,9 @@ export class Runtime {
   private readonly llms: LlmLifecycle;
   private readonly exporters = new Set<Exporter>();
   private shutdownPromise: Promise<void> | undefined;
+  private stopExitFlush: (() => void) | undefined;
+  /** Events emitted when the last exit flush started: a second `beforeExit` with nothing new does nothing. */
+  private exitFlushedAt = -1;
 
   constructor(options: RuntimeOptions = {}) {
     checkOptions(options, RUNTIME_OPTIONS, "createRuntime");
@@ -152,7 +163,19 @@ export class Runtime {
     return this.llms.execute(name, request, fn, options);
   }
 
-  /** Starts an LLM call by hand (streaming, say); end it with `endLlm`. */
+  /**
+   * Runs `fn` as a managed, streamed LLM call: `fn` returns the provider's chunks as an async
+   * iterable, and so does this method. Guardrails and request intercepts run when iteration
+   * starts; each chunk passes the stream execution intercepts; the `llm` end records
+   * `time_to_first_chunk_ms` and the response `options.assemble(chunks)` builds (default: the
+   * chunks). Stopping early or aborting ends the call as cancelled.
+   */
+  executeLlmStream<C>(name: string, request: LlmRequest, fn: LlmStreamFunction<C>, options?: ExecuteLlmStreamOptions<C>): AsyncIterable<C> {
+    checkOptions(options, LLM_STREAM_OPTIONS, "executeLlmStream");
+    return executeLlmStream(this.core, this.llms, name, request, fn, options);
+  }
+
+  /** Starts an LLM call by hand; end it with `endLlm`. */
   startLlm(name: string, request: LlmRequest, options?: ExecuteLlmOptions): LlmHandle {
     checkOptions(options, LLM_OPTIONS, "startLlm");
     return this.llms.start(name, request, options);
@@ -206,6 +229,11 @@ export class Runtime {
     return this.core.registries.llmExecutionIntercepts.add(name, priority, fn, scopeOf(options));
   }
 
+  /** Wraps managed streams: `(request, next, info) => chunks`, to observe or transform the chunks the caller sees. */
+  registerLlmStreamExecutionIntercept(name: string, priority: number, fn: LlmStreamIntercept, options?: RegistrationOptions): Remover {
+    return this.core.registries.llmStreamIntercepts.add(name, priority, fn, scopeOf(options));
+  }
+
   /** Rewrites the LLM start event's `data` (credentials are already stripped). Fails closed. */
   registerLlmSanitizeRequest(name: string, priority: number, fn: (request: Json) => Json, options?: RegistrationOptions): Remover {
     return this.core.registries.llmSanitizeRequest.add(name, priority, fn, scopeOf(options));
@@ -230,6 +258,15 @@ export class Runtime {
     return this.core.registries.markSanitizers.add(name, priority, fn, scopeOf(options));
   }
 
+  /**
+   * Rewrites every event's `name` before anything else sees it: names can carry what the model
+   * chose (an undeclared tool name), and they become span names. A throwing sanitizer makes the
+   * name `[redacted]` (fails closed). Start and end of a scope must map alike: keep it a pure function.
+   */
+  registerEventNameSanitizer(name: string, priority: number, fn: EventNameSanitizer, options?: RegistrationOptions): Remover {
+    return this.core.registries.nameSanitizers.add(name, priority, fn, scopeOf(options));
+  }
+
   /** As `registerMarkSanitizer`, for scope start events. */
   registerScopeStartSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
     return this.core.registries.scopeStartSanitizers.add(name, priority, fn, scopeOf(options));
@@ -245,7 +282,10 @@ export class Runtime {
     checkOptions(options, SUBSCRIBE_OPTIONS, "subscribe");
     const remove = this.core.registries.subscribers.add(name, 0, callback, options.scope ? { scopeUuid: options.scope.uuid } : {});
     const exporter = options.exporter;
-    if (exporter) this.exporters.add(exporter);
+    if (exporter) {
+      this.exporters.add(exporter);
+      this.stopExitFlush ??= flushOnExit(this);
+    }
     return () => {
       if (exporter) this.exporters.delete(exporter);
       return remove();
@@ -272,20 +312,54 @@ export class Runtime {
     await Promise.allSettled([...this.exporters].map((e) => e.forceFlush()));
   }
 
-  /** Flushes, then shuts down every exporter attached to this runtime. Safe to call twice. */
-  shutdown(): Promise<void> {
+  /**
+   * Flushes, then shuts down every exporter attached to this runtime (each: `forceFlush`, then
+   * `shutdown`), within ONE overall deadline: `timeoutMs` (default 5,000 ms), whatever the
+   * exporters' own timeouts and retries. Past it the call returns and counts `shutdown_timeout`
+   * naming the exporters still busy. Safe to call twice (the second call gets the first's promise).
+   */
+  shutdown(options: ShutdownOptions = {}): Promise<void> {
     if (this.core.publisher.callbackDepth > 0) {
       return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));
     }
-    this.shutdownPromise ??= (async () => {
-      await this.core.publisher.flush();
-      const results = await Promise.allSettled([...this.exporters].map(async (e) => {
+    let timeoutMs: number;
+    try {
+      checkOptions(options, SHUTDOWN_OPTIONS, "shutdown");
+      timeoutMs = checkTimeout("shutdown", options.timeoutMs) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+    } catch (error) {
+      return Promise.reject(error); // a Promise API reports bad input as a rejection
+    }
+    this.stopExitFlush?.();
+    this.shutdownPromise ??= withinDeadline(
+      () => this.core.publisher.flush(),
+      [...this.exporters],
+      async (e) => {
         await e.forceFlush();
         await e.shutdown();
-      }));
-      for (const r of results) if (r.status === "rejected") this.core.diagnostics.record("exporter_shutdown_failed", String(r.reason));
-    })();
+      },
+      timeoutMs,
+      this.core.diagnostics,
+      { timeout: "shutdown_timeout", failed: "exporter_shutdown_failed", verb: "shutdown" },
+    );
     return this.shutdownPromise;
+  }
+
+  /**
+   * Called on `beforeExit` while exporters are attached and `shutdown()` was never called:
+   * `forceFlush()` of every exporter, within the shutdown deadline (default 5 s).
+   */
+  async flushOnExit(): Promise<void> {
+    const emitted = this.core.publisher.emittedCount;
+    if (this.shutdownPromise !== undefined || emitted === this.exitFlushedAt) return;
+    this.exitFlushedAt = emitted;
+    await withinDeadline(
+      () => this.core.publisher.flush(),
+      [...this.exporters],
+      (e) => e.forceFlush(),
+      DEFAULT_SHUTDOWN_TIMEOUT_MS,
+      this.core.diagnostics,
+      { timeout: "exit_flush_timeout", failed: "exporter_flush_failed", verb: "flush on exit" },
+    );
   }
 
   /** Counted problems of the runtime and of the exporters attached to it. */
@@ -311,14 +385,14 @@ export class Runtime {
     this.core.publisher.lastCallbackError = undefined;
   }
 
-  /** `{version: 1, root_uuid, parent_uuid}` for continuing this trace elsewhere (JSON-serializable). */
+  /** `{ version: 1, rootUuid?, parentUuid }` for continuing this trace elsewhere (`propagationContextToJson` for the wire). */
   capturePropagationContext(): PropagationContext {
     return captureFrom(currentScopeContext());
   }
 
   /** Runs `fn` so that its scopes continue the trace described by `ctx` (from another process or a resumed run). */
-  withPropagation<T>(ctx: PropagationContext, fn: () => T): T {
-    return runInScopeContext(contextFromPropagation(propagationContextFromJson(ctx)), fn);
+  withPropagation<T>(ctx: PropagationContext | PropagationContextWire, fn: () => T): T {
+    return runInScopeContext(contextFromPropagation(ctx), fn);
   }
 
   /** The W3C `traceparent` of the current position in the trace. */

@@ -1,14 +1,21 @@
-import { GUARDRAIL_KIND_TOOL, PROFILE_TOOL_CALL_ID, PROFILE_TOOL_RESULT_ANNOTATION, severityKey } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
 import { inboundOtelParent, runInSpan } from "./otel-context.js";
-import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
-import { GuardrailRejectedError } from "./errors.js";
+import {
+  ANNOTATION_PENDING,
+  PENDING_REQUEST_SCHEMA,
+  PROFILE_TOOL_CALL_ID,
+  PROFILE_TOOL_RESULT_ANNOTATION,
+  severityKey,
+  TOOL_PENDING_MARK,
+} from "../events/wire-names.js";
+import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { LayerOutcome } from "./intercept-chain.js";
 import { buildToolChain } from "./intercept-chain.js";
+import { runManagedCall } from "./managed-call.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
 import type {
@@ -35,72 +42,62 @@ function toolProfile(toolCallId: string | undefined): JsonObject {
   return toolCallId === undefined ? {} : { [PROFILE_TOOL_CALL_ID]: toolCallId };
 }
 
-/** Managed and manual tool lifecycles: guardrails, request intercepts, the intercept chain, ends and pending marks. */
+/** A settled result as the intercept chain passes it on (pending request kept when present). */
+function layerOf(checked: ToolExecutionResult, marks: PendingMarkSpec[]): LayerOutcome {
+  const out: LayerOutcome = { result: checked.result, marks };
+  if (checked.annotation !== undefined) out.annotation = checked.annotation;
+  if (checked.pending !== undefined) out.pending = checked.pending;
+  return out;
+}
+
+/** Managed and manual tool lifecycles: the managed-call skeleton, ends, suspension and pending marks. */
 export class ToolLifecycle {
   constructor(private readonly core: RuntimeCore) {}
 
-  async execute(name: string, args: Json, fn: ToolFunction, options: ToolOptions = {}): Promise<ToolExecutionResult> {
+  execute(name: string, args: Json, fn: ToolFunction, options: ToolOptions = {}): Promise<ToolExecutionResult> {
     const context = currentScopeContext();
     const stack = context.stack;
-    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
     const regs = this.core.registries;
-
-    const guardrails = regs.toolGuardrails.effective(stack);
-    if (guardrails.length > 0) await this.runGuardrails(stack, name, args, parentUuid, options.metadata ?? null, guardrails);
-
-    let realArgs = args;
-    for (const intercept of regs.toolRequestIntercepts.effective(stack)) {
-      realArgs = await intercept.callback(name, realArgs);
-      if (intercept.breakChain) break;
-    }
-
-    const handle = this.open(stack, name, realArgs, options, parentUuid);
     const signal = options.signal ?? NEVER_ABORTED;
-    const toolCtx: ToolContext =
-      handle.toolCallId === undefined
-        ? { signal, toolUuid: handle.uuid }
-        : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
-    const execContext: ScopeContext = { stack: stack.snapshot(), activeEventUuid: handle.uuid, propagatedRootUuid: context.propagatedRootUuid };
-    const intercepts = regs.toolExecutionIntercepts.effective(stack);
-
-    let outcome: LayerOutcome;
-    try {
-      if (signal.aborted) throw CANCELLED;
-      if (intercepts.length === 0) {
-        // Fast path: call the tool directly in its context; no wrapper async function (each extra
-        // promise costs a hook call per promise while AsyncLocalStorage is active on Node 20).
-        const value = runInSpan(execContext, handle, () => fn(realArgs, toolCtx));
-        const settled = signal === NEVER_ABORTED ? await value : await raceAbort(Promise.resolve(value), signal);
-        const checked = toToolResult(settled);
-        outcome = checked.annotation === undefined ? { result: checked.result, marks: NO_MARKS } : { result: checked.result, annotation: checked.annotation, marks: NO_MARKS };
-      } else {
-        const run = runInSpan(execContext, handle, () =>
-          buildToolChain(intercepts, (a) => fn(a, toolCtx), { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) }, execContext)(realArgs),
-        );
-        outcome = await raceAbort(run, signal);
-      }
-    } catch (error) {
-      handle.ended = true;
-      const endUs = this.core.endTime(handle.startedAtUs, undefined);
-      if (error === CANCELLED) {
-        this.core.emitScope(stack, scopeOf(handle), "end", endUs, {
+    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
+    return runManagedCall<Json, InternalToolHandle, LayerOutcome>(this.core, {
+      kind: "tool",
+      name,
+      input: args,
+      stack,
+      parentUuid,
+      metadata: options.metadata ?? null,
+      signal,
+      guardrails: regs.toolGuardrails.effective(stack),
+      requestIntercepts: regs.toolRequestIntercepts.effective(stack),
+      open: (realArgs) => this.open(stack, name, realArgs, options, parentUuid),
+      run: (handle, realArgs) => {
+        const toolCtx: ToolContext =
+          handle.toolCallId === undefined ? { signal, toolUuid: handle.uuid } : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
+        const execContext: ScopeContext = { stack: stack.snapshot(), activeEventUuid: handle.uuid, propagatedRootUuid: context.propagatedRootUuid };
+        const intercepts = regs.toolExecutionIntercepts.effective(stack);
+        if (intercepts.length === 0) {
+          // Fast path: call the tool directly in its context; no wrapper async function (each extra
+          // promise costs a hook call per promise while AsyncLocalStorage is active on Node 20).
+          const value = runInSpan(execContext, handle, () => fn(realArgs, toolCtx));
+          return isThenable(value) ? Promise.resolve(value).then((v) => layerOf(toToolResult(v), NO_MARKS)) : layerOf(toToolResult(value), NO_MARKS);
+        }
+        const info = { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) };
+        return runInSpan(execContext, handle, () => buildToolChain(intercepts, (a) => fn(a, toolCtx), info, execContext)(realArgs));
+      },
+      close: (handle, outcome) => {
+        const endUs = this.close(stack, handle, outcome, true, undefined);
+        this.emitPendingMarks(stack, handle, endUs, outcome);
+      },
+      fail: (handle, error, cancelled) => {
+        handle.ended = true;
+        this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
           data: handle.fallbackData ?? null,
-          metadata: cancelledMetadata(handle.metadata),
+          metadata: cancelled ? cancelledMetadata(handle.metadata, "tool") : errorMetadata(handle.metadata, error),
           profile: toolProfile(handle.toolCallId),
         });
-        throw signal.reason ?? new Error("tool execution cancelled");
-      }
-      this.core.emitScope(stack, scopeOf(handle), "end", endUs, {
-        data: handle.fallbackData ?? null,
-        metadata: errorMetadata(handle.metadata, error),
-        profile: toolProfile(handle.toolCallId),
-      });
-      throw error;
-    }
-
-    const endUs = this.close(stack, handle, outcome, true, undefined);
-    this.emitPendingMarks(stack, handle, endUs, outcome.marks);
-    return outcome.annotation === undefined ? { result: outcome.result } : { result: outcome.result, annotation: outcome.annotation };
+      },
+    }).then(appResult);
   }
 
   start(name: string, args: Json, options: ToolOptions = {}): ToolHandle {
@@ -154,7 +151,10 @@ export class ToolLifecycle {
     return handle;
   }
 
-  /** Emits a successful end; the annotation is attached outside the response chain, which never sees it. */
+  /**
+   * Emits a successful end; the annotation is attached outside the response chain, which never
+   * sees it. A suspended call ends OK with the pending request in its annotation.
+   */
   private close(
     stack: ScopeStack,
     handle: InternalToolHandle,
@@ -168,7 +168,8 @@ export class ToolLifecycle {
     // Managed ends carry status OK; the manual path adds no status keys.
     const metadata = managed ? okMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
     const profile = toolProfile(handle.toolCallId);
-    if (outcome.annotation !== undefined && outcome.annotation !== null) profile[PROFILE_TOOL_RESULT_ANNOTATION] = outcome.annotation;
+    const annotation = annotationOf(outcome);
+    if (annotation !== undefined) profile[PROFILE_TOOL_RESULT_ANNOTATION] = annotation;
     this.core.emitScope(
       stack,
       handle,
@@ -191,7 +192,9 @@ export class ToolLifecycle {
     );
   }
 
-  private emitPendingMarks(stack: ScopeStack, handle: InternalToolHandle, endUs: number, marks: PendingMarkSpec[]): void {
+  /** The `tool.pending` mark of a suspension first (it is the innermost outcome), then the intercepts' marks. */
+  private emitPendingMarks(stack: ScopeStack, handle: InternalToolHandle, endUs: number, outcome: LayerOutcome): void {
+    const marks = outcome.pending === undefined ? outcome.marks : [pendingMark(handle, outcome.pending), ...outcome.marks];
     marks.forEach((spec, i) => {
       let metadata: Json = spec.metadata ?? null;
       if (spec.severity !== undefined) {
@@ -214,62 +217,35 @@ export class ToolLifecycle {
       });
     });
   }
+}
 
-  private async runGuardrails(
-    stack: ScopeStack,
-    tool: string,
-    args: Json,
-    parentUuid: string,
-    metadata: Json,
-    guardrails: readonly { name: string; callback: (tool: string, args: Json) => unknown }[],
-  ): Promise<void> {
-    for (const guardrail of guardrails) {
-      const scope: ScopeShape = { uuid: this.core.newId(), name: guardrail.name, category: "guardrail", parentUuid, attributes: [] };
-      const startUs = this.core.nowUs();
-      // Raw args are never put in guardrail events.
-      this.core.emitScope(stack, scope, "start", startUs, {
-        data: { kind: GUARDRAIL_KIND_TOOL, target_name: tool },
-        metadata,
-        profile: null,
-      });
-      let reason: unknown;
-      try {
-        reason = await guardrail.callback(tool, args);
-      } catch (error) {
-        this.core.emitScope(stack, scope, "end", this.core.endTime(startUs, undefined), {
-          data: { allowed: false, error: error instanceof Error ? error.message : String(error) },
-          metadata,
-          profile: null,
-        });
-        throw error;
-      }
-      if (typeof reason === "string") {
-        const endUs = this.core.endTime(startUs, undefined);
-        this.core.emitScope(stack, scope, "end", endUs, {
-          data: { allowed: false, rejected: true, rejection_reason: reason },
-          metadata,
-          profile: null,
-        });
-        this.core.emitMark(stack, {
-          uuid: this.core.newId(),
-          parentUuid,
-          timestampUs: endUs + 1,
-          name: tool,
-          category: null,
-          profile: null,
-          data: { rejected: true, rejection_reason: reason },
-          dataSchema: null,
-          metadata,
-        });
-        throw new GuardrailRejectedError(guardrail.name, reason);
-      }
-      this.core.emitScope(stack, scope, "end", this.core.endTime(startUs, undefined), {
-        data: { allowed: true, rejected: false },
-        metadata,
-        profile: null,
-      });
-    }
-  }
+/** The end annotation: a suspension's `{pending: request}` joins whatever annotation the result had. */
+function annotationOf(outcome: ToolExecutionResult): Json | undefined {
+  const annotation = outcome.annotation ?? undefined;
+  if (outcome.pending === undefined) return annotation === null ? undefined : annotation;
+  return isJsonObject(annotation) ? { ...annotation, [ANNOTATION_PENDING]: outcome.pending } : { [ANNOTATION_PENDING]: outcome.pending };
+}
+
+function pendingMark(handle: ToolHandle, request: JsonObject): PendingMarkSpec {
+  return {
+    name: TOOL_PENDING_MARK,
+    category: "tool",
+    categoryProfile: toolProfile(handle.toolCallId),
+    data: request,
+    dataSchema: PENDING_REQUEST_SCHEMA,
+  };
+}
+
+/** What the app gets back: the unsanitized result, its annotation, and the pending request of a suspension. */
+function appResult(outcome: LayerOutcome): ToolExecutionResult {
+  const out: ToolExecutionResult = { result: outcome.result };
+  if (outcome.annotation !== undefined) out.annotation = outcome.annotation;
+  if (outcome.pending !== undefined) out.pending = outcome.pending;
+  return out;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 function scopeOf(handle: ToolHandle): ScopeShape {

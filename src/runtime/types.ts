@@ -13,6 +13,12 @@ export interface ToolExecutionResult<T extends Json = Json> {
   result: T;
   /** Opaque metadata next to the result; `null` and absent are the same. */
   annotation?: Json;
+  /**
+   * A suspension: the request someone must answer before the call can complete. The tool scope
+   * ends (OK) with `{pending: request}` in its annotation, and the runtime emits the
+   * `tool.pending` mark (data = the request) parented to it.
+   */
+  pending?: JsonObject;
 }
 
 /** What an execution intercept returns: a result plus lifecycle-owned marks. */
@@ -181,13 +187,30 @@ export interface EventFields {
  * a field left out is cleared, so return `{ ...fields, data: … }` to change one and keep the others.
  */
 export type EventSanitizer = (event: AtofEvent, fields: EventFields) => Partial<EventFields>;
+/** Returns the name the event is delivered under (scope starts and ends, marks). */
+export type EventNameSanitizer = (name: string, event: AtofEvent) => string;
 export type MetadataInjector = (event: AtofEvent) => Record<string, string | number | boolean | string[] | number[] | boolean[]>;
 
-/** `{version: 1, root_uuid?, parent_uuid}` on the wire. */
+/**
+ * Where work continues a trace: the trace root (absent: a new trace starts) and the parent.
+ * On the wire (`propagationContextToJson`) it is `{"version":1,"root_uuid":…,"parent_uuid":…}`.
+ */
 export interface PropagationContext {
+  version: 1;
+  rootUuid?: string;
+  parentUuid: string;
+}
+
+/** The wire object of a propagation context, as NeMo Relay reads and writes it. */
+export interface PropagationContextWire {
   version: 1;
   root_uuid?: string;
   parent_uuid: string;
+}
+
+export interface ShutdownOptions {
+  /** One deadline for the whole shutdown, in ms (default 5,000). */
+  timeoutMs?: number;
 }
 
 export interface RuntimeOptions {

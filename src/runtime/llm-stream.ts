@@ -1,0 +1,117 @@
+import type { Json, JsonObject } from "../events/json.js";
+import { runInSpan } from "./otel-context.js";
+import { META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
+import { CANCELLED, raceAbort } from "./abort.js";
+import type { ExecuteLlmOptions, LlmLifecycle } from "./llm-lifecycle.js";
+import { cancellationMessage, openManagedCall } from "./managed-call.js";
+import type { RuntimeCore } from "./runtime-core.js";
+import type { LlmRequest } from "./types.js";
+
+/** The provider call of a managed stream: returns the chunks as they arrive. */
+export type LlmStreamFunction<C> = (request: LlmRequest, ctx: { signal: AbortSignal; llmUuid: string }) => AsyncIterable<C> | Promise<AsyncIterable<C>>;
+
+/**
+ * Wraps a managed stream (lowest priority outermost): call `next(request)` for the downstream
+ * chunks and return the chunks the caller should see — the same ones, observed, or transformed.
+ */
+export type LlmStreamIntercept = (
+  request: LlmRequest,
+  next: (request: LlmRequest) => AsyncIterable<unknown>,
+  info: { name: string; llmUuid: string; modelName?: string },
+) => AsyncIterable<unknown>;
+
+export interface ExecuteLlmStreamOptions<C> extends ExecuteLlmOptions {
+  /**
+   * Builds the response the `llm` end records from every chunk the caller received (a codec's
+   * stream assembler, say). Default: the chunks themselves, as a JSON array.
+   */
+  assemble?: (chunks: readonly C[]) => Json;
+}
+
+async function* fromFunction<C>(source: AsyncIterable<C> | Promise<AsyncIterable<C>>): AsyncGenerator<C> {
+  yield* await source;
+}
+
+/**
+ * A managed LLM stream: the managed-call skeleton (guardrails → request intercepts → open) runs
+ * when iteration starts, then each chunk passes the stream intercepts on its way to the caller.
+ * The `llm` end records the time to the first chunk and the assembled response. An abort, or a
+ * caller that stops iterating early, ends the call as cancelled; an error ends it with the error.
+ */
+export function executeLlmStream<C>(
+  core: RuntimeCore,
+  llms: LlmLifecycle,
+  name: string,
+  request: LlmRequest,
+  fn: LlmStreamFunction<C>,
+  options: ExecuteLlmStreamOptions<C> = {},
+): AsyncIterable<C> {
+  const { assemble, ...llmOptions } = options;
+  const flags = [...(llmOptions.attributes ?? []), "streaming"];
+  // Captured now: the stream belongs to the scope it was created in, whoever iterates it.
+  const base = llms.managedCall(name, request, { ...llmOptions, attributes: flags });
+  return {
+    async *[Symbol.asyncIterator]() {
+      const { handle, input } = await openManagedCall(core, base);
+      const { context, signal } = llms.execution(handle, llmOptions);
+      const info = { name, llmUuid: handle.uuid, ...(handle.modelName !== undefined ? { modelName: handle.modelName } : {}) };
+      let call = (req: LlmRequest): AsyncIterable<unknown> => fromFunction(fn(req, { signal, llmUuid: handle.uuid }));
+      const intercepts = core.registries.llmStreamIntercepts.effective(base.stack);
+      for (let i = intercepts.length - 1; i >= 0; i--) {
+        const intercept = intercepts[i]!;
+        const downstream = call;
+        call = (req) => intercept.callback(req, downstream, info);
+      }
+      const real = llms.withTraceparent(handle, input, llmOptions);
+      const chunks: C[] = [];
+      let firstChunkUs: number | undefined;
+      let iterator: AsyncIterator<unknown> | undefined;
+      const timing = (): JsonObject =>
+        firstChunkUs === undefined ? {} : { [META_TIME_TO_FIRST_CHUNK_MS]: (firstChunkUs - handle.startedAtUs) / 1000 };
+      try {
+        if (signal.aborted) throw CANCELLED;
+        iterator = runInSpan(context, handle, () => call(real)[Symbol.asyncIterator]());
+        for (;;) {
+          const source = iterator;
+          const step = await raceAbort(runInSpan(context, handle, () => source.next()), signal);
+          if (step.done) break;
+          firstChunkUs ??= core.nowUs();
+          chunks.push(step.value as C);
+          yield step.value as C;
+        }
+        llms.close(base.stack, handle, assembled(core, chunks, assemble), { metadata: timing() });
+      } catch (error) {
+        const cancelled = error === CANCELLED;
+        llms.fail(base.stack, handle, error, cancelled, timing());
+        void closeQuietly(iterator);
+        if (cancelled) throw signal.reason ?? new Error(cancellationMessage("llm"));
+        throw error;
+      } finally {
+        if (!handle.ended) {
+          // The caller stopped iterating before the stream ended.
+          void closeQuietly(iterator);
+          llms.fail(base.stack, handle, undefined, true, timing());
+        }
+      }
+    },
+  };
+}
+
+/** The response the end records; a failing assembler costs only that (the caller has every chunk). */
+function assembled<C>(core: RuntimeCore, chunks: C[], assemble: ((chunks: readonly C[]) => Json) | undefined): Json {
+  if (!assemble) return chunks as unknown as Json;
+  try {
+    return assemble(chunks);
+  } catch (error) {
+    core.diagnostics.recordError("llm_stream_assemble_failed", error);
+    return chunks as unknown as Json;
+  }
+}
+
+async function closeQuietly(iterator: AsyncIterator<unknown> | undefined): Promise<void> {
+  try {
+    await iterator?.return?.();
+  } catch {
+    // the source failed while closing; the call has already ended
+  }
+}

@@ -1,0 +1,119 @@
+import type { Json } from "../events/json.js";
+import type { ScopeStack } from "../events/scope-stack.js";
+import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js";
+import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
+import { cancellationMessage, type ManagedKind } from "./cancellation.js";
+import { GuardrailRejectedError } from "./errors.js";
+import type { RegistryEntry } from "./registry.js";
+import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
+
+export { cancellationMessage, type ManagedKind };
+
+type Guardrail<I> = (name: string, input: I) => unknown;
+type RequestIntercept<I> = (name: string, input: I) => I | Promise<I>;
+
+/** The parts of one managed call that differ between tools and LLM calls. */
+export interface ManagedCall<I, H, O> {
+  kind: ManagedKind;
+  /** The tool name or the LLM route: what guardrail events and the rejection mark name. */
+  name: string;
+  input: I;
+  stack: ScopeStack;
+  parentUuid: string;
+  metadata: Json;
+  signal: AbortSignal;
+  guardrails: readonly RegistryEntry<Guardrail<I>>[];
+  requestIntercepts: readonly RegistryEntry<RequestIntercept<I>>[];
+  /** Creates the handle and emits the start from the intercepted input. */
+  open(input: I): H;
+  /** The execution chain around the caller's function. */
+  run(handle: H, input: I): O | Promise<O>;
+  /** Emits the successful end (and whatever follows it). */
+  close(handle: H, output: O): void;
+  /** Emits the failed end; `cancelled` when the signal aborted first. */
+  fail(handle: H, error: unknown, cancelled: boolean): void;
+}
+
+/**
+ * The one skeleton of managed tool and LLM calls: conditional guardrails (each a `guardrail`
+ * scope pair; a rejection adds a mark named after the call and emits no call events) → request
+ * intercepts (`breakChain` stops them) → open → execution chain → close. An abort ends the call
+ * once, with the kind's cancellation message, and rejects with the abort reason.
+ */
+export async function runManagedCall<I, H, O>(core: RuntimeCore, call: ManagedCall<I, H, O>): Promise<O> {
+  const { handle, input } = await openManagedCall(core, call);
+  const signal = call.signal;
+  let output: O;
+  try {
+    if (signal.aborted) throw CANCELLED;
+    const value = call.run(handle, input);
+    // Without a signal there is nothing to race: await the value itself (no extra promise).
+    output = signal === NEVER_ABORTED ? await value : await raceAbort(Promise.resolve(value), signal);
+  } catch (error) {
+    const cancelled = error === CANCELLED;
+    call.fail(handle, error, cancelled);
+    if (cancelled) throw signal.reason ?? new Error(cancellationMessage(call.kind));
+    throw error;
+  }
+  call.close(handle, output);
+  return output;
+}
+
+/**
+ * The skeleton's first half, shared with managed streams (whose execution the consumer drives):
+ * guardrails → request intercepts → open. Resolves with the handle and the intercepted input.
+ */
+export async function openManagedCall<I, H>(
+  core: RuntimeCore,
+  call: Pick<ManagedCall<I, H, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails" | "requestIntercepts" | "open">,
+): Promise<{ handle: H; input: I }> {
+  if (call.guardrails.length > 0) await runGuardrails(core, call);
+  let input = call.input;
+  for (const intercept of call.requestIntercepts) {
+    input = await intercept.callback(call.name, input);
+    if (intercept.breakChain) break;
+  }
+  return { handle: call.open(input), input };
+}
+
+async function runGuardrails<I>(
+  core: RuntimeCore,
+  call: Pick<ManagedCall<I, unknown, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails">,
+): Promise<void> {
+  const { stack, name, parentUuid, metadata } = call;
+  const kind = call.kind === "tool" ? GUARDRAIL_KIND_TOOL : GUARDRAIL_KIND_LLM;
+  for (const guardrail of call.guardrails) {
+    const scope: ScopeShape = { uuid: core.newId(), name: guardrail.name, category: "guardrail", parentUuid, attributes: [] };
+    const startUs = core.nowUs();
+    // The input itself (tool args, the LLM request) is never put in guardrail events.
+    core.emitScope(stack, scope, "start", startUs, { data: { kind, target_name: name }, metadata, profile: null });
+    let reason: unknown;
+    try {
+      reason = await guardrail.callback(name, call.input);
+    } catch (error) {
+      core.emitScope(stack, scope, "end", core.endTime(startUs, undefined), {
+        data: { allowed: false, error: error instanceof Error ? error.message : String(error) },
+        metadata,
+        profile: null,
+      });
+      throw error; // fail closed: no call events
+    }
+    if (typeof reason === "string") {
+      const endUs = core.endTime(startUs, undefined);
+      core.emitScope(stack, scope, "end", endUs, { data: { allowed: false, rejected: true, rejection_reason: reason }, metadata, profile: null });
+      core.emitMark(stack, {
+        uuid: core.newId(),
+        parentUuid,
+        timestampUs: endUs + 1,
+        name,
+        category: null,
+        profile: null,
+        data: { rejected: true, rejection_reason: reason },
+        dataSchema: null,
+        metadata,
+      });
+      throw new GuardrailRejectedError(guardrail.name, reason);
+    }
+    core.emitScope(stack, scope, "end", core.endTime(startUs, undefined), { data: { allowed: true, rejected: false }, metadata, profile: null });
+  }
+}
