@@ -2,7 +2,6 @@ import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { attr, readExported, spansOf, startExampleCollector, startFileCollector, type Collector, type LogsRequest, type MetricsRequest, type TracesRequest } from "../support/interop/collector.js";
 import { jaegerServices, jaegerTrace, jaegerTraces, startJaeger, type Jaeger } from "../support/interop/jaeger.js";
 import { eventually } from "../support/interop/program.js";
-import { otelCapabilities, protocolOption } from "../support/interop/otel-capabilities.js";
 import { leadingEnv, readmeCommands, runCurlLine, runRelaytraceLine, withPorts } from "../support/interop/readme-commands.js";
 import { runAgentScenario, runDemo, traceIdOf, type AgentScenarioResult } from "../support/interop/scenarios.js";
 
@@ -11,8 +10,6 @@ import { runAgentScenario, runDemo, traceIdOf, type AgentScenarioResult } from "
  * pinned release: what the collector receives and writes out, and the shipped example
  * configuration's tail sampling in front of a real Jaeger.
  */
-const caps = otelCapabilities();
-const form = caps.protobuf ? "protobuf" : "json";
 
 describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter", () => {
   let collector: Collector;
@@ -21,9 +18,11 @@ describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter
 
   beforeAll(async () => {
     collector = await startFileCollector();
-    const otel: Record<string, unknown> = { ...protocolOption(form) };
-    if (caps.logs) otel["logs"] = { endpoint: `${collector.otlpHttp}/v1/logs` };
-    if (caps.metrics) otel["metrics"] = { endpoint: `${collector.otlpHttp}/v1/metrics`, exportIntervalMillis: 200 };
+    const otel = {
+      protocol: "http/protobuf" as const,
+      logs: { endpoint: `${collector.otlpHttp}/v1/logs` },
+      metrics: { endpoint: `${collector.otlpHttp}/v1/metrics`, exportIntervalMillis: 200 },
+    };
     run = await runAgentScenario({ otlp: collector.otlpHttp, projection: "full", serviceName: "relaytrace-collector", otel });
     traceId = traceIdOf(run.traceparents[0]!);
   }, 120_000);
@@ -31,7 +30,7 @@ describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter
     await collector?.stop();
   });
 
-  it(`writes every span relaytrace sent (OTLP/HTTP ${form}), ids and structure intact`, async () => {
+  it("writes every span relaytrace sent (OTLP/HTTP protobuf), ids and structure intact", async () => {
     const spans = await eventually("13 spans in the traces file", async () => spansOf(await readExported<TracesRequest>(collector.files.traces)), (s) => s.length >= 13);
     expect(spans).toHaveLength(13);
     for (const { service } of spans) expect(service).toBe("relaytrace-collector");
@@ -46,7 +45,7 @@ describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter
     expect(attr(agentTrace.find((s) => s.name === "lookup_order")!.attributes, "nemo_relay.end.output.isError")).toBe(true);
   });
 
-  it.skipIf(!caps.logs)("writes every mark as a log record, in the trace of its span", async () => {
+  it("writes every mark as a log record, in the trace of its span", async () => {
     const records = await eventually(
       "mark log records",
       async () => (await readExported<LogsRequest>(collector.files.logs)).flatMap((r) => r.resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((sl) => sl.logRecords ?? []))),
@@ -59,7 +58,7 @@ describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter
     expect(byMark.get("tool.pending")!.traceId).toBe(traceId);
   });
 
-  it.skipIf(!caps.metrics)("writes metric marks and the GenAI client metrics", async () => {
+  it("writes metric marks and the GenAI client metrics", async () => {
     const names = await eventually(
       "metrics",
       async () => (await readExported<MetricsRequest>(collector.files.metrics)).flatMap((r) => r.resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => (sm.metrics ?? []).map((m) => m)))),
@@ -95,7 +94,7 @@ describe("examples/collector/config.yaml in front of Jaeger", () => {
     // A healthy trace first (the demo), then the agent scenario: a failed tool result, a
     // resume in a second process, and a separate trace whose tool span is an error.
     await runDemo(["--otlp", `${collector.otlpHttp}/v1/traces`]);
-    const run = await runAgentScenario({ otlp: collector.otlpHttp, projection: "full", serviceName: "relaytrace-sampled", otel: protocolOption(form) });
+    const run = await runAgentScenario({ otlp: collector.otlpHttp, projection: "full", serviceName: "relaytrace-sampled" });
     const agentTraceId = traceIdOf(run.traceparents[0]!);
 
     const agent = await eventually("the agent trace with both processes' spans", () => jaegerTrace(jaeger, agentTraceId), (t) => (t?.spans.length ?? 0) >= 11);

@@ -1,5 +1,4 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { otelCapabilities } from "../support/interop/otel-capabilities.js";
 import { phoenixSpans, startPhoenix, type Phoenix, type PhoenixSpan } from "../support/interop/phoenix.js";
 import { eventually } from "../support/interop/program.js";
 import { readmeCommands, runCurlLine, runRelaytraceLine, withPorts } from "../support/interop/readme-commands.js";
@@ -10,19 +9,17 @@ import { pinnedVersions } from "../support/interop/tools.js";
  * The openinference projection in a real Arize Phoenix (from PyPI, pinned), read back through
  * Phoenix's own REST API: span kinds, token counts, messages and tool calls as Phoenix stores them.
  */
-const caps = otelCapabilities();
 let phoenix: Phoenix;
 let run: AgentScenarioResult;
 let spans: PhoenixSpan[];
 
 beforeAll(async () => {
   phoenix = await startPhoenix();
-  // Phoenix takes OTLP/HTTP protobuf only: the exporter's own protobuf once it has it.
+  // Phoenix takes OTLP/HTTP protobuf only (the exporter's default).
   run = await runAgentScenario({
     otlp: phoenix.url,
     projection: "openinference",
     serviceName: "relaytrace-phoenix",
-    ...(caps.protobuf ? { otel: { protocol: "http/protobuf" } } : { protobufSpanExporter: true }),
   });
   const traceId = traceIdOf(run.traceparents[0]!);
   spans = (await eventually("the agent trace's 11 spans in Phoenix", () => phoenixSpans(phoenix), (s) => s.filter((x) => x.context.trace_id === traceId).length >= 11)).filter(
@@ -86,8 +83,8 @@ describe("Phoenix", () => {
     expect(serve).toBe(`pip install arize-phoenix==${pinnedVersions()["PHOENIX_VERSION"]} && phoenix serve`);
   });
 
-  // The demo sends with the exporter's default protocol: protobuf once it has one.
-  it.skipIf(!caps.protobuf)("the README's Phoenix commands: the openinference demo lands and Phoenix's API returns it", async () => {
+  // The demo sends with the exporter's default protocol, protobuf.
+  it("the README's Phoenix commands: the openinference demo lands and Phoenix's API returns it", async () => {
     const [, demo, curl] = await readmeCommands("phoenix");
     const ports = { 6006: phoenix.url.replace("http://", "") };
     await runRelaytraceLine(withPorts(demo!, ports));
