@@ -15,8 +15,9 @@ export default defineConfig({
   },
   test: {
     include: ["test/**/*.test.ts"],
-    // The interop suite needs Jaeger, a collector, Phoenix and NAT: `npm run test:interop`.
-    exclude: ["test/interop/**", "**/node_modules/**"],
+    // The interop suite needs Jaeger, a collector, Phoenix and NAT: `npm run test:interop`;
+    // the browser tests need chromium: `npm run test:browser` (vitest.browser.config.ts).
+    exclude: ["test/interop/**", "test/browser/**", "**/node_modules/**"],
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],

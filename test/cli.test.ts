@@ -197,9 +197,12 @@ describe("relaytrace errors and help", () => {
     [["convert", "x.jsonl", "--to", "yaml"], /^relaytrace: --to must be one of atif, otlp-json, tree \(got "yaml"\)\n$/],
     [["demo", "--projection", "zipkin"], /^relaytrace: --projection must be one of full, openinference, gen_ai/],
     [["demo", "--otlp"], /^relaytrace: --otlp needs a value\n$/],
-    [["demo", "--colour"], /^relaytrace: unknown option --colour\n$/],
+    [["demo", "--colour"], /^relaytrace: unknown option --colour for 'relaytrace demo'; known options: --out, --otlp, /],
+    [["tree", "x.jsonl", "--projecton", "full"], /^relaytrace: unknown option --projecton for 'relaytrace tree'; did you mean --projection\?\n$/],
+    [["view", "x.jsonl", "--titel=T"], /^relaytrace: unknown option --titel for 'relaytrace view'; did you mean --title\?\n$/],
+    [["demp"], /^relaytrace: unknown command "demp"; did you mean demo\?\n$/],
     [["demo", "--live"], /^relaytrace: --live needs OPENAI_API_KEY or ANTHROPIC_API_KEY/],
-    [["frobnicate"], /^relaytrace: unknown command "frobnicate"/],
+    [["frobnicate"], /^relaytrace: unknown command "frobnicate"; commands: demo, convert, validate, tree, view, send\n$/],
   ])("%j fails with one clear line and exit 2", async (args, message) => {
     const run = await cli(args, work);
     expect(run.code).toBe(2);

@@ -1,3 +1,5 @@
+import { closestKey } from "../events/option-keys.js";
+
 /** A command-line mistake: printed as one line, exit code 2. */
 export class UsageError extends Error {
   constructor(message: string) {
@@ -7,6 +9,8 @@ export class UsageError extends Error {
 }
 
 export interface FlagSpec {
+  /** The command these flags belong to, named in the unknown-option message. */
+  command?: string;
   /** Flags that take a value (`--out DIR` or `--out=DIR`). */
   values?: readonly string[];
   /** Flags that take no value. */
@@ -52,10 +56,24 @@ export function parseArgs(argv: readonly string[], spec: FlagSpec): ParsedArgs {
       if (value === undefined || (inline === undefined && value.startsWith("--"))) throw new UsageError(`--${name} needs a value`);
       out.values.set(name, value);
     } else {
-      throw new UsageError(`unknown option ${arg}`);
+      throw new UsageError(unknownOption(arg, name, [...values, ...switches], spec.command));
     }
   }
   return out;
+}
+
+/** One phrasing for every unknown option and command: what was wrong, then the likely meant one or the list. */
+export function unknownOption(arg: string, name: string, known: readonly string[], command?: string): string {
+  const guess = closestKey(name, known);
+  const where = command ? ` for 'relaytrace ${command}'` : "";
+  const hint = guess !== undefined ? `did you mean --${guess}?` : `known options: ${known.map((k) => `--${k}`).join(", ")}`;
+  return `unknown option ${arg.split("=")[0]}${where}; ${hint}`;
+}
+
+/** The unknown-command message, phrased like an unknown option. */
+export function unknownCommand(command: string, known: readonly string[]): string {
+  const guess = closestKey(command, known);
+  return `unknown command "${command}"; ${guess !== undefined ? `did you mean ${guess}?` : `commands: ${known.join(", ")}`}`;
 }
 
 export function oneOf<T extends string>(value: string | undefined, allowed: readonly T[], flag: string, fallback: T): T {

@@ -8,6 +8,7 @@ import { parseAtofLine } from "../events/atof-codec.js";
 import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
 import { convertToAtif } from "./convert-atif.js";
+import { detectViewInput } from "./viewer/load.js";
 import { UsageError } from "./args.js";
 import { atofEventsOf, describeReadError, detectKind, InputError, isTimeOrdered, readAtofEvents, readJsonDocument, sortByTime, spansFromEvents } from "./input.js";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
@@ -40,7 +41,11 @@ function tornLineReporter(io: Io, path: string): (warning: AtofWarning) => void 
 }
 
 /** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
-export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined): Promise<number> {
+export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined, serviceName?: string): Promise<number> {
+  for (const f of files) {
+    const kind = await detectViewInput(f);
+    if (kind !== "atof") throw new InputError(`${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`);
+  }
   const file = files.join(", ");
   let eventCount = 0;
   let source: Iterable<AtofEvent> | AsyncIterable<AtofEvent>;
@@ -67,10 +72,10 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
       const spans: ReadableSpan[] = [];
       spanCount = await projectSpans(source, projection, (batch) => {
         for (const span of batch) spans.push(span);
-      });
+      }, { serviceName });
       out.write(`${toTree(spans, { durations: true })}\n`);
     } else {
-      spanCount = await writeOtlpJson(out, source, projection);
+      spanCount = await writeOtlpJson(out, source, projection, serviceName);
     }
   } finally {
     out.close();
@@ -83,7 +88,7 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
  * One OTLP/JSON ExportTraceServiceRequest, written as the spans come out of the projection: each
  * batch adds its `resourceSpans` entries, so no step holds every span's JSON at once.
  */
-async function writeOtlpJson(out: TextOutput, events: Iterable<AtofEvent> | AsyncIterable<AtofEvent>, projection: ProjectionName): Promise<number> {
+async function writeOtlpJson(out: TextOutput, events: Iterable<AtofEvent> | AsyncIterable<AtofEvent>, projection: ProjectionName, serviceName?: string): Promise<number> {
   let entries = 0;
   out.write('{\n  "resourceSpans": [');
   const count = await projectSpans(events, projection, (spans) => {
@@ -94,7 +99,7 @@ async function writeOtlpJson(out: TextOutput, events: Iterable<AtofEvent> | Asyn
       out.write(entries++ === 0 ? "\n    " : ",\n    ");
       for (const chunk of jsonTextChunks(entry, 2)) out.write(chunk.replace(/\n/g, "\n    "));
     }
-  });
+  }, { serviceName });
   out.write(entries > 0 ? "\n  ]\n}\n" : "]\n}\n");
   return count;
 }

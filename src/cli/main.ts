@@ -3,7 +3,7 @@ import { relative, resolve } from "node:path";
 import { escapeControlCharactersInLines } from "../../exporters/testing/control-characters.js";
 import { toTree } from "../../exporters/testing/tree.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
-import { oneOf, parseArgs, UsageError } from "./args.js";
+import { oneOf, parseArgs, unknownCommand, UsageError } from "./args.js";
 import type { Io } from "./commands.js";
 import { convert, PROJECTIONS, requireFiles, tree, validate } from "./commands.js";
 import type { LiveProvider } from "./demo-scenario.js";
@@ -17,6 +17,11 @@ const STYLE_LABELS: Record<Dialect, string> = {
   gemini: "Gemini",
 };
 import { InputError } from "./input.js";
+import { SEND_HELP, sendCommand } from "./send-command.js";
+import { packageVersion } from "./version.js";
+import { VIEW_HELP, viewCommand, writeDemoView } from "./view-command.js";
+
+const COMMANDS = ["demo", "convert", "validate", "tree", "view", "send"];
 
 const HELP: Record<string, string> = {
   main: `relaytrace — tracing for LLM agents: ATOF event logs, ATIF trajectories, OpenTelemetry spans
@@ -28,8 +33,12 @@ Commands:
   convert    convert an ATOF file to ATIF, OTLP JSON or a span tree
   validate   check an ATIF or ATOF file and list every problem
   tree       print the span tree of an ATOF file or the step tree of an ATIF file
+  view       write a self-contained HTML trace viewer for ATOF, ATIF or OTLP/JSON files
+  send       replay ATOF files to an OTLP collector
 
-Run 'relaytrace <command> --help' for a command's options.`,
+Run 'relaytrace <command> --help' for a command's options; 'relaytrace --version' for the version.`,
+  view: VIEW_HELP,
+  send: SEND_HELP,
   demo: `Usage: relaytrace demo [--out DIR] [--otlp URL] [--projection full|openinference|gen_ai] [--style STYLE] [--live]
 
 Runs a weather agent with a local tool (annotated result, pending marks from an intercept),
@@ -44,13 +53,14 @@ Options:
   --live             use a real provider: OPENAI_API_KEY or ANTHROPIC_API_KEY from the environment
   --base-url URL     with --live: the provider's base URL
   --model NAME       with --live: the model (default gpt-4.1-mini / claude-sonnet-4-5)`,
-  convert: `Usage: relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME]
+  convert: `Usage: relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME] [--service-name NAME]
 
 Reads ATOF files (relaytrace's or another producer's; several are merged by time) and writes the chosen form to OUT or stdout.
   --to atif        one ATIF v1.7 trajectory per run: to stdout or -o FILE for one run, one file per run with -o DIR
                    (agent name from the agent scope unless --agent-name)
   --to otlp-json   an OTLP/JSON ExportTraceServiceRequest (projection: --projection, default full)
-  --to tree        the span tree`,
+  --to tree        the span tree
+  --service-name N the OTLP resource's service.name (default: OTEL_SERVICE_NAME, else unknown_service)`,
   validate: `Usage: relaytrace validate FILE...
 
 Checks an ATIF document (JSON Schema for ATIF v1.7 plus its cross-field rules) or an ATOF event
@@ -121,7 +131,7 @@ function liveProvider(baseUrl: string | undefined, model: string | undefined, st
 }
 
 async function demo(io: Io, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { values: ["out", "otlp", "projection", "base-url", "model", "style"], switches: ["live"] });
+  const args = parseArgs(argv, { command: "demo", values: ["out", "otlp", "projection", "base-url", "model", "style"], switches: ["live"] });
   if (args.switches.has("help")) return help(io, "demo");
   if (args.positionals.length > 0) throw new UsageError(`demo takes no FILE (got ${args.positionals[0]})`);
   const projection = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
@@ -162,8 +172,10 @@ async function demo(io: Io, argv: string[]): Promise<number> {
     io.out("Diagnostics (telemetry problems, counted; the run itself was not affected):");
     for (const d of problems) io.out(`  ${d.code} ×${d.count}: ${d.message}`);
   }
+  const viewPath = await writeDemoView(demoResult.atofPath, demoResult.atifPaths, outDir);
   io.out("");
   io.out(`Next: npx relaytrace tree ${shown(demoResult.atofPath)}   ·   npx relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`);
+  io.out(`See the trace: open ${shown(viewPath)} in a browser (written by 'relaytrace view'; no server, no network)`);
   if (otlp && lost.length > 0) {
     io.err(`relaytrace demo: the OTLP export to ${otlp} failed`);
     return 1;
@@ -180,35 +192,44 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
   const [command, ...rest] = argv;
   try {
     if (command === undefined || command === "--help" || command === "-h" || command === "help") return help(io, "main");
+    if (command === "--version" || command === "-V" || command === "version") {
+      io.out(`relaytrace ${packageVersion()}`);
+      return 0;
+    }
     switch (command) {
       case "demo":
         return await demo(io, rest);
       case "convert": {
-        const args = parseArgs(rest, { values: ["to", "output", "projection", "agent-name"], aliases: { o: "output" } });
+        const args = parseArgs(rest, { command: "convert", values: ["to", "output", "projection", "agent-name", "service-name"], aliases: { o: "output" } });
         if (args.switches.has("help")) return help(io, "convert");
         const files = requireFiles(args.positionals, "convert");
         const to = args.values.get("to");
         if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
         const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name"));
+        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name"), args.values.get("service-name"));
       }
       case "validate": {
-        const args = parseArgs(rest, {});
+        const args = parseArgs(rest, { command: "validate" });
         if (args.switches.has("help")) return help(io, "validate");
         let status = 0;
         for (const file of requireFiles(args.positionals, "validate")) status = Math.max(status, await validate(io, file));
         return status;
       }
       case "tree": {
-        const args = parseArgs(rest, { values: ["projection"] });
+        const args = parseArgs(rest, { command: "tree", values: ["projection"] });
         if (args.switches.has("help")) return help(io, "tree");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
         for (const file of requireFiles(args.positionals, "tree")) await tree(io, file, projection);
         return 0;
       }
+      case "view":
+        return await viewCommand(io, rest);
+      case "send":
+        return await sendCommand(io, rest);
       default:
-        throw new UsageError(`unknown command "${command}" (commands: demo, convert, validate, tree)`);
+        if (command.startsWith("-")) throw new UsageError(`${unknownCommand(command, COMMANDS)} (an option goes after its command)`);
+        throw new UsageError(unknownCommand(command, COMMANDS));
     }
   } catch (error) {
     if (error instanceof UsageError || error instanceof InputError) {

@@ -47,10 +47,12 @@ export async function projectSpans(
   events: Iterable<AtofEvent> | AsyncIterable<AtofEvent>,
   projection: ProjectionName,
   onBatch: (spans: ReadableSpan[]) => void | Promise<void>,
+  options: { serviceName?: string } = {},
 ): Promise<number> {
   const sink = new HandOffExporter();
   const exporter = new OtelExporter({
     projection,
+    ...(options.serviceName !== undefined ? { serviceName: options.serviceName } : {}),
     spanExporter: sink,
     scheduledDelayMillis: 60_000,
     // Never the bound that drops: the queue is drained every FLUSH_EVERY events, and what shutdown

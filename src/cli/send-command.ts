@@ -1,0 +1,189 @@
+import { basename } from "node:path";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
+import { request } from "undici";
+import { OtelExporter } from "../../exporters/otel/otel-exporter.js";
+import type { ProjectionName } from "../../exporters/otel/projection.js";
+import { oneOf, parseArgs, UsageError } from "./args.js";
+import { forEachAtofEvent } from "./atof-file-reader.js";
+import { PROJECTIONS, requireFiles, type Io } from "./commands.js";
+import { byteProgress } from "./progress.js";
+
+export const SEND_HELP = `Usage: relaytrace send FILE... --otlp URL [--projection P] [--protocol http/json|http/protobuf] [--service-name NAME] [--lenient]
+
+Replays ATOF files to an OpenTelemetry collector over OTLP/HTTP, in the order given, as the
+spans they project to. Reading waits for the collector (bounded memory for any file size);
+every span is sent, spans left open are ended as errors. Exit status 1 when any span was not
+accepted (refused, partially rejected or unreachable), 2 on bad arguments or input.
+  --otlp URL           the collector's traces endpoint; a bare http://host:4318 gets /v1/traces
+  --projection P       full (default), openinference or gen_ai
+  --protocol P         http/json (default) or http/protobuf
+  --service-name NAME  the spans' service.name (default relaytrace)
+  --lenient            skip a torn last line of a file, with a warning
+Headers (e.g. authorization) come from OTEL_EXPORTER_OTLP_HEADERS (k=v,k=v); they are never printed.`;
+
+/** Events between two sends: the exporter's queue never holds more, so nothing is ever dropped. */
+const EVENTS_PER_BATCH = 512;
+const PROTOCOLS = ["http/json", "http/protobuf"] as const;
+type Protocol = (typeof PROTOCOLS)[number];
+const RETRYABLE = new Set([408, 429, 502, 503, 504]);
+const ATTEMPTS = 5;
+
+/** Collects what the projection finishes; the command sends it when it chooses to. */
+class HeldSpans implements SpanExporter {
+  spans: ReadableSpan[] = [];
+  export(spans: ReadableSpan[], done: (result: { code: number }) => void): void {
+    this.spans.push(...spans);
+    done({ code: 0 });
+  }
+  shutdown(): Promise<void> {
+    return Promise.resolve();
+  }
+  take(): ReadableSpan[] {
+    const out = this.spans;
+    this.spans = [];
+    return out;
+  }
+}
+
+export interface SendOutcome {
+  sent: number;
+  accepted: number;
+  rejected: number;
+  /** Why spans were refused, one line per distinct reason. */
+  reasons: string[];
+}
+
+/** The traces endpoint of a collector URL (a bare origin gets `/v1/traces`). */
+export function tracesEndpoint(value: string): URL {
+  let url: URL;
+  try {
+    url = new URL(value);
+  } catch {
+    throw new UsageError(`--otlp must be an http(s) URL (got "${value}")`);
+  }
+  if (url.protocol !== "http:" && url.protocol !== "https:") throw new UsageError(`--otlp must be an http(s) URL (got "${value}")`);
+  if (url.pathname === "" || url.pathname === "/") url.pathname = "/v1/traces";
+  return url;
+}
+
+/** A URL as it may be printed: no user, password or query (they can hold credentials). */
+function shownUrl(url: URL): string {
+  return `${url.protocol}//${url.host}${url.pathname}`;
+}
+
+function headersFromEnv(): Record<string, string> {
+  const raw = process.env["OTEL_EXPORTER_OTLP_TRACES_HEADERS"] ?? process.env["OTEL_EXPORTER_OTLP_HEADERS"] ?? "";
+  const headers: Record<string, string> = {};
+  for (const pair of raw.split(",")) {
+    const eq = pair.indexOf("=");
+    if (eq <= 0) continue;
+    headers[decodeURIComponent(pair.slice(0, eq).trim()).toLowerCase()] = decodeURIComponent(pair.slice(eq + 1).trim());
+  }
+  return headers;
+}
+
+function rejectedOf(protocol: Protocol, body: Uint8Array): { rejected: number; message?: string } {
+  if (body.length === 0) return { rejected: 0 };
+  try {
+    if (protocol === "http/json") {
+      const parsed = JSON.parse(Buffer.from(body).toString("utf8")) as { partialSuccess?: { rejectedSpans?: number | string; errorMessage?: string } };
+      const partial = parsed.partialSuccess;
+      return { rejected: Number(partial?.rejectedSpans ?? 0), ...(partial?.errorMessage ? { message: partial.errorMessage } : {}) };
+    }
+    const partial = ProtobufTraceSerializer.deserializeResponse(body).partialSuccess;
+    return { rejected: Number(partial?.rejectedSpans ?? 0), ...(partial?.errorMessage ? { message: partial.errorMessage } : {}) };
+  } catch {
+    return { rejected: 0 };
+  }
+}
+
+/** Posts one batch, retrying what a collector may accept later; returns how many it refused. */
+async function post(url: URL, protocol: Protocol, headers: Record<string, string>, spans: ReadableSpan[]): Promise<{ rejected: number; reason?: string }> {
+  const serializer = protocol === "http/json" ? JsonTraceSerializer : ProtobufTraceSerializer;
+  const body = serializer.serializeRequest(spans);
+  if (!body) return { rejected: spans.length, reason: "the spans could not be encoded" };
+  const contentType = protocol === "http/json" ? "application/json" : "application/x-protobuf";
+  let last = "";
+  for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    try {
+      const response = await request(url, { method: "POST", body, headers: { ...headers, "content-type": contentType }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+      const bytes = new Uint8Array(await response.body.arrayBuffer());
+      if (response.statusCode >= 200 && response.statusCode < 300) {
+        const { rejected, message } = rejectedOf(protocol, bytes);
+        return rejected > 0 ? { rejected: Math.min(rejected, spans.length), reason: `the collector rejected spans${message ? `: ${message}` : ""}` } : { rejected: 0 };
+      }
+      last = `HTTP ${response.statusCode}`;
+      if (!RETRYABLE.has(response.statusCode)) return { rejected: spans.length, reason: `the collector answered ${last}` };
+    } catch (error) {
+      last = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+    }
+    if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
+  }
+  return { rejected: spans.length, reason: `the collector could not be reached (${last}, ${ATTEMPTS} attempts)` };
+}
+
+/** Streams the files' spans to the collector, one batch at a time (reading waits for each send). */
+export async function sendFiles(io: Io, files: readonly string[], options: { url: URL; projection: ProjectionName; protocol: Protocol; serviceName: string; lenient: boolean }): Promise<SendOutcome> {
+  const held = new HeldSpans();
+  const otel = new OtelExporter({ projection: options.projection, serviceName: options.serviceName, spanExporter: held, scheduledDelayMillis: 3_600_000, maxQueueSize: EVENTS_PER_BATCH * 4, maxExportBatchSize: EVENTS_PER_BATCH });
+  const headers = headersFromEnv();
+  const outcome: SendOutcome = { sent: 0, accepted: 0, rejected: 0, reasons: [] };
+  const sendHeld = async () => {
+    await otel.forceFlush();
+    const spans = held.take();
+    if (spans.length === 0) return;
+    const { rejected, reason } = await post(options.url, options.protocol, headers, spans);
+    outcome.sent += spans.length;
+    outcome.rejected += rejected;
+    outcome.accepted += spans.length - rejected;
+    if (reason && !outcome.reasons.includes(reason)) outcome.reasons.push(reason);
+  };
+  let pending = 0;
+  for (const file of files) {
+    await forEachAtofEvent(
+      file,
+      async (event) => {
+        otel.onEvent(event);
+        if (++pending >= EVENTS_PER_BATCH) {
+          pending = 0;
+          await sendHeld();
+        }
+      },
+      { lenient: options.lenient, onBytes: byteProgress(io, `sending ${basename(file)}`), onWarning: (m) => io.err(`relaytrace: warning: ${m}`) },
+    );
+  }
+  await otel.shutdown(); // ends spans whose end never came, so they are sent too
+  await sendHeld();
+  const lost = otel.diagnostics().find((d) => d.code === "otel.spans_dropped");
+  if (lost) {
+    outcome.rejected += lost.count;
+    outcome.reasons.push(`${lost.count} spans were dropped before sending`);
+  }
+  return outcome;
+}
+
+/** `relaytrace send FILE... --otlp URL [--projection P] [--protocol …] [--service-name NAME] [--lenient]` */
+export async function sendCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { command: "send", values: ["otlp", "projection", "protocol", "service-name"], switches: ["lenient"] });
+  if (args.switches.has("help")) {
+    io.out(SEND_HELP);
+    return 0;
+  }
+  const files = requireFiles(args.positionals, "send");
+  const otlp = args.values.get("otlp");
+  if (otlp === undefined) throw new UsageError("send needs --otlp URL (e.g. http://localhost:4318/v1/traces)");
+  const url = tracesEndpoint(otlp);
+  const projection = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+  const protocol = oneOf(args.values.get("protocol"), PROTOCOLS, "protocol", "http/json");
+  const serviceName = args.values.get("service-name") ?? "relaytrace";
+  const outcome = await sendFiles(io, files, { url, projection, protocol, serviceName, lenient: args.switches.has("lenient") });
+  const summary = `sent ${outcome.sent.toLocaleString("en-US")} spans to ${shownUrl(url)}: ${outcome.accepted.toLocaleString("en-US")} accepted`;
+  if (outcome.rejected === 0) {
+    io.err(summary);
+    return 0;
+  }
+  io.err(`${summary}, ${outcome.rejected.toLocaleString("en-US")} NOT accepted`);
+  for (const reason of outcome.reasons) io.err(`  ${reason}`);
+  return 1;
+}

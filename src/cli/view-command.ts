@@ -1,0 +1,70 @@
+import { spawn } from "node:child_process";
+import { join, resolve } from "node:path";
+import { parseArgs, UsageError } from "./args.js";
+import { describeWriteError, requireFiles, type Io } from "./commands.js";
+import { InputError } from "./input.js";
+import { byteProgress } from "./progress.js";
+import { formatDuration } from "./viewer/client-logic.js";
+import { loadViewDoc } from "./viewer/load.js";
+import { writeViewerPage } from "./viewer/page.js";
+
+export const VIEW_HELP = `Usage: relaytrace view FILE... [-o trace.html] [--open] [--title T] [--lenient]
+
+Writes ONE self-contained HTML file (no network, no server) showing the input: a waterfall of
+every trace's spans with their marks, a detail panel per span, and ATIF trajectories as
+conversations. FILEs are ATOF event logs (relaytrace's or another producer's), ATIF
+trajectories or OTLP/JSON requests, in any mix; several files merge.
+  -o, --output FILE  where the page goes (default trace.html)
+  --open             open it in the default browser
+  --title T          the page title (default: the input's file name)
+  --lenient          skip a torn last line of an ATOF file, with a warning`;
+
+/** Opens a file in the desktop's browser; failing to is a warning, never an error. */
+function openInBrowser(io: Io, path: string): void {
+  const [cmd, args] = process.platform === "darwin" ? ["open", [path]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", path]] : ["xdg-open", [path]];
+  try {
+    const child = spawn(cmd, args as string[], { detached: true, stdio: "ignore" });
+    child.on("error", () => io.err(`relaytrace: could not start a browser (${cmd}); open ${path} yourself`));
+    child.unref();
+  } catch {
+    io.err(`relaytrace: could not start a browser (${cmd}); open ${path} yourself`);
+  }
+}
+
+/** `relaytrace view FILE... [-o OUT] [--open] [--title T] [--lenient]` */
+export async function viewCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { command: "view", values: ["output", "title"], switches: ["open", "lenient"], aliases: { o: "output" } });
+  if (args.switches.has("help")) {
+    io.out(VIEW_HELP);
+    return 0;
+  }
+  const files = requireFiles(args.positionals, "view");
+  const output = args.values.get("output") ?? "trace.html";
+  if (files.some((f) => resolve(f) === resolve(output))) throw new UsageError(`-o ${output} would overwrite an input file`);
+  const title = args.values.get("title");
+  const doc = await loadViewDoc(files, {
+    ...(title !== undefined ? { title } : {}),
+    ...(args.switches.has("lenient") ? { lenient: true } : {}),
+    progressFor: (file) => byteProgress(io, `reading ${file}`),
+    onWarning: (message) => io.err(`relaytrace: warning: ${message}`),
+  });
+  let bytes: number;
+  try {
+    bytes = await writeViewerPage(doc, output);
+  } catch (error) {
+    throw new InputError(`cannot write ${output}: ${describeWriteError(error)}`);
+  }
+  const t = doc.totals;
+  const parts = [`${t.spans.toLocaleString("en-US")} spans`, `${t.errors} errors`, `${t.traces} traces`, `${t.tokens.toLocaleString("en-US")} tokens`, `wall time ${formatDuration(t.wallTime)}`];
+  if (t.trajectories > 0) parts.push(`${t.trajectories} trajectories, ${t.steps} steps`);
+  io.err(`wrote ${output} (${(bytes / 1024).toFixed(0)} KB: ${parts.join(", ")})`);
+  if (args.switches.has("open")) openInBrowser(io, resolve(output));
+  return 0;
+}
+
+/** The demo's own viewer page, beside its ATOF and ATIF files. */
+export async function writeDemoView(atofPath: string, atifPaths: readonly string[], outDir: string): Promise<string> {
+  const path = join(outDir, "trace.html");
+  await writeViewerPage(await loadViewDoc([atofPath, ...atifPaths], { title: "relaytrace demo" }), path);
+  return path;
+}

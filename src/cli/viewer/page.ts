@@ -1,0 +1,68 @@
+import { createHash } from "node:crypto";
+import { createWriteStream } from "node:fs";
+import { once } from "node:events";
+import { CLIENT_LOGIC } from "./client-logic.js";
+import { viewerMain } from "./client-main.js";
+import type { ViewDoc } from "./model.js";
+import { VIEWER_CSS } from "./styles.js";
+
+/** The page's script: the pure logic functions, then the main function, run once. */
+const LOGIC = Object.entries(CLIENT_LOGIC);
+export const VIEWER_SCRIPT = `"use strict";\n${LOGIC.map(([name, f]) => `const ${name} = ${f.toString()};`).join("\n")}\n(${viewerMain.toString()})({ ${LOGIC.map(([name]) => name).join(", ")} });\n`;
+
+function sha256(text: string): string {
+  return createHash("sha256").update(text, "utf8").digest("base64");
+}
+
+/**
+ * No network of any kind: everything is denied except this exact script and stylesheet (by
+ * hash) and inline images; the embedded data is a JSON block, which is never executed.
+ */
+export const VIEWER_CSP = `default-src 'none'; script-src 'sha256-${sha256(VIEWER_SCRIPT)}'; style-src 'sha256-${sha256(VIEWER_CSS)}'; img-src data:; base-uri 'none'; form-action 'none'`;
+
+/** JSON that cannot end its `<script>` element or open a comment: every `<` is escaped. */
+export function embeddableJson(value: unknown): string {
+  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+}
+
+function escapeHtml(text: string): string {
+  return text.replace(/[&<>"']/g, (c) => `&#${c.charCodeAt(0)};`);
+}
+
+/** The page in pieces, so a large document is written without one giant string. */
+export function* viewerPageChunks(doc: ViewDoc): Generator<string> {
+  yield `<!doctype html>\n<html lang="en">\n<head>\n<meta charset="utf-8">\n`;
+  yield `<meta http-equiv="Content-Security-Policy" content="${VIEWER_CSP}">\n`;
+  yield `<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="generator" content="relaytrace view">\n`;
+  yield `<title>${escapeHtml(doc.title)} — relaytrace</title>\n<style>${VIEWER_CSS}</style>\n</head>\n<body>\n`;
+  yield `<div id="relaytrace-viewer"></div>\n<script type="application/json" id="relaytrace-data">`;
+  const { spans, ...rest } = doc;
+  yield embeddableJson(rest).slice(0, -1);
+  yield `,"spans":[`;
+  for (let i = 0; i < spans.length; i += 1000) {
+    const part = spans.slice(i, i + 1000).map((s) => embeddableJson(s)).join(",");
+    yield i === 0 ? part : `,${part}`;
+  }
+  yield `]}</script>\n<script>${VIEWER_SCRIPT}</script>\n</body>\n</html>\n`;
+}
+
+export function renderViewerPage(doc: ViewDoc): string {
+  return [...viewerPageChunks(doc)].join("");
+}
+
+/** Writes the page, honouring the file stream's backpressure. */
+export async function writeViewerPage(doc: ViewDoc, path: string): Promise<number> {
+  const out = createWriteStream(path);
+  let bytes = 0;
+  const failed = once(out, "error").then(([error]) => {
+    throw error;
+  });
+  failed.catch(() => undefined);
+  for (const chunk of viewerPageChunks(doc)) {
+    bytes += Buffer.byteLength(chunk);
+    if (!out.write(chunk)) await Promise.race([once(out, "drain"), failed]);
+  }
+  out.end();
+  await Promise.race([once(out, "finish"), failed]);
+  return bytes;
+}
