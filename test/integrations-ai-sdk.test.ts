@@ -76,6 +76,8 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     const llmStarts = starts(events, "llm");
     const toolEnds = ends(events, "tool");
     expect(llmStarts).toHaveLength(2);
+    // readers pick the codec by data_schema, so a foreign reader of the file decodes these bodies
+    for (const s of llmStarts) expect(s.data_schema).toEqual({ name: "openai/chat-completions", version: "1" });
     for (const s of [...llmStarts, ...starts(events, "tool")]) expect(s.parent_uuid).toBe(agent!.uuid);
     expect(toolEnds.map((e) => [e.name, e.category_profile?.["tool_call_id"]])).toEqual([["get_weather", "call_w"]]);
 

@@ -58,6 +58,7 @@ describe("relaytrace/langchain with real LangChain.js (ChatOpenAI) against a scr
     expect(agent).toMatchObject({ name: "weather-agent", parent_uuid: request!.uuid, data: { input: "Weather in Oslo?" } });
     const llmStarts = starts(events, "llm");
     expect(llmStarts).toHaveLength(2);
+    for (const s of llmStarts) expect(s.data_schema).toEqual({ name: "openai/chat-completions", version: "1" });
     for (const s of [...llmStarts, ...starts(events, "tool")]) expect(s.parent_uuid).toBe(agent!.uuid);
 
     // the request as sent: messages, the bound tool's definition, the model

@@ -68,6 +68,7 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     };
     const llmStarts = starts(events, "llm");
     expect(llmStarts).toHaveLength(2);
+    for (const s of llmStarts) expect(s.data_schema).toEqual({ name: "openai/chat-completions", version: "1" });
     const chain = ["weather-agent", "Agent workflow", "Agent workflow", "app-request"];
     expect(ancestry(llmStarts[0]!.parent_uuid)).toEqual(["turn 1", ...chain]);
     expect(ancestry(llmStarts[1]!.parent_uuid)).toEqual(["turn 2", ...chain]);

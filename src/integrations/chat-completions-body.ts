@@ -2,6 +2,9 @@ import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import { toJsonSafe } from "../runtime/json-safe.js";
 import { openaiChatCodec, type FinishKind, type WireMessage, type WirePart, type WireResponse, type WireToolCall, type WireToolDef } from "../wire/index.js";
 
+/** The `data_schema` of every `llm` event an adapter records in the Chat Completions shape. */
+export const CHAT_COMPLETIONS_SCHEMA = openaiChatCodec.schema;
+
 /**
  * What every adapter knows about one model call, in one library-neutral shape, encoded as OpenAI
  * Chat Completions JSON by the wire codec: the request and response bodies every projection and

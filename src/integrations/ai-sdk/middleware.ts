@@ -2,7 +2,7 @@ import type { LanguageModelMiddleware } from "ai";
 import type { Json, JsonObject } from "../../events/json.js";
 import type { LlmHandle } from "../../runtime/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import { chatCompletionsRequest, chatCompletionsResponse, type CallToolCall } from "../chat-completions-body.js";
+import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsResponse, type CallToolCall } from "../chat-completions-body.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { contentOf, requestOf, responseOf } from "./call-body.js";
 import type { CallOptions, FinishReason, LanguageModel, StreamPart, Usage } from "./sdk-types.js";
@@ -18,7 +18,7 @@ function llmRequest(params: CallOptions, model: LanguageModel, stream: boolean):
 
 function llmOptions(model: LanguageModel, stream: boolean) {
   const metadata: JsonObject = { "gen_ai.provider.name": model.provider };
-  return { modelName: model.modelId, metadata, ...(stream ? { attributes: ["streaming"] } : {}) };
+  return { modelName: model.modelId, dataSchema: CHAT_COMPLETIONS_SCHEMA, metadata, ...(stream ? { attributes: ["streaming"] } : {}) };
 }
 
 /** Collects what a stream says, part by part, into the response the `llm` scope ends with. */

@@ -8,7 +8,7 @@ import type { Category } from "../../events/types.js";
 import { toJsonSafe } from "../../runtime/json-safe.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
-import { chatCompletionsRequest, chatCompletionsResponse, type CallMessage } from "../chat-completions-body.js";
+import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsResponse, type CallMessage } from "../chat-completions-body.js";
 import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError, parseJsonText } from "../json-text.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
@@ -78,6 +78,7 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     const model = modelOf(params, metadata);
     const handle = this.runtime.startLlm(name, { content: chatCompletionsRequest(requestOf(messages, params, model)) }, {
       parent: { uuid: this.parentOf(parentRunId) },
+      dataSchema: CHAT_COMPLETIONS_SCHEMA,
       ...(model !== undefined ? { modelName: model } : {}),
       ...(params["stream"] === true ? { attributes: ["streaming"] } : {}),
     });

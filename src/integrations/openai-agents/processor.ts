@@ -3,7 +3,8 @@ import type { Json, JsonObject } from "../../events/json.js";
 import { toJsonSafe } from "../../runtime/json-safe.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
-import type { CallToolCall } from "../chat-completions-body.js";
+import { CHAT_COMPLETIONS_SCHEMA, type CallToolCall } from "../chat-completions-body.js";
+import { openaiResponsesCodec } from "../../wire/index.js";
 import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError, parseJsonText } from "../json-text.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
@@ -176,13 +177,13 @@ export class RelaytraceProcessor implements TracingProcessor {
         const handle = runtime.startLlm(
           "openai.chat_completions",
           { content: generationRequest(data) },
-          { parent: { uuid: parentUuid }, timestamp, ...(data.model !== undefined ? { modelName: data.model } : {}) },
+          { parent: { uuid: parentUuid }, timestamp, dataSchema: CHAT_COMPLETIONS_SCHEMA, ...(data.model !== undefined ? { modelName: data.model } : {}) },
         );
         opened = { kind: "llm", uuid: handle.uuid, handle };
         break;
       }
       case "response": {
-        const handle = runtime.startLlm("openai.responses", { content: responseRequest(data) }, { parent: { uuid: parentUuid }, timestamp });
+        const handle = runtime.startLlm("openai.responses", { content: responseRequest(data) }, { parent: { uuid: parentUuid }, timestamp, dataSchema: openaiResponsesCodec.schema });
         opened = { kind: "llm", uuid: handle.uuid, handle };
         break;
       }
