@@ -3,6 +3,7 @@ import type { Json, JsonObject } from "../events/json.js";
 import type { ParsedToolCall } from "./providers/types.js";
 import { isRequest, pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
 import type { ToolExecutionResult } from "../runtime/types.js";
+import { GuardrailRejectedError } from "../runtime/errors.js";
 import { isRelayRequest, stampRelayRequest } from "./relay.js";
 import { toToolResult } from "./tool.js";
 import { markSkillLoad } from "./skill-mark.js";
@@ -80,10 +81,20 @@ async function executeManaged(
       metadata,
       signal: run.signal,
     },
-  );
+  ).catch((error: unknown) => {
+    // A guardrail's refusal is the model's to read, as any tool error is: the run goes on. The
+    // runtime has already recorded the guardrail scope and its rejection mark.
+    if (error instanceof GuardrailRejectedError) return refusal(error);
+    throw error;
+  });
   // The runtime hands the suspension back; an execution intercept may have resolved it.
   const suspended = isRequest(outcome.pending) ? outcome.pending : undefined;
   return suspended ? { result: toToolResult(outcome.result), toolUuid, suspended } : { result: toToolResult(outcome.result), toolUuid };
+}
+
+/** What the model reads when a guardrail refuses a tool call. */
+function refusal(error: GuardrailRejectedError): ToolExecutionResult {
+  return { result: { output: `tool call refused by guardrail "${error.guardrail}": ${error.reason}`, isError: true } };
 }
 
 /** A suspending tool result goes to the runtime as a first-class suspension: the tool scope ends pending. */
