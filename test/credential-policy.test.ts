@@ -1,12 +1,11 @@
 import { randomBytes } from "node:crypto";
 import { afterEach, describe, expect, it } from "vitest";
-import { OtelExporter } from "../exporters/otel/index.js";
-import { RecordingSpanExporter } from "../exporters/testing/recording-span-exporter.js";
 import { createClient, createToolkit } from "../src/agent/index.js";
 import type { AtofEvent } from "../src/events/types.js";
-import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { createRuntime } from "../src/runtime/runtime.js";
 import { HeaderPolicy, RECORDED_HEADERS, REDACTED } from "../src/wire/credentials.js";
 import { reply, startProvider } from "./support/agent-provider-server.js";
+import { captureFull } from "./support/full-capture.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -26,20 +25,6 @@ function customAuthHeaders(secret: string): Record<string, string> {
   };
 }
 
-/** Captures ATOF events and the `full` projection's finished spans on a runtime. */
-function record(runtime: Runtime) {
-  const events: AtofEvent[] = [];
-  runtime.subscribe("capture", (e) => {
-    events.push(e);
-  });
-  const spans = new RecordingSpanExporter();
-  new OtelExporter({ projection: "full", spanExporter: spans }).register(runtime);
-  return async () => {
-    await runtime.shutdown();
-    return { events, spans: spans.spans, text: JSON.stringify(events) + JSON.stringify(spans.spans.map((s) => s.attributes)) };
-  };
-}
-
 function llmStartHeaders(events: AtofEvent[]): Record<string, unknown> {
   const start = events.find((e) => e.kind === "scope" && e.category === "llm" && e.scope_category === "start");
   expect(start).toBeDefined();
@@ -55,7 +40,7 @@ describe("one credential policy for every path that records headers", () => {
     const provider = await startProvider([path === "run" ? reply("openai", "ok") : { sse }]);
     cleanups.push(provider.close);
     const runtime = createRuntime();
-    const collect = record(runtime);
+    const collect = captureFull(runtime);
     const client = createClient({ baseUrl: provider.url, style: "openai", model: "m", apiKey: "unused", runtime, headers: customAuthHeaders(secret) });
     const toolkit = await createToolkit({});
     if (path === "run") await client.run("hi", { toolkit });
@@ -73,7 +58,7 @@ describe("one credential policy for every path that records headers", () => {
   it("runtime.executeLlm: only allow-listed values are recorded, in ATOF and on the span", async () => {
     const secret = `canary${randomBytes(10).toString("hex")}`;
     const runtime = createRuntime();
-    const collect = record(runtime);
+    const collect = captureFull(runtime);
     let sent: Record<string, unknown> | undefined;
     await runtime.executeLlm(
       "custom.llm",
@@ -93,7 +78,7 @@ describe("one credential policy for every path that records headers", () => {
 
   it("recordedHeaders extends the allow-list, case-insensitively", async () => {
     const runtime = createRuntime({ recordedHeaders: ["X-Tenant"] });
-    const collect = record(runtime);
+    const collect = captureFull(runtime);
     await runtime.executeLlm("custom.llm", { headers: { "x-tenant": "acme", "x-tenant-key": "k-123456789" }, content: {} }, () => ({}));
     const { events } = await collect();
     const recorded = llmStartHeaders(events);
@@ -106,7 +91,7 @@ describe("one credential policy for every path that records headers", () => {
     const provider = await startProvider([{ status: 403, json: { error: `gateway refused token ${secret}-a` } }]);
     cleanups.push(provider.close);
     const runtime = createRuntime();
-    const collect = record(runtime);
+    const collect = captureFull(runtime);
     const client = createClient({ baseUrl: provider.url, style: "openai", model: "m", apiKey: "unused", runtime, retries: 0, headers: customAuthHeaders(secret) });
     const failure = await client.run("hi", { toolkit: await createToolkit({}) }).catch((e: unknown) => e as Error);
     expect(failure).toBeInstanceOf(Error);

@@ -3,17 +3,15 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { AtofExporter } from "../exporters/atof/index.js";
-import { OtelExporter } from "../exporters/otel/index.js";
-import { RecordingSpanExporter } from "../exporters/testing/recording-span-exporter.js";
 import { createClient, createToolkit } from "../src/agent/index.js";
-import type { AtofEvent } from "../src/events/types.js";
-import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { createRuntime } from "../src/runtime/runtime.js";
 import { REDACTED } from "../src/wire/credentials.js";
 import { joinUrl, redactUrl, redactUrlsInText } from "../src/wire/urls.js";
 import { anthropicMessagesCodec } from "../src/wire/index.js";
 
 const anthropicUrl = (base: string): string => anthropicMessagesCodec.endpoint(base, "", false);
 import { reply, startProvider } from "./support/agent-provider-server.js";
+import { captureFull } from "./support/full-capture.js";
 
 const cleanups: (() => Promise<void>)[] = [];
 afterEach(async () => {
@@ -29,26 +27,12 @@ async function closedPort(): Promise<number> {
   return port;
 }
 
-function capture(runtime: Runtime) {
-  const events: AtofEvent[] = [];
-  runtime.subscribe("capture", (e) => {
-    events.push(e);
-  });
-  const spans = new RecordingSpanExporter();
-  new OtelExporter({ projection: "full", spanExporter: spans }).register(runtime);
-  return async () => {
-    await runtime.shutdown();
-    const spanText = JSON.stringify(spans.spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events })));
-    return { events, text: JSON.stringify(events) + spanText + JSON.stringify(runtime.diagnostics()) };
-  };
-}
-
 describe("credentials in URLs never leave the process", () => {
   it("a baseUrl with userinfo and ?key= is redacted in the error thrown to the app, in ATOF and in span attributes", async () => {
     const secret = `canary${randomBytes(10).toString("hex")}`;
     const port = await closedPort();
     const runtime = createRuntime();
-    const collect = capture(runtime);
+    const collect = captureFull(runtime);
     const client = createClient({
       baseUrl: `http://proxyuser:${secret}-pass@127.0.0.1:${port}/v1beta?key=${secret}-key&alt=sse`,
       style: "openai",
@@ -81,7 +65,7 @@ describe("credentials in URLs never leave the process", () => {
 
   it("an error a user's LLM function throws has the URLs in its message redacted on the llm span", async () => {
     const runtime = createRuntime();
-    const collect = capture(runtime);
+    const collect = captureFull(runtime);
     await expect(
       runtime.executeLlm("custom.llm", { content: {} }, () => {
         throw new Error("fetch failed for https://u:pw123456@api.example.test/v1/models?api-key=topsecret99");
