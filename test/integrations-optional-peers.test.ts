@@ -15,10 +15,12 @@ beforeAll(async () => {
   // A module hook that writes down every package a program loads from node_modules.
   await writeFile(
     join(dir, "hooks.mjs"),
-    `export async function resolve(specifier, context, next) {
+    // Hooks run on their own thread (Node 22+): a synchronous write, or lines are lost at exit.
+    `import { writeSync } from "node:fs";
+export async function resolve(specifier, context, next) {
   const result = await next(specifier, context);
   const m = /node_modules\\/((?:@[^/]+\\/)?[^/]+)\\//.exec(result.url);
-  if (m) process.stderr.write("loaded " + m[1] + "\\n");
+  if (m) writeSync(2, "loaded " + m[1] + "\\n");
   return result;
 }\n`,
   );
