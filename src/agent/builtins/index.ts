@@ -5,7 +5,7 @@ import { editTool, readTool, writeTool } from "./files.js";
 import { applyPatchTool } from "./patch.js";
 import { questionTool } from "./question.js";
 import { globTool, grepTool } from "./search.js";
-import { todowriteTool } from "./todo.js";
+import { todowriteTool } from "./todowrite.js";
 import { webfetchTool } from "./webfetch.js";
 import { Workspace } from "./workspace.js";
 
