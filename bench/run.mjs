@@ -1,12 +1,14 @@
 // relaytrace benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (smoke, < 60 s).
 // Options: --quick, --only=overhead,peers,nemo,loop,conversation,throughput,scale,hostile, --out=<results.json path>,
-// --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first).
+// --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first),
+// --both (the whole bench on this Node, then on Node 24: results.json and results-node24.json).
+import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { loadRelaytrace } from "./lib/load.mjs";
 import { machineInfo } from "./lib/machine.mjs";
 import { nemoInstalled } from "./lib/nemo.mjs";
-import { rerunUnderRequestedNode } from "./lib/node24.mjs";
+import { node24Path, rerunUnderRequestedNode } from "./lib/node24.mjs";
 import { peersInstalled } from "./lib/peers.mjs";
 import { formatOverhead, runOverhead } from "./suites/overhead.mjs";
 import { formatPeers, runPeers } from "./suites/peers.mjs";
@@ -18,6 +20,24 @@ import { formatScale, runScale } from "./suites/scale.mjs";
 import { formatHostile, runHostile } from "./suites/hostile.mjs";
 
 const argv = process.argv.slice(2);
+if (argv.includes("--both")) {
+  // The whole bench on this Node (20 on this machine), then on bench's Node 24; both printed in turn.
+  const rest = argv.filter((a) => a !== "--both" && !a.startsWith("--node="));
+  const node24 = node24Path();
+  if (!node24) {
+    console.error("--both: bench's Node 24 is not installed (cd bench && npm install)");
+    process.exit(2);
+  }
+  const t0 = Date.now();
+  let status = 0;
+  for (const [label, binary] of [[`Node ${process.versions.node}`, process.execPath], ["Node 24 (--node=24)", node24]]) {
+    console.log(`\n# ${label}\n`);
+    const child = spawnSync(binary, [fileURLToPath(import.meta.url), ...rest, ...(binary === node24 ? ["--node=24"] : [])], { stdio: "inherit" });
+    status ||= child.status ?? 1;
+  }
+  console.log(`\nboth Node versions in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  process.exit(status);
+}
 const wantedNode = rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
 const quick = argv.includes("--quick");
 const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
