@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { Json } from "../../src/events/json.js";
-import { jsonText as deepJsonText } from "../../src/events/json-text.js";
+import { frozenJsonTexts, jsonText as deepJsonText } from "../../src/events/json-text.js";
 
 /**
  * Writes `value` under `prefix`: objects give one attribute per top-level key, nested
@@ -38,8 +38,9 @@ export function attributeKey(prefix: string, key: string): string {
 }
 
 // Events reach exporters deep-frozen, so the JSON text of one of their objects never changes:
-// it is computed once even when several attributes (data and its input alias) need it.
-const jsonCache = new WeakMap<object, string>();
+// it is computed once even when several attributes (data and its input alias) or exporters (the
+// ATOF line of an LLM event) need it.
+const jsonCache = frozenJsonTexts;
 
 function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined): void {
   if (value === null || value === undefined) return;
