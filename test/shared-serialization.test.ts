@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { AtifExporter } from "../exporters/atif/index.js";
+import { AtifExporter, atofToAtif } from "../exporters/atif/index.js";
 import { SpanCapture } from "../exporters/testing/index.js";
 import { serializeEvent } from "../src/events/atof-codec.js";
 import type { Json, JsonObject } from "../src/events/json.js";
@@ -89,5 +89,29 @@ describe("exporters sharing one serialization of an LLM body", () => {
       expect(sharedJsonText(frozen)).toBe(JSON.stringify(frozen));
       expect(sharedJsonText(frozen)).toBe(JSON.stringify(frozen)); // remembered: same text again
     }
+  });
+
+  it("lets ATIF documents share no frozen payload with their caller: toJSON() and atofToAtif give editable copies", async () => {
+    const runtime = createRuntime();
+    const events: AtofEvent[] = [];
+    runtime.subscribe("capture", (e) => void events.push(e));
+    const atif = new AtifExporter({ agent: { name: "a", version: "1" } });
+    atif.register(runtime);
+    await runtime.withScope("agent", async () => {
+      await runtime.executeLlm("openai.chat.completions", { content: { model: "m", messages: [{ role: "user", content: "hi" }] } }, async () => ({ choices: [{ message: { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "lookup", arguments: "{}" } }] } }] }), { dataSchema: { name: "openai/chat-completions", version: "1" } });
+      await runtime.executeTool("lookup", { q: 1 }, async () => ({ result: { rows: [1, 2] } }), { toolCallId: "c1", metadata: { tag: "t" } });
+    }, { category: "agent" });
+    await runtime.shutdown();
+    const observed = (docs: ReturnType<typeof atofToAtif>) => docs[0]!.steps.flatMap((s) => s.observation?.results ?? [])[0]!.extra!;
+    for (const docs of [atif.toJSON(), atofToAtif(events)]) {
+      const extra = observed(docs);
+      expect(extra["tool_result"]).toEqual({ rows: [1, 2] });
+      expect(Object.isFrozen(extra["tool_result"])).toBe(false);
+      (extra["tool_result"] as { rows: number[] }).rows.push(3);
+      (extra["metadata"] as Record<string, unknown>)["tag"] = "edited";
+    }
+    // the events and the exporter's own documents are untouched by those edits
+    expect(observed(atif.toJSON())).toMatchObject({ tool_result: { rows: [1, 2] }, metadata: { tag: "t" } });
+    expect(events.find((e) => e.category === "tool" && e.scope_category === "end")!.data).toEqual({ rows: [1, 2] });
   });
 });

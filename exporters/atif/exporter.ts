@@ -10,6 +10,7 @@ import type { AtofEvent } from "../../src/events/types.js";
 import type { Json } from "../../src/events/json.js";
 import { jsonText } from "../../src/events/json-text.js";
 import { atofToAtif } from "./project.js";
+import { sharingFrozenPayloads } from "./content.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";
 import { optionalBoolean, optionalNumber, optionalString, rejectUnknownKeys, requireObject } from "../option-checks.js";
@@ -188,7 +189,7 @@ export class AtifExporter implements Exporter {
     if (!group || !group.relevant) return; // bounded memory: the collected events go with the group
     let trajectories: AtifTrajectory[];
     try {
-      trajectories = atofToAtif(group.events, this.options);
+      trajectories = sharingFrozenPayloads(() => atofToAtif(group.events, this.options));
     } catch (error) {
       this.report("atif.mapping_failed", error);
       return;
