@@ -1,13 +1,12 @@
 // relaytrace benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (smoke, < 60 s).
 // Options: --quick, --only=overhead,peers,nemo,loop,throughput,scale,hostile, --out=<results.json path>,
 // --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first).
-import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { loadRelaytrace } from "./lib/load.mjs";
 import { machineInfo } from "./lib/machine.mjs";
 import { nemoInstalled } from "./lib/nemo.mjs";
-import { node24Path } from "./lib/node24.mjs";
+import { rerunUnderRequestedNode } from "./lib/node24.mjs";
 import { peersInstalled } from "./lib/peers.mjs";
 import { formatOverhead, runOverhead } from "./suites/overhead.mjs";
 import { formatPeers, runPeers } from "./suites/peers.mjs";
@@ -18,17 +17,7 @@ import { formatScale, runScale } from "./suites/scale.mjs";
 import { formatHostile, runHostile } from "./suites/hostile.mjs";
 
 const argv = process.argv.slice(2);
-const wantedNode = argv.find((a) => a.startsWith("--node="))?.slice(7);
-if (wantedNode !== undefined && wantedNode !== process.versions.node.split(".")[0]) {
-  // Re-run this script under the requested Node; only bench's Node 24 is installed.
-  const binary = wantedNode === "24" ? node24Path() : undefined;
-  if (!binary) {
-    console.error(`--node=${wantedNode}: ${wantedNode === "24" ? "bench's Node 24 is not installed (cd bench && npm install)" : "only --node=24 is supported"}`);
-    process.exit(2);
-  }
-  const child = spawnSync(binary, [fileURLToPath(import.meta.url), ...argv], { stdio: "inherit" });
-  process.exit(child.status ?? 1);
-}
+const wantedNode = rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
 const quick = argv.includes("--quick");
 const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 // A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
