@@ -55,19 +55,47 @@ describe("span export keeps up with a fast sequential tool loop", () => {
     const rt = createRuntime();
     const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 4, maxQueueSize: 64, scheduledDelayMillis: 60_000 });
     exporter.register(rt);
-    for (let i = 0; i < 100; i++) await rt.executeTool("t", { i }, () => ({ result: i }));
+    const inFlight = MAX_CONCURRENT_EXPORTS * 4;
+    const calls = inFlight + 64 + 4;
+    for (let i = 0; i < calls; i++) await rt.executeTool("t", { i }, () => ({ result: i }));
     await rt.flush();
     expect(collector.inFlight).toBe(MAX_CONCURRENT_EXPORTS);
-    expect(collector.spans.length).toBe(MAX_CONCURRENT_EXPORTS * 4);
-    // 100 spans: 32 in flight, 64 queued, 4 past the queue
-    expect(exporter.diagnostics()).toContainEqual(expect.objectContaining({ code: "otel.spans_dropped", count: 100 - 32 - 64 }));
+    expect(collector.spans.length).toBe(inFlight);
+    // every slot holds a batch of 4, 64 spans wait in the queue, the last 4 find it full
+    expect(exporter.diagnostics()).toContainEqual(expect.objectContaining({ code: "otel.spans_dropped", count: 4 }));
     const flushed = exporter.forceFlush();
     collector.release();
     await new Promise((r) => setTimeout(r, 0));
     collector.release(); // the queued batches, sent by the flush and the freed slots
     await flushed;
-    expect(collector.spans.length).toBe(96);
+    expect(collector.spans.length).toBe(calls - 4);
     expect(collector.inFlight).toBe(0);
     await rt.shutdown();
+  });
+
+  it("a flush of a long queue sends it in batches, never more requests at once than MAX_CONCURRENT_EXPORTS (an OTLP exporter refuses more)", async () => {
+    const collector = new HeldSpanExporter();
+    const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 10, maxQueueSize: 10_000, scheduledDelayMillis: 60_000 });
+    const event = (uuid: string, phase: "start" | "end", at: string) =>
+      ({ kind: "scope", scope_category: phase, atof_version: "0.1", uuid, parent_uuid: null, timestamp: at, name: "t", attributes: [], category: "tool", category_profile: null, data: null, data_schema: null, metadata: null }) as const;
+    for (let i = 0; i < 500; i++) {
+      const uuid = `019ca945-3000-7000-8000-${String(i).padStart(12, "0")}`;
+      exporter.onEvent(event(uuid, "start", "2026-03-01T12:00:00.000001Z"));
+      exporter.onEvent(event(uuid, "end", "2026-03-01T12:00:00.000002Z"));
+    }
+    // the collector is silent: every slot holds a batch, 340 spans wait in the queue
+    expect(collector.inFlight).toBe(MAX_CONCURRENT_EXPORTS);
+    let done = false;
+    const flushed = exporter.forceFlush().then(() => (done = true));
+    let most = 0;
+    while (!done) {
+      most = Math.max(most, collector.inFlight);
+      collector.release();
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await flushed;
+    expect(most).toBeLessThanOrEqual(MAX_CONCURRENT_EXPORTS);
+    expect(collector.spans.length).toBe(500);
+    expect(exporter.diagnostics()).toEqual([]);
   });
 });

@@ -4,7 +4,7 @@ import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 
 /** Export requests one exporter may have in flight at once (each up to `maxExportBatchSize` spans). */
-export const MAX_CONCURRENT_EXPORTS = 8;
+export const MAX_CONCURRENT_EXPORTS = 16;
 
 export interface SpanBatcherSettings {
   maxQueueSize: number;
@@ -24,11 +24,20 @@ export interface SpanBatcherSettings {
  * A request that does not finish within `exportTimeoutMillis` frees its slot (counted).
  * Memory is bounded: `maxQueueSize` queued spans plus the batches in flight.
  */
-type PumpMode = "full" | "due" | "flush";
+type PumpMode = "full" | "due";
+
+interface FlushWaiter {
+  /** Resolved once this many spans have been taken from the queue (and their requests answered). */
+  taken: number;
+  resolve: () => void;
+}
 
 export class SpanBatcher {
   private queue: ReadableSpan[] = [];
   private readonly inFlight = new Set<Promise<void>>();
+  /** Spans taken from the queue into requests so far. */
+  private taken = 0;
+  private readonly flushes: FlushWaiter[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly maxConcurrent: number;
   private stopped = false;
@@ -54,11 +63,17 @@ export class SpanBatcher {
     return true;
   }
 
-  /** Sends everything queued now and resolves when those requests and the ones in flight have finished. */
+  /**
+   * Sends everything queued now (still at most MAX_CONCURRENT_EXPORTS requests at a time: an
+   * OTLP exporter refuses more) and resolves when those requests have been answered.
+   */
   forceFlush(): Promise<void> {
-    this.pump("flush");
-    if (this.inFlight.size === 0) return Promise.resolve();
-    return Promise.all([...this.inFlight]).then(() => undefined);
+    if (this.queue.length === 0 && this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.flushes.push({ taken: this.taken + this.queue.length, resolve });
+      this.pump("due");
+      this.settleFlushes();
+    });
   }
 
   /** Flushes, then shuts the exporter down; idempotent. */
@@ -71,18 +86,14 @@ export class SpanBatcher {
     return this.shutdownPromise;
   }
 
-  /**
-   * `full`: sends full batches while a slot is free; `due` (the delay passed): also the partial
-   * last batch; `flush`: every queued span at once, whatever the slots (as the SDK's forceFlush).
-   */
+  /** `full`: sends full batches while a slot is free; `due` (the delay passed, or a flush waits): also the partial last one. */
   private pump(mode: PumpMode): void {
     if (this.pumping) return; // the running loop re-checks the slots on every turn
     this.pumping = true;
     try {
       const batch = this.settings.maxExportBatchSize;
-      const free = (): boolean => mode === "flush" || this.inFlight.size < this.maxConcurrent;
-      while (this.queue.length >= batch && free()) this.send(this.take(batch));
-      if (mode !== "full" && this.queue.length > 0 && free()) this.send(this.take(batch));
+      while (this.queue.length >= batch && this.inFlight.size < this.maxConcurrent) this.send(this.take(batch));
+      if (mode === "due" && this.queue.length > 0 && this.inFlight.size < this.maxConcurrent) this.send(this.take(batch));
     } finally {
       this.pumping = false;
     }
@@ -90,7 +101,16 @@ export class SpanBatcher {
     else if (this.timer === undefined) this.startTimer();
   }
 
+  /** Resolves each flush whose spans have all left, once the requests now in flight are answered. */
+  private settleFlushes(): void {
+    while (this.flushes.length > 0 && this.flushes[0]!.taken <= this.taken) {
+      const { resolve } = this.flushes.shift()!;
+      void Promise.all([...this.inFlight]).then(() => resolve());
+    }
+  }
+
   private take(count: number): ReadableSpan[] {
+    this.taken += Math.min(count, this.queue.length);
     if (this.queue.length <= count) {
       const all = this.queue;
       this.queue = [];
@@ -114,7 +134,8 @@ export class SpanBatcher {
         clearTimeout(timer);
         this.inFlight.delete(request);
         resolve();
-        this.pump("full"); // a freed slot takes the next full batch
+        this.pump(this.flushes.length > 0 ? "due" : "full"); // a freed slot takes the next batch
+        this.settleFlushes();
       };
     });
     this.inFlight.add(request);
