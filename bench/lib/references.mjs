@@ -16,7 +16,7 @@ export const OTLP_QUEUE = { maxQueueSize: 131_072, maxExportBatchSize: 512, sche
  */
 export async function otlpTraceExporter(url) {
   const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
-  return new OTLPTraceExporter({ url, concurrencyLimit: OTLP_QUEUE.maxQueueSize / OTLP_QUEUE.maxExportBatchSize });
+  return new OTLPTraceExporter({ url, concurrencyLimit: Math.max(30, Math.ceil(OTLP_QUEUE.maxQueueSize / OTLP_QUEUE.maxExportBatchSize)) });
 }
 
 const NS = "nemo_relay";
@@ -65,7 +65,10 @@ export function createRawFullTool() {
 /** The same raw span through the OTLP/HTTP protobuf exporter relaytrace's OTLP variant uses, to `url`. */
 export async function createRawOtlpTool(url) {
   const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(await otlpTraceExporter(url), OTLP_QUEUE)] });
-  return { call: fullAttributeTool(provider.getTracer("bench-raw")), flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  // The SDK drops silently; a failed flush is counted here, missing spans at the receiver.
+  let failedFlushes = 0;
+  const flush = () => provider.forceFlush().catch(() => void failedFlushes++);
+  return { call: fullAttributeTool(provider.getTracer("bench-raw")), flush, failures: () => failedFlushes, shutdown: () => provider.shutdown().catch(() => void failedFlushes++) };
 }
 
 /** `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds), as ATOF timestamps are written. */
