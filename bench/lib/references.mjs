@@ -71,11 +71,21 @@ export async function createRawOtlpTool(url) {
   return { call: fullAttributeTool(provider.getTracer("bench-raw")), flush, failures: () => failedFlushes, shutdown: () => provider.shutdown().catch(() => void failedFlushes++) };
 }
 
-/** `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds), as ATOF timestamps are written. */
+let cachedSecond = -1;
+let cachedPrefix = "";
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds), as ATOF timestamps are written; the date and
+ * time of day are formatted once per second, as any sink writing many events a second would.
+ */
 function timestampMicros() {
   const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
-  const iso = new Date(Math.floor(micros / 1000)).toISOString();
-  return `${iso.slice(0, 23)}${String(micros % 1000).padStart(3, "0")}Z`;
+  const second = Math.floor(micros / 1e6);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19);
+  }
+  return `${cachedPrefix}.${String(micros % 1e6).padStart(6, "0")}Z`;
 }
 
 /**
