@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { Json } from "../../src/events/json.js";
-import { frozenJsonTexts, jsonText as deepJsonText } from "../../src/events/json-text.js";
+import { FROZEN_TEXT_MIN_LENGTH, frozenJsonTexts, jsonText as deepJsonText } from "../../src/events/json-text.js";
 
 /**
  * Writes `value` under `prefix`: objects give one attribute per top-level key, nested
@@ -38,9 +38,13 @@ export function attributeKey(prefix: string, key: string): string {
 }
 
 // Events reach exporters deep-frozen, so the JSON text of one of their objects never changes:
-// it is computed once even when several attributes (data and its input alias) or exporters (the
-// ATOF line of an LLM event) need it.
+// a large one (an LLM body) is serialized once even when several attributes or exporters (the
+// ATOF line of an LLM event, through the process-wide table) need it.
+// Small texts are not remembered: a WeakMap entry costs more (set plus ephemeron GC work) than
+// serializing a small object again, and most payloads are serialized once per span anyway.
 const jsonCache = frozenJsonTexts;
+/** Texts at least this long are remembered. */
+export const JSON_CACHE_MIN_LENGTH = FROZEN_TEXT_MIN_LENGTH;
 
 function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined): void {
   if (value === null || value === undefined) return;
@@ -57,10 +61,11 @@ function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined
   }
 }
 
-/** JSON text of a value, tolerant of anything (never throws); remembered for frozen event objects. */
+/** JSON text of a value, tolerant of anything (never throws); large texts of frozen event objects are remembered. */
 export function jsonText(value: unknown): string {
-  const frozen = typeof value === "object" && value !== null && Object.isFrozen(value);
-  if (frozen) {
+  const isObject = typeof value === "object" && value !== null;
+  if (isObject) {
+    if (Array.isArray(value) && value.length === 0) return "[]";
     const cached = jsonCache.get(value);
     if (cached !== undefined) return cached;
   }
@@ -74,6 +79,6 @@ export function jsonText(value: unknown): string {
       return String(value);
     }
   }
-  if (frozen) jsonCache.set(value as object, text);
+  if (isObject && text.length >= JSON_CACHE_MIN_LENGTH && Object.isFrozen(value)) jsonCache.set(value as object, text);
   return text;
 }

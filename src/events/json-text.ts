@@ -104,13 +104,22 @@ export function jsonText(value: Json, indent = 0): string {
  * projection's `data.content` attribute. Weakly held: the texts go with their events.
  */
 export const frozenJsonTexts = new WeakMap<object, string>();
+/**
+ * Only texts at least this long are remembered: for a small object a WeakMap entry (the set, and
+ * the collector's work on it) costs more than serializing it again.
+ */
+export const FROZEN_TEXT_MIN_LENGTH = 1024;
+
+function remember(value: object, text: string): void {
+  if (text.length >= FROZEN_TEXT_MIN_LENGTH) frozenJsonTexts.set(value, text);
+}
 
 function memberText(value: Json): string {
   if (value === null || typeof value !== "object" || !Object.isFrozen(value)) return JSON.stringify(value);
   let text = frozenJsonTexts.get(value);
   if (text === undefined) {
     text = JSON.stringify(value);
-    frozenJsonTexts.set(value, text);
+    remember(value, text);
   }
   return text;
 }
@@ -132,6 +141,6 @@ export function sharedJsonText(value: Json): string {
     text += `${text.length > 1 ? "," : ""}${JSON.stringify(key)}:${memberText(member)}`;
   }
   text += "}";
-  frozenJsonTexts.set(value, text);
+  remember(value, text);
   return text;
 }
