@@ -9,6 +9,16 @@ import { NoopSpanExporter, TOOL_NAME, toolFn } from "./workload.mjs";
 /** Queue bound of every OTLP variant, reference or relaytrace: large enough that a round never drops. */
 export const OTLP_QUEUE = { maxQueueSize: 131_072, maxExportBatchSize: 512, scheduledDelayMillis: 200 };
 
+/**
+ * The OTLP/HTTP protobuf exporter both sides use. A flush of a long queue sends all its batches
+ * at once (up to 256 with the bound above); the exporter's default limit of 30 requests in
+ * flight would fail the rest, so it is raised with the queue.
+ */
+export async function otlpTraceExporter(url) {
+  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
+  return new OTLPTraceExporter({ url, concurrencyLimit: OTLP_QUEUE.maxQueueSize / OTLP_QUEUE.maxExportBatchSize });
+}
+
 const NS = "nemo_relay";
 const SESSION = randomUUID();
 
@@ -54,8 +64,7 @@ export function createRawFullTool() {
 
 /** The same raw span through the OTLP/HTTP protobuf exporter relaytrace's OTLP variant uses, to `url`. */
 export async function createRawOtlpTool(url) {
-  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new OTLPTraceExporter({ url }), OTLP_QUEUE)] });
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(await otlpTraceExporter(url), OTLP_QUEUE)] });
   return { call: fullAttributeTool(provider.getTracer("bench-raw")), flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
 }
 

@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { NoopSpanExporter, TOOL_NAME, createRawOtelTool, loop, toolFn } from "./workload.mjs";
-import { OTLP_QUEUE, createAtofFloor, createRawFullTool, createRawOtlpTool } from "./references.mjs";
+import { OTLP_QUEUE, createAtofFloor, createRawFullTool, createRawOtlpTool, otlpTraceExporter } from "./references.mjs";
 
 export async function tempDir(prefix = "relaytrace-bench-") {
   return mkdtemp(path.join(os.tmpdir(), prefix));
@@ -59,9 +59,8 @@ export const relaytraceVariants = {
    * same exporter class and queue bounds as the raw OTLP reference, so that neither drops.
    */
   otlp: (projection, url) => async (api) => {
-    const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
     const rt = api.createRuntime();
-    const spanExporter = new OTLPTraceExporter({ url });
+    const spanExporter = await otlpTraceExporter(url);
     const exporter = new api.OtelExporter({ projection, spanExporter, ...OTLP_QUEUE });
     exporter.register(rt);
     return wrap(rt, { exporter, spanExporter });

@@ -15,19 +15,35 @@ import { pct, table, verdict } from "../lib/format.mjs";
 const TOOLS = ["weather", "calendar", "search"];
 export const LOOP_CPU_TARGET_US = 30;
 
-/** A scripted provider in its own process; `script` is passed to bench/child/provider.mjs. */
+/**
+ * A scripted provider in its own process; `script` is passed to bench/child/provider.mjs.
+ * `sizes()` resolves with [requestBytes, responseBytes] of the latest request of each turn.
+ */
 export async function startProvider(script = { delayMs: 1, toolTurns: 5, toolsPerTurn: 3, tools: TOOLS }) {
   const file = fileURLToPath(new URL("../child/provider.mjs", import.meta.url));
   const child = spawn(process.execPath, [file, JSON.stringify(script)], { stdio: ["pipe", "pipe", "inherit"] });
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-      if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]).port);
-    });
-    child.on("exit", (code) => reject(new Error(`provider exited with ${code}`)));
+  const lines = [];
+  const waiting = [];
+  let out = "";
+  child.stdout.on("data", (c) => {
+    out += c;
+    for (let nl = out.indexOf("\n"); nl >= 0; nl = out.indexOf("\n")) {
+      const line = JSON.parse(out.slice(0, nl));
+      out = out.slice(nl + 1);
+      if (waiting.length) waiting.shift()(line);
+      else lines.push(line);
+    }
   });
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => (child.on("exit", r), child.stdin.end())) };
+  const nextLine = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((resolve) => waiting.push(resolve)));
+  const { port } = await Promise.race([
+    nextLine(),
+    new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`provider exited with ${code}`)))),
+  ]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sizes: async () => (child.stdin.write("sizes\n"), (await nextLine()).sizes),
+    close: () => new Promise((r) => (child.on("exit", r), child.stdin.end())),
+  };
 }
 
 const EXPORTERS = ["atof", "atif", "full", "openinference", "gen_ai"];
@@ -53,8 +69,11 @@ const LABELS = {
   gen_ai: "OTel gen_ai projection alone",
 };
 
-/** A runtime with `exporters`, a client on `baseUrl` and the bench's toolkit. Counts delivered events. */
-export async function makeLoopSetup(api, baseUrl, exporters, clientOptions = {}) {
+/**
+ * A runtime with `exporters`, a client on `baseUrl` and a toolkit (default: the bench's three
+ * lookup tools). Counts delivered events.
+ */
+export async function makeLoopSetup(api, baseUrl, exporters, { tools: toolDefinitions, ...clientOptions } = {}) {
   const runtime = api.createRuntime();
   let dir;
   if (exporters.length > 0) dir = await tempDir();
@@ -66,7 +85,7 @@ export async function makeLoopSetup(api, baseUrl, exporters, clientOptions = {})
   const counted = { events: 0, runs: 0 };
   // Counts what the exporters receive; a variant without exporters has no subscriber at all.
   if (exporters.length > 0) runtime.subscribe("bench-count", () => void counted.events++);
-  const tools = TOOLS.map((name) =>
+  const tools = toolDefinitions?.map((d) => api.defineTool(d)) ?? TOOLS.map((name) =>
     api.defineTool({
       name,
       description: `${name} lookup`,
