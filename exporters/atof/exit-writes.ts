@@ -5,9 +5,19 @@ export interface SyncWriter {
 
 const writers = new Set<SyncWriter>();
 let hooked = false;
+let exiting = false;
+
+/**
+ * True once the 'exit' listener has run. Other 'exit' listeners may still deliver events after
+ * it (a runtime draining its queue, registered later): the sinks then write each one at once.
+ */
+export function processExiting(): boolean {
+  return exiting;
+}
 
 /** `process.exit()` runs only synchronous 'exit' listeners: the file sinks write their buffers and release their claims there. */
 function onExit(): void {
+  exiting = true;
   for (const writer of writers) {
     try {
       writer.atExit();

@@ -2,7 +2,7 @@ import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync
 import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
-import { writeOnExit, type SyncWriter } from "./exit-writes.js";
+import { processExiting, writeOnExit, type SyncWriter } from "./exit-writes.js";
 import { wholeLinesIn, type LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
@@ -67,8 +67,9 @@ export class FileSink implements AtofSink, SyncWriter {
   enqueue(text: string): boolean {
     if (!this.buffer.push(text)) return false;
     // An app that never yields to the event loop (a tight loop of tool calls) never lets the
-    // batched write run: past half the buffer, write now instead of dropping later.
-    if (this.buffer.pastHighWater) this.writeHeldLinesSync();
+    // batched write run: past half the buffer, write now instead of dropping later. While the
+    // process exits there is no later turn either.
+    if (this.buffer.pastHighWater || processExiting()) this.writeHeldLinesSync();
     else this.schedule();
     return true;
   }
