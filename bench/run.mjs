@@ -1,34 +1,44 @@
 // relaytrace benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (smoke, < 60 s).
-// Options: --quick, --only=overhead,peers,nemo,loop,throughput,scale,hostile, --out=<results.json path>,
-// --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first).
+// Options: --quick, --only=overhead,peers,nemo,loop,conversation,throughput,scale,hostile, --out=<results.json path>,
+// --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first),
+// --both (the whole bench on this Node, then on Node 24: results.json and results-node24.json).
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
 import { loadRelaytrace } from "./lib/load.mjs";
 import { machineInfo } from "./lib/machine.mjs";
 import { nemoInstalled } from "./lib/nemo.mjs";
-import { node24Path } from "./lib/node24.mjs";
+import { node24Path, rerunUnderRequestedNode } from "./lib/node24.mjs";
 import { peersInstalled } from "./lib/peers.mjs";
 import { formatOverhead, runOverhead } from "./suites/overhead.mjs";
 import { formatPeers, runPeers } from "./suites/peers.mjs";
 import { formatNemo, runNemo } from "./suites/nemo.mjs";
 import { formatLoop, runLoop } from "./suites/loop.mjs";
+import { formatConversation, runConversation } from "./suites/conversation.mjs";
 import { formatThroughput, runThroughput } from "./suites/throughput.mjs";
 import { formatScale, runScale } from "./suites/scale.mjs";
 import { formatHostile, runHostile } from "./suites/hostile.mjs";
 
 const argv = process.argv.slice(2);
-const wantedNode = argv.find((a) => a.startsWith("--node="))?.slice(7);
-if (wantedNode !== undefined && wantedNode !== process.versions.node.split(".")[0]) {
-  // Re-run this script under the requested Node; only bench's Node 24 is installed.
-  const binary = wantedNode === "24" ? node24Path() : undefined;
-  if (!binary) {
-    console.error(`--node=${wantedNode}: ${wantedNode === "24" ? "bench's Node 24 is not installed (cd bench && npm install)" : "only --node=24 is supported"}`);
+if (argv.includes("--both")) {
+  // The whole bench on this Node (20 on this machine), then on bench's Node 24; both printed in turn.
+  const rest = argv.filter((a) => a !== "--both" && !a.startsWith("--node="));
+  const node24 = node24Path();
+  if (!node24) {
+    console.error("--both: bench's Node 24 is not installed (cd bench && npm install)");
     process.exit(2);
   }
-  const child = spawnSync(binary, [fileURLToPath(import.meta.url), ...argv], { stdio: "inherit" });
-  process.exit(child.status ?? 1);
+  const t0 = Date.now();
+  let status = 0;
+  for (const [label, binary] of [[`Node ${process.versions.node}`, process.execPath], ["Node 24 (--node=24)", node24]]) {
+    console.log(`\n# ${label}\n`);
+    const child = spawnSync(binary, [fileURLToPath(import.meta.url), ...rest, ...(binary === node24 ? ["--node=24"] : [])], { stdio: "inherit" });
+    status ||= child.status ?? 1;
+  }
+  console.log(`\nboth Node versions in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
+  process.exit(status);
 }
+const wantedNode = rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
 const quick = argv.includes("--quick");
 const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
 // A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
@@ -43,6 +53,7 @@ const CONFIG = quick
     peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
     nemo: { rounds: 3, calls: 1_000, warmupCalls: 1_000, nemoCalls: 100, nemoWarmupCalls: 50 },
     loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1, perExporter: false },
+    conversation: { rounds: 4, warmupRuns: 1 },
     throughput: { calls: 20_000, quick: true },
     scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
     hostile: { rounds: 3, keys: [2_000, 4_000, 8_000], depths: [1_000, 2_000, 4_000], lineMiB: [16, 32, 64] },
@@ -52,6 +63,7 @@ const CONFIG = quick
     peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
     nemo: { rounds: 7, calls: 10_000, warmupCalls: 5_000, nemoCalls: 1_000, nemoWarmupCalls: 300 },
     loop: { rounds: 14, runsPerRound: 8, warmupRuns: 3 },
+    conversation: { rounds: 10, warmupRuns: 2 },
     throughput: { calls: 1_000_000, quick: false },
     scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
     hostile: { rounds: 5, keys: [4_000, 8_000, 16_000], depths: [2_000, 4_000, 8_000], lineMiB: [32, 64, 128] },
@@ -92,6 +104,7 @@ async function peerSection(key, title, installed, missing, run, format) {
 await peerSection("peers", "2. Against peers (same tool call, same process)", peersInstalled, "peer libraries (OpenInference, OpenAI Agents)", () => runPeers(CONFIG.peers), formatPeers);
 await peerSection("nemo", "2b. Against NeMo Relay (same tool call, one Node 24 process)", nemoInstalled, "nemo-relay-node", () => runNemo(CONFIG.nemo), formatNemo);
 await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => runLoop(api, CONFIG.loop), formatLoop);
+await section("conversation", "3b. Long conversation (50 LLM calls, context growing to ~200 KB)", () => runConversation(api, CONFIG.conversation), formatConversation);
 await section("throughput", "4. Throughput and memory", () => runThroughput(CONFIG.throughput), formatThroughput);
 await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);
 await section("hostile", "6. Hostile input (time as the attacker doubles the input)", () => runHostile(CONFIG.hostile), formatHostile);

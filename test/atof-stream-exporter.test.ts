@@ -74,6 +74,20 @@ describe("AtofExporter stream sink", () => {
     expect(received.map((r) => r.body.trim().split("\n").map((l) => JSON.parse(l).uuid))).toEqual([["m1", "m2"], ["m3", "m4"], ["m5"]]);
   });
 
+  it("bounds its buffer in UTF-8 bytes: multi-byte text counts what it takes on the wire, and the rest is counted as dropped", async () => {
+    const { url, received } = await receiver();
+    const wide = (i: number): MarkEvent => ({ ...mark(i), data: { text: "€".repeat(400) } });
+    const lineBytes = Buffer.byteLength(serializeEvent(wide(1))) + 1;
+    // Room for 2 lines in bytes, though 4 would fit if the bound counted string length.
+    const maxBufferedBytes = lineBytes * 2 + 10;
+    expect(serializeEvent(wide(1)).length * 4).toBeLessThan(maxBufferedBytes);
+    const exporter = new AtofExporter({ type: "stream", url, maxBufferedBytes, flushIntervalMillis: 60_000 });
+    exporter.export([1, 2, 3, 4, 5].map(wide));
+    await exporter.shutdown();
+    expect(received.flatMap((r) => r.body.trim().split("\n").map((l) => JSON.parse(l)))).toEqual([wide(1), wide(2)]);
+    expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.events_dropped", count: 3 })]);
+  });
+
   it("retries a failed POST and delivers the same batch", async () => {
     const { url, received } = await receiver([500]);
     const exporter = new AtofExporter({ type: "stream", url, retryBaseMillis: 1 });

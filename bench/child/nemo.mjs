@@ -2,21 +2,23 @@
 // Each NeMo Relay variant and relaytrace's matching variant run interleaved in this one process;
 // prints one JSON line: { stats, receiver } with ns/call per variant.
 import { loadRelaytrace } from "../lib/load.mjs";
-import { nemoFactories, startLoopbackReceiver } from "../lib/nemo.mjs";
+import { nemoFactories } from "../lib/nemo.mjs";
+import { startOtlpReceiver } from "../lib/otlp-receiver.mjs";
 import { interleave } from "../lib/stats.mjs";
-import { relaytraceVariants } from "../lib/variants.mjs";
+import { dropsOf, relaytraceVariants } from "../lib/variants.mjs";
 import { loop, toolFn } from "../lib/workload.mjs";
 
 const cfg = JSON.parse(process.argv[2]);
 const api = await loadRelaytrace();
-const receiver = await startLoopbackReceiver();
+// In its own process: decoding both sides' requests does not load the measured thread.
+const receiver = await startOtlpReceiver();
 
 /** Variant pairs: [name, NeMo Relay factory, relaytrace factory]. */
 const PAIRS = [
   ["none", () => nemoFactories.none(), relaytraceVariants.none],
   ["interceptSanitizer", () => nemoFactories.interceptSanitizer(), relaytraceVariants.interceptSanitizer],
   ["atofFile", () => nemoFactories.atofFile(), relaytraceVariants.atofFile],
-  ["otlpOpeninference", () => nemoFactories.otlpOpeninference(receiver), relaytraceVariants.otlp("openinference", receiver.url)],
+  ["otlpOpeninference", () => nemoFactories.otlpOpeninference(receiver.url("nemo")), relaytraceVariants.otlp("openinference", receiver.url("relaytrace"))],
 ];
 
 const holders = {};
@@ -43,5 +45,8 @@ for (const [name, nemo, ours] of PAIRS) {
   });
 }
 const stats = await interleave(variants, cfg);
+const received = await receiver.stats();
 await receiver.close();
-process.stdout.write(JSON.stringify({ stats, receiver: receiver.stats, node: process.version }) + "\n");
+// Drops counted by relaytrace's runtimes (NeMo Relay's are seen only as spans missing at the receiver).
+const drops = Object.fromEntries(Object.entries(holders).filter(([k]) => k.startsWith("relaytrace.")).map(([k, h]) => [k, dropsOf(h.runtime)]));
+process.stdout.write(JSON.stringify({ stats, receiver: received, drops, node: process.version }) + "\n");

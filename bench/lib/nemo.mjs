@@ -2,7 +2,6 @@
 // Its registrations and its plugin host are process-wide, so each variant installs its set-up in
 // `install` and removes it in `uninstall`, around each of its own rounds only.
 import { rm } from "node:fs/promises";
-import { createServer } from "node:http";
 import { createRequire } from "node:module";
 import { TOOL_NAME, toolFn } from "./workload.mjs";
 import { tempDir } from "./variants.mjs";
@@ -24,25 +23,6 @@ function loadNemo() {
     plugin: require("nemo-relay-node/plugin"),
     observability: require("nemo-relay-node/observability"),
   };
-}
-
-/** An OTLP/HTTP receiver on 127.0.0.1 that accepts every request (both sides export to it). */
-export async function startLoopbackReceiver() {
-  // Counted per user-agent so the table can show that both libraries' exports arrived.
-  const stats = {};
-  const server = createServer((req, res) => {
-    const agent = String(req.headers["user-agent"] ?? "unknown").split(/[ /]/)[0];
-    const seen = (stats[agent] ??= { requests: 0, bytes: 0 });
-    req.on("data", (chunk) => (seen.bytes += chunk.length));
-    req.on("end", () => {
-      seen.requests += 1;
-      res.writeHead(200, { "content-type": req.headers["content-type"] ?? "application/x-protobuf" });
-      res.end();
-    });
-  });
-  await new Promise((resolve) => server.listen(0, "127.0.0.1", resolve));
-  const url = `http://127.0.0.1:${server.address().port}/v1/traces`;
-  return { url, stats, close: () => new Promise((resolve) => server.close(resolve)) };
 }
 
 function managedCall(relay) {
@@ -105,15 +85,15 @@ export const nemoFactories = {
     });
     return withObservability(nemo, { atof }, () => rm(dir, { recursive: true, force: true }));
   },
-  /** NeMo's OTel openinference projection, OTLP/HTTP protobuf to a loopback receiver. */
-  otlpOpeninference: async (receiver) => {
+  /** NeMo's OTel openinference projection, OTLP/HTTP protobuf to a loopback receiver at `url`. */
+  otlpOpeninference: async (url) => {
     const nemo = loadNemo();
     const opentelemetry = nemo.observability.openTelemetryConfig({
       enabled: true,
       endpoints: [
         nemo.observability.openTelemetryEndpoint({
           type: "openinference",
-          endpoint: receiver.url,
+          endpoint: url,
           transport: "http_binary",
           scheduled_delay_millis: 200,
         }),

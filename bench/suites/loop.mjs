@@ -1,6 +1,7 @@
 // §3 Agent loop: a 5-turn run, 3 tools per turn, against a loopback scripted provider with a fixed
-// 1 ms reply delay; tracing off (no subscriber) vs all exporters on, and each exporter alone, runs
-// interleaved.
+// 1 ms reply delay; tracing off (no subscriber) vs exporters on, runs interleaved. Wall time and
+// process CPU time (`process.cpuUsage()`, the provider runs in its own process) per run; the
+// added CPU per traced event is (CPU on − CPU off) / events delivered per run.
 import { spawn } from "node:child_process";
 import path from "node:path";
 import { rm } from "node:fs/promises";
@@ -12,27 +13,55 @@ import { median, p95 } from "../lib/stats.mjs";
 import { pct, table, verdict } from "../lib/format.mjs";
 
 const TOOLS = ["weather", "calendar", "search"];
+export const LOOP_CPU_TARGET_US = 30;
 
-async function startProvider() {
+/**
+ * A scripted provider in its own process; `script` is passed to bench/child/provider.mjs.
+ * `sizes()` resolves with [requestBytes, responseBytes] of the latest request of each turn.
+ */
+export async function startProvider(script = { delayMs: 1, toolTurns: 5, toolsPerTurn: 3, tools: TOOLS }) {
   const file = fileURLToPath(new URL("../child/provider.mjs", import.meta.url));
-  const child = spawn(process.execPath, [file, JSON.stringify({ delayMs: 1, toolTurns: 5, toolsPerTurn: 3, tools: TOOLS })], {
-    stdio: ["pipe", "pipe", "inherit"],
+  const child = spawn(process.execPath, [file, JSON.stringify(script)], { stdio: ["pipe", "pipe", "inherit"] });
+  const lines = [];
+  const waiting = [];
+  let out = "";
+  child.stdout.on("data", (c) => {
+    out += c;
+    for (let nl = out.indexOf("\n"); nl >= 0; nl = out.indexOf("\n")) {
+      const line = JSON.parse(out.slice(0, nl));
+      out = out.slice(nl + 1);
+      if (waiting.length) waiting.shift()(line);
+      else lines.push(line);
+    }
   });
-  const port = await new Promise((resolve, reject) => {
-    let out = "";
-    child.stdout.on("data", (c) => {
-      out += c;
-      if (out.includes("\n")) resolve(JSON.parse(out.split("\n")[0]).port);
-    });
-    child.on("exit", (code) => reject(new Error(`provider exited with ${code}`)));
-  });
-  return { url: `http://127.0.0.1:${port}`, close: () => new Promise((r) => (child.on("exit", r), child.stdin.end())) };
+  const nextLine = () => (lines.length ? Promise.resolve(lines.shift()) : new Promise((resolve) => waiting.push(resolve)));
+  const { port } = await Promise.race([
+    nextLine(),
+    new Promise((_, reject) => child.on("exit", (code) => reject(new Error(`provider exited with ${code}`)))),
+  ]);
+  return {
+    url: `http://127.0.0.1:${port}`,
+    sizes: async () => (child.stdin.write("sizes\n"), (await nextLine()).sizes),
+    close: () => new Promise((r) => (child.on("exit", r), child.stdin.end())),
+  };
 }
 
 const EXPORTERS = ["atof", "atif", "full", "openinference", "gen_ai"];
+/** Which exporters each variant registers. */
+export const LOOP_VARIANTS = {
+  off: [],
+  on: EXPORTERS,
+  target: ["atof", "atif", "openinference"],
+  atof: ["atof"],
+  atif: ["atif"],
+  full: ["full"],
+  openinference: ["openinference"],
+  gen_ai: ["gen_ai"],
+};
 const LABELS = {
   off: "off (no subscriber)",
   on: "on (ATOF file + ATIF + 3 OTel projections)",
+  target: "ATOF file + ATIF + OTel openinference (issue #17's set)",
   atof: "ATOF file exporter alone",
   atif: "ATIF exporter alone",
   full: "OTel full projection alone",
@@ -40,7 +69,11 @@ const LABELS = {
   gen_ai: "OTel gen_ai projection alone",
 };
 
-async function makeSetup(api, baseUrl, exporters) {
+/**
+ * A runtime with `exporters`, a client on `baseUrl` and a toolkit (default: the bench's three
+ * lookup tools). Counts delivered events.
+ */
+export async function makeLoopSetup(api, baseUrl, exporters, { tools: toolDefinitions, ...clientOptions } = {}) {
   const runtime = api.createRuntime();
   let dir;
   if (exporters.length > 0) dir = await tempDir();
@@ -49,7 +82,10 @@ async function makeSetup(api, baseUrl, exporters) {
     else if (exporter === "atif") new api.AtifExporter({ outputDirectory: dir, agent: { name: "bench", version: "1" } }).register(runtime);
     else new api.OtelExporter({ projection: exporter, spanExporter: new NoopSpanExporter(), scheduledDelayMillis: 200 }).register(runtime);
   }
-  const tools = TOOLS.map((name) =>
+  const counted = { events: 0, runs: 0 };
+  // Counts what the exporters receive; a variant without exporters has no subscriber at all.
+  if (exporters.length > 0) runtime.subscribe("bench-count", () => void counted.events++);
+  const tools = toolDefinitions?.map((d) => api.defineTool(d)) ?? TOOLS.map((name) =>
     api.defineTool({
       name,
       description: `${name} lookup`,
@@ -58,10 +94,13 @@ async function makeSetup(api, baseUrl, exporters) {
     }),
   );
   const toolkit = await api.createToolkit({ tools });
-  const client = api.createClient({ baseUrl, style: "openai", model: "stub", apiKey: "sk-bench", runtime, maxTurns: 10 });
+  const client = api.createClient({ baseUrl, style: "openai", model: "stub", apiKey: "sk-bench", runtime, maxTurns: 10, ...clientOptions });
   return {
     runtime,
-    run: () => client.run("What is the weather?", { toolkit }),
+    counted,
+    client,
+    toolkit,
+    run: (prompt = "What is the weather?", options = {}) => (counted.runs++, client.run(prompt, { toolkit, ...options })),
     close: async () => {
       await runtime.shutdown();
       if (dir) await rm(dir, { recursive: true, force: true });
@@ -69,48 +108,82 @@ async function makeSetup(api, baseUrl, exporters) {
   };
 }
 
-export async function runLoop(api, cfg) {
+const cpuMicros = (u) => u.user + u.system;
+
+/**
+ * Runs the named loop variants of each build interleaved (rounds × runsPerRound runs, order
+ * rotating). builds: [{ key, api }]; result keys are `${key}.${variant}` with more than one build.
+ * Returns per key: wall ms and CPU µs of every run, events per run, event-loop lag per block.
+ */
+export async function runLoopVariants(builds, names, cfg) {
   const provider = await startProvider();
-  const variants = ["off", "on", ...(cfg.perExporter === false ? [] : EXPORTERS)];
+  const keys = [];
   const setups = {};
-  for (const name of variants) setups[name] = await makeSetup(api, provider.url, name === "off" ? [] : name === "on" ? EXPORTERS : [name]);
-  const times = Object.fromEntries(variants.map((v) => [v, []]));
-  // One fresh monitor per block: a re-enabled monitor counts the whole disabled gap as one delay.
-  const lag = Object.fromEntries(variants.map((v) => [v, []]));
-  let badRuns = 0;
   try {
-    for (const name of variants) for (let i = 0; i < cfg.warmupRuns; i++) await setups[name].run();
+    for (const build of builds) {
+      for (const name of names) {
+        const key = builds.length > 1 ? `${build.key}.${name}` : name;
+        keys.push(key);
+        setups[key] = await makeLoopSetup(build.api, provider.url, LOOP_VARIANTS[name]);
+      }
+    }
+    const out = Object.fromEntries(keys.map((k) => [k, { wallMs: [], cpuUs: [], lagMs: [] }]));
+    let badRuns = 0;
+    for (const key of keys) for (let i = 0; i < cfg.warmupRuns; i++) await setups[key].run();
     for (let r = 0; r < cfg.rounds; r++) {
-      const order = variants.slice(r % variants.length).concat(variants.slice(0, r % variants.length));
-      for (const name of order) {
+      const order = keys.slice(r % keys.length).concat(keys.slice(0, r % keys.length));
+      for (const key of order) {
+        // One fresh monitor per block: a re-enabled monitor counts the whole disabled gap as one delay.
         const monitor = monitorEventLoopDelay({ resolution: 1 });
         monitor.enable();
         for (let i = 0; i < cfg.runsPerRound; i++) {
+          const c0 = process.cpuUsage();
           const t0 = process.hrtime.bigint();
-          const result = await setups[name].run();
-          times[name].push(Number(process.hrtime.bigint() - t0) / 1e6);
+          const result = await setups[key].run();
+          // Delivery and exporter work of this run belong to it: flush before reading the clocks.
+          await setups[key].runtime.flush();
+          out[key].wallMs.push(Number(process.hrtime.bigint() - t0) / 1e6);
+          out[key].cpuUs.push(cpuMicros(process.cpuUsage(c0)));
           if (result.status !== "done" || result.toolCalls.length !== 15) badRuns++;
         }
         monitor.disable();
-        lag[name].push(monitor.percentile(99) / 1e6);
-        await setups[name].runtime.flush();
+        out[key].lagMs.push(monitor.percentile(99) / 1e6);
       }
     }
+    for (const key of keys) {
+      await setups[key].runtime.flush();
+      out[key].eventsPerRun = setups[key].counted.events / setups[key].counted.runs;
+    }
+    return { byKey: out, badRuns };
   } finally {
-    for (const name of variants) await setups[name].close();
+    for (const key of keys) await setups[key]?.close();
     await provider.close();
   }
-  const off = median(times.off);
-  const on = median(times.on);
+}
+
+/** Added CPU per traced event of `on` over `off`: difference of the medians of CPU per run, over events per run. */
+export function cpuPerEventUs(on, off) {
+  return (median(on.cpuUs) - median(off.cpuUs)) / on.eventsPerRun;
+}
+
+export async function runLoop(api, cfg) {
+  const variants = ["off", "on", "target", ...(cfg.perExporter === false ? [] : EXPORTERS)];
+  const { byKey, badRuns } = await runLoopVariants([{ key: "relaytrace", api }], variants, cfg);
+  const off = byKey.off;
+  const offWall = median(off.wallMs);
   const result = {
     config: cfg,
-    runs: { ...Object.fromEntries(variants.map((v) => [v, times[v].length])), notAsScripted: badRuns },
-    wallMs: Object.fromEntries(variants.map((v) => [v, { median: median(times[v]), p95: p95(times[v]) }])),
-    eventLoopLagP99Ms: Object.fromEntries(variants.map((v) => [v, median(lag[v])])),
-    addedMsPerRun: on - off,
-    addedPercent: ((on - off) / off) * 100,
+    runs: { ...Object.fromEntries(variants.map((v) => [v, byKey[v].wallMs.length])), notAsScripted: badRuns },
+    wallMs: Object.fromEntries(variants.map((v) => [v, { median: median(byKey[v].wallMs), p95: p95(byKey[v].wallMs) }])),
+    cpuUs: Object.fromEntries(variants.map((v) => [v, { median: median(byKey[v].cpuUs), p95: p95(byKey[v].cpuUs) }])),
+    eventsPerRun: Object.fromEntries(variants.map((v) => [v, byKey[v].eventsPerRun])),
+    cpuPerEventUs: Object.fromEntries(variants.filter((v) => v !== "off").map((v) => [v, cpuPerEventUs(byKey[v], off)])),
+    eventLoopLagP99Ms: Object.fromEntries(variants.map((v) => [v, median(byKey[v].lagMs)])),
   };
-  result.target = { target: "< 2 % added wall time per run", value: result.addedPercent, met: result.addedPercent < 2 };
+  result.addedMsPerRun = result.wallMs.on.median - offWall;
+  result.addedPercent = (result.addedMsPerRun / offWall) * 100;
+  const perEvent = result.cpuPerEventUs.target;
+  result.target = { target: `ATOF + ATIF + OTel openinference: added CPU ≤ ${LOOP_CPU_TARGET_US} µs per traced event`, value: perEvent, met: perEvent <= LOOP_CPU_TARGET_US };
   return result;
 }
 
@@ -118,15 +191,23 @@ export function formatLoop(r) {
   const off = r.wallMs.off.median;
   const rows = Object.keys(r.wallMs).map((v) => {
     const w = r.wallMs[v];
-    return [LABELS[v] ?? v, r.runs[v], w.median.toFixed(2), w.p95.toFixed(2), v === "off" ? "—" : (w.median - off).toFixed(2), v === "off" ? "—" : pct(((w.median - off) / off) * 100), r.eventLoopLagP99Ms[v].toFixed(2)];
+    const c = r.cpuUs[v];
+    return [
+      LABELS[v] ?? v,
+      r.runs[v],
+      w.median.toFixed(2),
+      w.p95.toFixed(2),
+      v === "off" ? "—" : pct(((w.median - off) / off) * 100),
+      (c.median / 1000).toFixed(2),
+      v === "off" ? "—" : String(Math.round(r.eventsPerRun[v])),
+      v === "off" ? "—" : r.cpuPerEventUs[v].toFixed(1),
+      r.eventLoopLagP99Ms[v].toFixed(2),
+    ];
   });
   return [
-    table(["tracing", "runs", "median ms/run", "p95 ms/run", "added ms/run", "added", "event-loop lag p99 ms (median of blocks)"], rows),
+    table(["tracing", "runs", "median wall ms/run", "p95 wall ms/run", "added wall", "median CPU ms/run", "events/run", "added CPU µs/event", "event-loop lag p99 ms"], rows),
     "",
-    table(
-      ["target", "added ms/run", "added", "verdict"],
-      [[r.target.target, r.addedMsPerRun.toFixed(3), pct(r.addedPercent), verdict(r.target.met)]],
-    ),
+    table(["target (issue #17)", "measured µs/event", "verdict"], [[r.target.target, r.target.value.toFixed(1), verdict(r.target.met)]]),
     r.runs.notAsScripted ? `WARNING: ${r.runs.notAsScripted} run(s) did not finish as scripted` : "",
   ].join("\n");
 }

@@ -19,6 +19,18 @@ export async function runNemo(cfg) {
   if (!node) throw new Error("bench's Node 24 runtime is not installed (cd bench && npm install)");
   const out = await runChild("nemo.mjs", [JSON.stringify(cfg)], [], node);
   const { stats } = out;
+  // Spans each side's OTLP variant made (warm-up included) against what the receiver decoded.
+  const made = {
+    nemo: cfg.nemoWarmupCalls + cfg.rounds * cfg.nemoCalls,
+    relaytrace: cfg.warmupCalls + cfg.rounds * cfg.calls,
+  };
+  const delivery = (side, name) => {
+    const drops = side === "relaytrace" ? (out.drops[`relaytrace.${name}`] ?? 0) : 0;
+    if (name !== "otlpOpeninference") return { drops, valid: drops === 0 };
+    const received = out.receiver[side]?.spans ?? 0;
+    // NeMo Relay may add spans of its own (≥); relaytrace makes exactly one per tool call.
+    return { drops, made: made[side], received, valid: drops === 0 && (side === "nemo" ? received >= made[side] : received === made[side]) };
+  };
   const rows = Object.keys(LABELS)
     .filter((name) => stats[`nemo.${name}`])
     .map((name) => {
@@ -33,6 +45,8 @@ export async function runNemo(cfg) {
         relaytraceMedianNs: ours.median,
         relaytraceP95Ns: ours.p95,
         timesCheaper: cheaper,
+        nemoDelivery: delivery("nemo", name),
+        relaytraceDelivery: delivery("relaytrace", name),
         met: cheaper >= NEMO_TARGET,
       };
     });
@@ -40,14 +54,27 @@ export async function runNemo(cfg) {
 }
 
 const receiverLine = (stats) =>
-  Object.entries(stats).map(([agent, s]) => `${s.requests} requests / ${s.bytes} bytes from ${agent}`).join(", ") || "nothing";
+  Object.entries(stats).map(([source, s]) => `${s.requests} requests / ${s.bytes} bytes / ${s.spans} spans from ${source}`).join(", ") || "nothing";
+
+const deliveryText = (d) => {
+  const spans = d.made !== undefined ? `${d.received}/${d.made} spans` : "";
+  if (d.valid) return spans || "ok";
+  return `INVALID: ${[d.drops ? `${d.drops} dropped` : "", spans].filter(Boolean).join(", ")}`;
+};
 
 export function formatNemo(result) {
   return [
-    `NeMo Relay 0.9.2 (nemo-relay-node) and relaytrace interleaved in one ${result.node} process; direct call there: ${ns(result.directMedianNs)} ns; loopback OTLP receiver got ${receiverLine(result.receiver)}.`,
+    `NeMo Relay 0.9.2 (nemo-relay-node) and relaytrace interleaved in one ${result.node} process; direct call there: ${ns(result.directMedianNs)} ns; loopback OTLP receiver (child process) got ${receiverLine(result.receiver)}.`,
     table(
-      ["per managed tool call", "NeMo Relay median ns", "relaytrace median ns", "× cheaper than NeMo Relay", `target ≥ ${NEMO_TARGET}×`],
-      result.rows.map((r) => [r.label, ns(r.nemoMedianNs), ns(r.relaytraceMedianNs), ratio(r.timesCheaper), verdict(r.met)]),
+      ["per managed tool call", "NeMo Relay median ns", "relaytrace median ns", "× cheaper than NeMo Relay", `target ≥ ${NEMO_TARGET}×`, "delivered (NeMo Relay / relaytrace)"],
+      result.rows.map((r) => [
+        r.label,
+        ns(r.nemoMedianNs),
+        ns(r.relaytraceMedianNs),
+        ratio(r.timesCheaper),
+        r.nemoDelivery.valid && r.relaytraceDelivery.valid ? verdict(r.met) : "INVALID",
+        `${deliveryText(r.nemoDelivery)} / ${deliveryText(r.relaytraceDelivery)}`,
+      ]),
     ),
   ].join("\n");
 }

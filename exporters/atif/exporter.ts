@@ -63,6 +63,8 @@ export type AtifSubscribable = ExporterRuntime;
 interface Group {
   root: string;
   events: AtofEvent[];
+  /** uuids of the group's scopes (their `memberOf` entries go when the group does) */
+  members: string[];
   /** Only groups with an agent or LLM scope are trajectories; plain scopes are not. */
   relevant: boolean;
 }
@@ -84,6 +86,9 @@ export class AtifExporter implements Exporter {
   private writes: Promise<void> = Promise.resolve();
   private readonly problems = new DiagnosticCounter();
   private closed = false;
+  /** Temp file names: random per exporter (two processes may share a pid across containers), then a counter. */
+  private readonly tempTag = randomBytes(4).toString("hex");
+  private tempCount = 0;
 
   /** Throws a `TypeError` naming the option on a configuration mistake (missing agent, unknown key). */
   constructor(private readonly config: AtifExporterOptions) {
@@ -158,8 +163,9 @@ export class AtifExporter implements Exporter {
     if (root === undefined) {
       if (event.scope_category === "end" && (event.parent_uuid === null || !this.memberOf.has(event.parent_uuid))) return; // lone end
       root = (event.parent_uuid === null ? undefined : this.memberOf.get(event.parent_uuid)) ?? event.uuid;
-      if (!this.groups.has(root)) this.groups.set(root, { root, events: [], relevant: false });
+      if (!this.groups.has(root)) this.groups.set(root, { root, events: [], members: [], relevant: false });
       this.memberOf.set(event.uuid, root);
+      this.groups.get(root)!.members.push(event.uuid);
     }
     const group = this.groups.get(root)!;
     group.events.push(event);
@@ -170,7 +176,8 @@ export class AtifExporter implements Exporter {
   private finalize(root: string): void {
     const group = this.groups.get(root);
     this.groups.delete(root);
-    for (const [uuid, r] of this.memberOf) if (r === root) this.memberOf.delete(uuid);
+    // The group's own members only: scanning every entry would make many concurrent runs quadratic.
+    for (const uuid of group?.members ?? []) this.memberOf.delete(uuid);
     if (!group || !group.relevant) return; // bounded memory: the collected events go with the group
     let trajectories: AtifTrajectory[];
     try {
@@ -198,7 +205,7 @@ export class AtifExporter implements Exporter {
   private async write(dir: string, trajectory: AtifTrajectory): Promise<void> {
     const id = (trajectory.trajectory_id ?? "trajectory").replace(/[^A-Za-z0-9._-]/g, "_");
     const target = join(dir, `relaytrace-atif-${id}.json`);
-    const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${randomBytes(4).toString("hex")}.tmp`);
+    const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${this.tempTag}${(++this.tempCount).toString(36)}.tmp`);
     try {
       makeDirectory(dir);
       await writeFile(temp, `${jsonText(trajectory as unknown as Json, 2)}\n`, "utf8");

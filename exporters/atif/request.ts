@@ -1,6 +1,6 @@
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { AtofEvent } from "../../src/events/types.js";
-import { codecForEvent } from "../../src/wire/index.js";
+import { codecForEvent, sharedDecodeRequest } from "../../src/wire/index.js";
 import type { WireRequest } from "../../src/wire/index.js";
 import { toAtifMessage, unwrapBody } from "./content.js";
 import type { AtifMessage } from "./types.js";
@@ -15,7 +15,7 @@ function decodedRequest(event: AtofEvent): WireRequest | undefined {
   const body = unwrapBody(event.data);
   if (!isJsonObject(body)) return undefined;
   const codec = codecForEvent({ dataSchema: event.data_schema, name: event.name, body, which: "request" });
-  return codec?.decodeRequest(body);
+  return codec === undefined ? undefined : sharedDecodeRequest(codec, body);
 }
 
 /**

@@ -1,6 +1,6 @@
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { AtofEvent } from "../../src/events/types.js";
-import { codecForEvent, recordedCost } from "../../src/wire/index.js";
+import { codecForEvent, recordedCost, sharedDecodeResponse } from "../../src/wire/index.js";
 import type { WireToolCall } from "../../src/wire/index.js";
 import { cloneJson, unwrapBody } from "./content.js";
 import { metricsFromUsage } from "./metrics.js";
@@ -54,7 +54,7 @@ export function responseParts(event: AtofEvent): ResponseParts {
   if (!isJsonObject(body)) return { message: "", toolCalls: [] };
   const codec = codecForEvent({ dataSchema: event.data_schema, name: event.name, body, which: "response" });
   if (codec === undefined) return { message: "", toolCalls: [] };
-  const response = codec.decodeResponse(body);
+  const response = sharedDecodeResponse(codec, body);
   const parts: ResponseParts = { message: response.text, toolCalls: toolCallsFrom(response.toolCalls) };
   if (response.reasoning !== undefined) parts.reasoningContent = response.reasoning;
   if (response.model !== undefined) parts.model = response.model;

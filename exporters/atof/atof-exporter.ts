@@ -124,7 +124,7 @@ export class AtofExporter implements Exporter {
     }
     let line: string;
     try {
-      line = serializeEvent(event) + "\n";
+      line = serializeEvent(event);
     } catch (err) {
       this.counter.record("atof.serialize_failed", `event ${String(event?.uuid)}: ${err instanceof Error ? err.message : String(err)}`);
       return;

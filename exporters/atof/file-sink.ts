@@ -3,7 +3,7 @@ import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { writeOnExit, type SyncWriter } from "./exit-writes.js";
-import type { LineBuffer } from "./line-buffer.js";
+import { wholeLinesIn, type LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
 import { repairTail } from "./tail-repair.js";
@@ -50,8 +50,8 @@ export class FileSink implements AtofSink, SyncWriter {
     this.stopExitWrite = writeOnExit(this);
   }
 
-  enqueue(line: string): boolean {
-    if (!this.buffer.push(line)) return false;
+  enqueue(text: string): boolean {
+    if (!this.buffer.push(text)) return false;
     // An app that never yields to the event loop (a tight loop of tool calls) never lets the
     // batched write run: past half the buffer, write now instead of dropping later.
     if (this.buffer.pastHighWater) this.writeHeldLinesSync();
@@ -92,15 +92,15 @@ export class FileSink implements AtofSink, SyncWriter {
   /** Writes every held line now (also what the process 'exit' listener calls). Never throws. */
   writeHeldLinesSync(): void {
     if (this.buffer.length === 0) return;
-    const lines = this.buffer.take();
     let fd: number;
     try {
       fd = this.open();
     } catch (err) {
-      this.lost(err, lines.length);
+      this.lost(err, this.buffer.takeAll().lines);
       return;
     }
-    this.writeLines(fd, lines);
+    const { bytes, lines } = this.buffer.takeAll();
+    this.writeLines(fd, bytes, lines);
   }
 
   /** Batches everything delivered in the same turn of the event loop into one write. */
@@ -113,8 +113,7 @@ export class FileSink implements AtofSink, SyncWriter {
     });
   }
 
-  private writeLines(fd: number, lines: string[]): void {
-    const bytes = Buffer.from(lines.join(""), "utf8");
+  private writeLines(fd: number, bytes: Buffer, lines: number): void {
     let start = 0;
     let offset = 0;
     try {
@@ -126,30 +125,23 @@ export class FileSink implements AtofSink, SyncWriter {
         offset += written;
       }
     } catch (err) {
-      this.cutBack(fd, lines, start, offset, err);
+      this.cutBack(fd, bytes, lines, start, offset, err);
     }
   }
 
   /** After a failure `written` bytes into the batch: keep the whole lines, remove the fragment, count the rest as dropped. */
-  private cutBack(fd: number, lines: string[], start: number, written: number, err: unknown): void {
-    let kept = 0;
-    let keptBytes = 0;
-    for (const line of lines) {
-      const size = Buffer.byteLength(line, "utf8");
-      if (keptBytes + size > written) break;
-      keptBytes += size;
-      kept++;
-    }
-    if (written > keptBytes) {
+  private cutBack(fd: number, bytes: Buffer, lines: number, start: number, written: number, err: unknown): void {
+    const kept = wholeLinesIn(bytes, written);
+    if (written > kept.bytes) {
       try {
         // Only when the file ends where our batch ended: another process appending meanwhile must not lose its lines.
-        if (fstatSync(fd).size === start + written) ftruncateSync(fd, start + keptBytes);
+        if (fstatSync(fd).size === start + written) ftruncateSync(fd, start + kept.bytes);
         else this.diagnostics.record("atof.write_failed", `${this.filePath}: a partial line could not be removed (the file grew meanwhile)`);
       } catch (truncateError) {
         this.diagnostics.record("atof.write_failed", `truncate ${this.filePath}: ${messageOf(truncateError)}`);
       }
     }
-    this.lost(err, lines.length - kept);
+    this.lost(err, lines - kept.lines);
   }
 
   private lost(err: unknown, lineCount: number): void {

@@ -1,43 +1,91 @@
+const NEWLINE = 0x0a;
+/** Capacity a buffer starts with and shrinks back to after a write. */
+const INITIAL_BYTES = 64 * 1024;
+/** Capacity kept between batches; past it the buffer is reallocated small after a write, not retained. */
+const RETAINED_BYTES = 1024 * 1024;
+
 /**
- * Bounded FIFO of serialized, `\n`-terminated lines. The size bound counts UTF-16 code units
- * (string length), a cheap stand-in for bytes that is exact for ASCII payloads.
+ * Bounded FIFO of lines held as UTF-8 bytes, each ended by `\n`. A line is encoded once, as it
+ * arrives, into one growing buffer: a batch is then written with no join and no second copy, and
+ * the line's string dies young instead of waiting for the write in the old generation.
+ * JSON text never holds a raw line feed, so the `\n` bytes alone mark where lines end.
  */
 export class LineBuffer {
-  private lines: string[] = [];
-  private size = 0;
+  private bytes = Buffer.allocUnsafe(INITIAL_BYTES);
+  private used = 0;
+  private lines = 0;
 
   constructor(
     private readonly maxLines: number,
-    private readonly maxSize: number,
+    private readonly maxBytes: number,
   ) {}
 
-  /** Adds a line; false (nothing added) when the buffer is full. */
-  push(line: string): boolean {
-    if (this.lines.length >= this.maxLines || (this.size + line.length > this.maxSize && this.lines.length > 0)) return false;
-    this.lines.push(line);
-    this.size += line.length;
+  /** Adds one line (JSON text without its line end); false (nothing added) when the buffer is full. */
+  push(text: string): boolean {
+    if (this.lines >= this.maxLines) return false;
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes: only a line that may not fit is measured.
+    if (this.used + text.length * 3 + 1 > this.bytes.length) {
+      const size = Buffer.byteLength(text, "utf8") + 1;
+      if (this.lines > 0 && this.used + size > this.maxBytes) return false;
+      if (this.used + size > this.bytes.length) this.grow(this.used + size);
+    }
+    const end = this.used + this.bytes.write(text, this.used, "utf8");
+    if (this.lines > 0 && end + 1 > this.maxBytes) return false; // the bytes past `used` are ignored
+    this.bytes[end] = NEWLINE;
+    this.used = end + 1;
+    this.lines++;
     return true;
   }
 
   /** Half full: time to write synchronously rather than wait for an event-loop turn that may not come. */
   get pastHighWater(): boolean {
-    return this.lines.length * 2 >= this.maxLines || this.size * 2 >= this.maxSize;
+    return this.lines * 2 >= this.maxLines || this.used * 2 >= this.maxBytes;
   }
 
+  /** Lines held. */
   get length(): number {
-    return this.lines.length;
+    return this.lines;
   }
 
-  /** Removes and returns up to `max` oldest lines. */
-  take(max = Infinity): string[] {
-    if (max >= this.lines.length) {
-      const all = this.lines;
-      this.lines = [];
-      this.size = 0;
-      return all;
-    }
-    const head = this.lines.splice(0, max);
-    for (const line of head) this.size -= line.length;
-    return head;
+  /**
+   * Removes every held line and returns their bytes: a view of the buffer, valid only until the
+   * next `push` (the caller writes it synchronously).
+   */
+  takeAll(): { bytes: Buffer; lines: number } {
+    const taken = { bytes: this.bytes.subarray(0, this.used), lines: this.lines };
+    this.used = 0;
+    this.lines = 0;
+    // A burst's large buffer is dropped rather than held for the life of the process.
+    if (this.bytes.length > RETAINED_BYTES) this.bytes = Buffer.allocUnsafe(INITIAL_BYTES);
+    return taken;
   }
+
+  /** Removes up to `max` oldest lines and returns a copy of their bytes. */
+  take(max: number): { bytes: Buffer; lines: number } {
+    if (max >= this.lines) {
+      const all = this.takeAll();
+      return { bytes: Buffer.from(all.bytes), lines: all.lines };
+    }
+    let end = 0;
+    for (let i = 0; i < max; i++) end = this.bytes.indexOf(NEWLINE, end) + 1;
+    const bytes = Buffer.from(this.bytes.subarray(0, end));
+    this.bytes.copyWithin(0, end, this.used);
+    this.used -= end;
+    this.lines -= max;
+    return { bytes, lines: max };
+  }
+
+  private grow(needed: number): void {
+    const next = Buffer.allocUnsafe(Math.max(needed, this.bytes.length * 2));
+    this.bytes.copy(next, 0, 0, this.used);
+    this.bytes = next;
+  }
+}
+
+/** Whole lines at the start of `bytes[0, written)`: how many, and how many bytes they take. */
+export function wholeLinesIn(bytes: Buffer, written: number): { lines: number; bytes: number } {
+  const end = written > 0 ? bytes.lastIndexOf(NEWLINE, written - 1) + 1 : 0;
+  let lines = 0;
+  for (let at = bytes.indexOf(NEWLINE); at >= 0 && at < end; at = bytes.indexOf(NEWLINE, at + 1)) lines++;
+  return { lines, bytes: end };
 }

@@ -2,7 +2,7 @@
 export interface AtofBufferOptions {
   /** Default 10,000 lines. */
   maxBufferedLines?: number;
-  /** Default 16 MiB (counted as string length). */
+  /** Default 16 MiB of UTF-8 line bytes. */
   maxBufferedBytes?: number;
 }
 

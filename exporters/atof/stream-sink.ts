@@ -53,8 +53,8 @@ export class StreamSink implements AtofSink {
     this.headers = headers;
   }
 
-  enqueue(line: string): boolean {
-    if (!this.buffer.push(line)) return false;
+  enqueue(text: string): boolean {
+    if (!this.buffer.push(text)) return false;
     if (this.buffer.length >= this.settings.maxBatchLines) void this.pump();
     else if (this.sending === null) this.schedule();
     return true;
@@ -98,8 +98,7 @@ export class StreamSink implements AtofSink {
     while (this.buffer.length > 0) await this.send(this.buffer.take(this.settings.maxBatchLines));
   }
 
-  private async send(lines: string[]): Promise<void> {
-    const body = lines.join("");
+  private async send({ bytes: body, lines }: { bytes: Buffer; lines: number }): Promise<void> {
     const { maxRetries, retryBaseMillis, timeoutMillis } = this.settings;
     const url = this.shownUrl;
     let lastError = "";
@@ -123,6 +122,6 @@ export class StreamSink implements AtofSink {
       }
     }
     this.diagnostics.record("atof.stream_failed", `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`);
-    this.diagnostics.record("atof.events_dropped", `${lines.length} events lost: POST ${url} failed`, lines.length);
+    this.diagnostics.record("atof.events_dropped", `${lines} events lost: POST ${url} failed`, lines);
   }
 }

@@ -1,7 +1,7 @@
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import type { Attributes } from "@opentelemetry/api";
-import { codecForEvent, recordedCost } from "../../src/wire/index.js";
+import { codecForEvent, recordedCost, sharedDecodeRequest, sharedDecodeResponse } from "../../src/wire/index.js";
 import type { FinishKind, WireCodec, WireRequest, WireResponse, WireToolCall } from "../../src/wire/index.js";
 
 /** Provider bodies inside LLM events, read through the wire codecs, in the shape the projections render. */
@@ -29,7 +29,7 @@ export function llmRequestOf(start: ScopeEvent): { codec: WireCodec; request: Wi
   const body = requestBodyOf(start.data);
   if (!body) return undefined;
   const codec = codecForEvent({ dataSchema: start.data_schema, name: start.name, body, which: "request" });
-  return codec ? { codec, request: codec.decodeRequest(body) } : undefined;
+  return codec ? { codec, request: sharedDecodeRequest(codec, body) } : undefined;
 }
 
 /** The decoded reply of an LLM end; undefined when the data is no reply of a known dialect. */
@@ -38,7 +38,7 @@ export function llmResponseOf(end: ScopeEvent): WireResponse | undefined {
   if (!isJsonObject(data)) return undefined;
   const codec = codecForEvent({ dataSchema: end.data_schema, name: end.name, body: data, which: "response" });
   if (!codec || !codec.looksLikeResponse(data)) return undefined;
-  return codec.decodeResponse(data);
+  return sharedDecodeResponse(codec, data);
 }
 
 /** Request messages in order: a body-level system prompt first, one `tool` message per tool result. */

@@ -9,6 +9,7 @@ import { recordedCost } from "../../src/wire/index.js";
 import type { WireToolCall } from "../../src/wire/index.js";
 import { finishReasonIn, llmRequestOf, llmResponseOf, requestMessages, type LlmMessage } from "./llm-body.js";
 import { profileString } from "./scope-attributes.js";
+import { inputMessageKeys, outputMessageKeys, toolSchemaKey, type MessageKeys } from "./openinference-message-keys.js";
 
 const OI_FINISH = { stop: "complete", length: "length", tool_calls: "tool_use", content_filter: "content_filter" } as const;
 
@@ -39,11 +40,11 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
   const messages = requestMessages(request);
   const lines: string[] = [];
   messages.forEach((message, i) => {
-    const prefix = `${SC.LLM_INPUT_MESSAGES}.${i}.`;
-    attrs[prefix + SC.MESSAGE_ROLE] = message.role;
-    if (message.text !== "") attrs[prefix + SC.MESSAGE_CONTENT] = message.text; // an absent content writes nothing
-    if (message.toolCallId !== undefined) attrs[prefix + SC.MESSAGE_TOOL_CALL_ID] = message.toolCallId;
-    writeToolCalls(attrs, prefix, message.toolCalls);
+    const keys = inputMessageKeys(i);
+    attrs[keys.role] = message.role;
+    if (message.text !== "") attrs[keys.content] = message.text; // an absent content writes nothing
+    if (message.toolCallId !== undefined) attrs[keys.toolCallId] = message.toolCallId;
+    writeToolCalls(attrs, keys, message.toolCalls);
     if (message.role === "tool") lines.push("tool: Tool result omitted");
     else if (message.text !== "" || message.toolCalls.length > 0) lines.push(`${message.role}: ${turnText(message)}`);
   });
@@ -55,7 +56,7 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
   }
   attrs[SC.LLM_INVOCATION_PARAMETERS] = jsonText(request.parameters);
   request.tools.forEach((tool, i) => {
-    attrs[`${SC.LLM_TOOLS}.${i}.${SC.TOOL_JSON_SCHEMA}`] = jsonText(tool.raw);
+    attrs[toolSchemaKey(i)] = jsonText(tool.raw);
   });
 }
 
@@ -88,19 +89,19 @@ export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
   }
   const finish = finishReasonIn(response, OI_FINISH);
   if (finish !== undefined) attrs[SC.LLM_FINISH_REASON] = finish;
-  const prefix = `${SC.LLM_OUTPUT_MESSAGES}.0.`;
-  attrs[prefix + SC.MESSAGE_ROLE] = "assistant";
-  if (response.text !== "") attrs[prefix + SC.MESSAGE_CONTENT] = response.text;
-  writeToolCalls(attrs, prefix, response.toolCalls);
+  const keys = outputMessageKeys(0);
+  attrs[keys.role] = "assistant";
+  if (response.text !== "") attrs[keys.content] = response.text;
+  writeToolCalls(attrs, keys, response.toolCalls);
 }
 
 /** `<prefix>message.tool_calls.{j}.tool_call.*` of an assistant turn (OpenInference's tool-call keys). */
-function writeToolCalls(attrs: Attributes, prefix: string, calls: readonly WireToolCall[]): void {
+function writeToolCalls(attrs: Attributes, message: MessageKeys, calls: readonly WireToolCall[]): void {
   calls.forEach((call, j) => {
-    const callPrefix = `${prefix}${SC.MESSAGE_TOOL_CALLS}.${j}.`;
-    attrs[callPrefix + SC.TOOL_CALL_ID] = call.id;
-    attrs[callPrefix + SC.TOOL_CALL_FUNCTION_NAME] = call.name;
-    attrs[callPrefix + SC.TOOL_CALL_FUNCTION_ARGUMENTS_JSON] = call.arguments;
+    const keys = message.toolCall(j);
+    attrs[keys.id] = call.id;
+    attrs[keys.functionName] = call.name;
+    attrs[keys.argumentsJson] = call.arguments;
   });
 }
 

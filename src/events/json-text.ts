@@ -59,8 +59,39 @@ export function* jsonTextChunks(value: Json, indent = 0): Generator<string> {
   if (buffer.length > 0) yield buffer;
 }
 
-/** The whole text of `jsonTextChunks`. */
+/**
+ * Whether every object or array in `value` sits fewer than `limit` levels below the top (the
+ * top value is level 0). Walked with an explicit stack; stops at the first one too deep.
+ */
+function nestsWithin(value: Json, limit: number): boolean {
+  if (value === null || typeof value !== "object") return true;
+  const stack: { node: object; depth: number }[] = [{ node: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth >= limit) return false;
+    const items = Array.isArray(node) ? node : Object.values(node);
+    for (const item of items) if (item !== null && typeof item === "object") stack.push({ node: item, depth: depth + 1 });
+  }
+  return true;
+}
+
+/**
+ * The whole text of `jsonTextChunks`. V8's own `JSON.stringify` writes the same text many times
+ * faster wherever it can: unindented text unless its recursion overflows the stack, indented
+ * text when the value nests less deeply than MAX_INDENTED_DEPTH (nearly every document). Only
+ * the rest takes the stack-free path.
+ */
 export function jsonText(value: Json, indent = 0): string {
+  if (indent === 0) {
+    // Unindented text is the same at any depth: only V8's stack limit stands in the way.
+    try {
+      return JSON.stringify(value ?? null);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+    }
+  } else if (nestsWithin(value, MAX_INDENTED_DEPTH)) {
+    return JSON.stringify(value ?? null, null, indent);
+  }
   let out = "";
   for (const chunk of jsonTextChunks(value, indent)) out += chunk;
   return out;

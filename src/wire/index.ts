@@ -24,6 +24,7 @@ export { openaiChatCodec } from "./openai-chat.js";
 export { openaiResponsesCodec } from "./openai-responses.js";
 export { geminiCodec } from "./gemini.js";
 export { anthropicMessagesCodec, ANTHROPIC_DEFAULT_MAX_TOKENS, ANTHROPIC_VERSION } from "./anthropic-messages.js";
+export { sharedDecodeRequest, sharedDecodeResponse } from "./shared-decode.js";
 export { codecForDialect, codecForEvent, codecForSchema, DIALECTS, WIRE_CODECS } from "./registry.js";
 export type { LlmEventHint } from "./registry.js";
 export { checkPricingCatalog, costOf, costRecord, loadPricingCatalog, priceEntryFor, recordedCost } from "./pricing.js";
