@@ -8,7 +8,7 @@ import type { AddressInfo } from "node:net";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { context, trace, TraceFlags } from "@opentelemetry/api";
+import { context, createContextKey, trace, TraceFlags } from "@opentelemetry/api";
 import { InMemorySpanExporter, SimpleSpanProcessor, type ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { UndiciInstrumentation } from "@opentelemetry/instrumentation-undici";
@@ -197,6 +197,50 @@ describe("outbound: inside relaytrace callbacks the relaytrace span is the activ
       rt.withScope("agent", () => trace.getSpanContext(context.active())!.traceFlags, { category: "agent" }),
     );
     expect(flags).toBe(TraceFlags.NONE);
+  });
+});
+
+describe("the OpenTelemetry context inside relaytrace callbacks is a full context", () => {
+  it("keeps the app's own context values, and contexts derived from it keep the relaytrace span", async () => {
+    const { rt, byProjection } = captures();
+    const tenant = createContextKey("app tenant");
+    const request = createContextKey("app request");
+    const seen = await context.with(context.active().setValue(tenant, "acme"), () =>
+      rt.withScope(
+        "agent",
+        () =>
+          rt.executeTool("lookup", {}, () => {
+            const inside = context.active();
+            const derived = inside.setValue(request, 42);
+            const withoutTenant = inside.deleteValue(tenant);
+            return {
+              result: {
+                tenant: inside.getValue(tenant) as string,
+                derivedTenant: derived.getValue(tenant) as string,
+                derivedRequest: derived.getValue(request) as number,
+                deletedTenant: (withoutTenant.getValue(tenant) as string | undefined) ?? null,
+                insideSpan: trace.getSpanContext(inside)!.spanId,
+                derivedSpan: trace.getSpanContext(derived)!.spanId,
+                deletedSpan: trace.getSpanContext(withoutTenant)!.spanId,
+                requestOutside: (inside.getValue(request) as number | undefined) ?? null,
+              },
+            };
+          }),
+        { category: "agent" },
+      ),
+    );
+    const tool = byName(await byProjection[0]!.spans(), "lookup");
+    const spanId = tool.spanContext().spanId;
+    expect(seen.result).toEqual({
+      tenant: "acme",
+      derivedTenant: "acme",
+      derivedRequest: 42,
+      deletedTenant: null,
+      insideSpan: spanId,
+      derivedSpan: spanId,
+      deletedSpan: spanId,
+      requestOutside: null,
+    });
   });
 });
 

@@ -112,9 +112,9 @@ export function currentScopeStack(): ScopeStack {
   return currentScopeContext().stack;
 }
 
-/** Runs `fn` with `context` as the current scope context. */
-export function runInScopeContext<T>(context: ScopeContext, fn: () => T): T {
-  return shared.storage.run(context, fn);
+/** Runs `fn(...args)` with `context` as the current scope context (arguments instead of a closure save an allocation per call). */
+export function runInScopeContext<A extends unknown[], T>(context: ScopeContext, fn: (...args: A) => T, ...args: A): T {
+  return shared.storage.run(context, fn, ...args);
 }
 
 /** Runs `fn` with `stack` as the current stack (keeping the propagated root of the caller). */

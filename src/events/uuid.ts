@@ -51,8 +51,17 @@ export function isUuid(value: string): boolean {
   return UUID_RE.test(value);
 }
 
+/** Whether `uuid` has the 8-4-4-4-12 dash layout (checked by char code: this runs per traced call). */
+function hasUuidLayout(uuid: string): boolean {
+  return uuid.length === 36 && uuid.charCodeAt(8) === 45 && uuid.charCodeAt(13) === 45 && uuid.charCodeAt(18) === 45 && uuid.charCodeAt(23) === 45;
+}
+
 /** The 32 hex digits of a uuid (no dashes, lowercase). */
 export function uuidHex(uuid: string): string {
+  if (hasUuidLayout(uuid)) {
+    const hex = uuid.slice(0, 8) + uuid.slice(9, 13) + uuid.slice(14, 18) + uuid.slice(19, 23) + uuid.slice(24);
+    if (!hex.includes("-")) return hex.toLowerCase();
+  }
   return uuid.replace(/-/g, "").toLowerCase();
 }
 

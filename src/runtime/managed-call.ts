@@ -13,7 +13,7 @@ type Guardrail<I> = (name: string, input: I) => unknown;
 type RequestIntercept<I> = (name: string, input: I) => I | Promise<I>;
 
 /** The parts of one managed call that differ between tools and LLM calls. */
-export interface ManagedCall<I, H, O> {
+export interface ManagedCall<I, H, O, R = O> {
   kind: ManagedKind;
   /** The tool name or the LLM route: what guardrail events and the rejection mark name. */
   name: string;
@@ -27,9 +27,12 @@ export interface ManagedCall<I, H, O> {
   /** Creates the handle and emits the start from the intercepted input. */
   open(input: I): H;
   /** The execution chain around the caller's function. */
-  run(handle: H, input: I): O | Promise<O>;
-  /** Emits the successful end (and whatever follows it). */
-  close(handle: H, output: O): void;
+  run(handle: H, input: I): O | Promise<O> | PromiseLike<O>;
+  /**
+   * Emits the successful end (and whatever follows it); returns what the caller gets, else the
+   * output itself. A close that throws rejects the call as it is (`fail` is not called for it).
+   */
+  close(handle: H, output: O): R | void;
   /** Emits the failed end; `cancelled` when the signal aborted first. */
   fail(handle: H, error: unknown, cancelled: boolean): void;
 }
@@ -39,24 +42,64 @@ export interface ManagedCall<I, H, O> {
  * scope pair; a rejection adds a mark named after the call and emits no call events) → request
  * intercepts (`breakChain` stops them) → open → execution chain → close. An abort ends the call
  * once, with the kind's cancellation message, and rejects with the abort reason.
+ *
+ * Without guardrails or request intercepts the call opens synchronously, and the chain's result
+ * is chained once (`then`) rather than awaited in async functions: on Node 20 every promise
+ * costs async-hook calls while an AsyncLocalStorage is active, and this runs per call.
  */
-export async function runManagedCall<I, H, O>(core: RuntimeCore, call: ManagedCall<I, H, O>): Promise<O> {
-  const { handle, input } = await openManagedCall(core, call);
+export function runManagedCall<I, H, O, R = O>(core: RuntimeCore, call: ManagedCall<I, H, O, R>): Promise<R> {
+  if (call.guardrails.length > 0 || call.requestIntercepts.length > 0) {
+    return openManagedCall(core, call).then(({ handle, input }) => executeManagedCall(call, handle, input));
+  }
+  let handle: H;
+  try {
+    handle = call.open(call.input);
+  } catch (error) {
+    return Promise.reject(error);
+  }
+  return executeManagedCall(call, handle, call.input);
+}
+
+function executeManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H, input: I): Promise<R> {
   const signal = call.signal;
-  let output: O;
+  let value: O | Promise<O> | PromiseLike<O>;
   try {
     if (signal.aborted) throw CANCELLED;
-    const value = call.run(handle, input);
-    // Without a signal there is nothing to race: await the value itself (no extra promise).
-    output = signal === NEVER_ABORTED ? await value : await raceAbort(Promise.resolve(value), signal);
+    value = call.run(handle, input);
   } catch (error) {
-    const cancelled = error === CANCELLED;
-    call.fail(handle, error, cancelled);
-    if (cancelled) throw signal.reason ?? new Error(cancellationMessage(call.kind));
-    throw error;
+    return Promise.reject(failManagedCall(call, handle, error));
   }
-  call.close(handle, output);
-  return output;
+  if (signal === NEVER_ABORTED && !isThenable(value)) {
+    try {
+      return Promise.resolve(closeManagedCall(call, handle, value));
+    } catch (error) {
+      return Promise.reject(error);
+    }
+  }
+  // Without a signal there is nothing to race: chain on the value itself (no extra promise).
+  const settled = signal === NEVER_ABORTED ? Promise.resolve(value) : raceAbort(Promise.resolve(value), signal);
+  return settled.then(
+    (output) => closeManagedCall(call, handle, output),
+    (error: unknown) => {
+      throw failManagedCall(call, handle, error);
+    },
+  );
+}
+
+function closeManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H, output: O): R {
+  const result = call.close(handle, output);
+  return (result === undefined ? output : result) as R;
+}
+
+/** Emits the failed end; returns what the call rejects with (the abort reason when cancelled). */
+function failManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H, error: unknown): unknown {
+  const cancelled = error === CANCELLED;
+  call.fail(handle, error, cancelled);
+  return cancelled ? (call.signal.reason ?? new Error(cancellationMessage(call.kind))) : error;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 /**
@@ -65,7 +108,7 @@ export async function runManagedCall<I, H, O>(core: RuntimeCore, call: ManagedCa
  */
 export async function openManagedCall<I, H>(
   core: RuntimeCore,
-  call: Pick<ManagedCall<I, H, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails" | "requestIntercepts" | "open">,
+  call: Pick<ManagedCall<I, H, unknown, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails" | "requestIntercepts" | "open">,
 ): Promise<{ handle: H; input: I }> {
   if (call.guardrails.length > 0) await runGuardrails(core, call);
   let input = call.input;
@@ -78,7 +121,7 @@ export async function openManagedCall<I, H>(
 
 async function runGuardrails<I>(
   core: RuntimeCore,
-  call: Pick<ManagedCall<I, unknown, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails">,
+  call: Pick<ManagedCall<I, unknown, unknown, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails">,
 ): Promise<void> {
   const { stack, name, parentUuid, metadata } = call;
   const kind = call.kind === "tool" ? GUARDRAIL_KIND_TOOL : GUARDRAIL_KIND_LLM;

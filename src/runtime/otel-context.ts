@@ -1,4 +1,16 @@
-import { context as otelContext, isSpanContextValid, propagation, trace, TraceFlags, type SpanContext } from "@opentelemetry/api";
+import {
+  context as otelContext,
+  createContextKey,
+  INVALID_SPAN_CONTEXT,
+  isSpanContextValid,
+  propagation,
+  ROOT_CONTEXT,
+  trace,
+  TraceFlags,
+  type Context,
+  type Span,
+  type SpanContext,
+} from "@opentelemetry/api";
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import { propagatedRootOf, recordPropagatedParent } from "../events/propagation-table.js";
 import { currentScopeContext, runInScopeContext, type ScopeContext } from "../events/scope-stack.js";
@@ -81,21 +93,81 @@ export function traceRootUuid(context: ScopeContext, self?: { uuid: string; pare
   return remote ?? first.uuid;
 }
 
+/**
+ * The OTel span context of relaytrace span `self` whose trace root is `rootUuid`; flags and trace
+ * state follow the span active in `parent` when it belongs to the same trace.
+ */
+function spanContextFor(rootUuid: string, spanUuid: string, parent: Context): SpanContext {
+  const traceId = uuidHex(rootUuid);
+  const active = trace.getSpanContext(parent);
+  const sameTrace = active !== undefined && active.traceId === traceId;
+  const spanContext: SpanContext = { traceId, spanId: spanIdOf(spanUuid), traceFlags: sameTrace ? active.traceFlags : TraceFlags.SAMPLED };
+  if (sameTrace && active.traceState !== undefined) spanContext.traceState = active.traceState;
+  return spanContext;
+}
+
 /** The OTel span context of relaytrace span `self` (flags follow the active span of the same trace). */
 export function spanContextOf(context: ScopeContext, self: { uuid: string; parentUuid: string | null }): SpanContext {
-  const root = traceRootUuid(context, self) ?? self.uuid;
-  const traceId = uuidHex(root);
-  const active = trace.getSpanContext(otelContext.active());
-  const traceFlags = active !== undefined && active.traceId === traceId ? active.traceFlags : TraceFlags.SAMPLED;
-  const spanContext: SpanContext = { traceId, spanId: spanIdOf(self.uuid), traceFlags };
-  if (active?.traceState !== undefined && active.traceId === traceId) spanContext.traceState = active.traceState;
-  return spanContext;
+  return spanContextFor(traceRootUuid(context, self) ?? self.uuid, self.uuid, otelContext.active());
+}
+
+// The API's span key: `createContextKey` is `Symbol.for(description)`, so this is the key
+// `trace.getSpan` reads. Checked once; if a future API changed it, spans are set eagerly instead.
+const SPAN_KEY = createContextKey("OpenTelemetry Context Key SPAN");
+const PROBE_SPAN = trace.wrapSpanContext(INVALID_SPAN_CONTEXT);
+const SPAN_KEY_MATCHES = trace.getSpan(ROOT_CONTEXT.setValue(SPAN_KEY, PROBE_SPAN)) === PROBE_SPAN;
+
+/**
+ * The OTel context inside a relaytrace span: the parent context plus the relaytrace span as the
+ * active span. Most callbacks never read it (and without an OTel context manager nothing can),
+ * so the span context (hex ids) and the copy of the parent's values are made only when read.
+ */
+class RelaytraceSpanContext implements Context {
+  private span: Span | undefined;
+  private materialized: Context | undefined;
+
+  constructor(
+    private readonly parent: Context,
+    private readonly rootUuid: string,
+    private readonly spanUuid: string,
+  ) {}
+
+  getValue(key: symbol): unknown {
+    return key === SPAN_KEY ? this.activeSpan() : this.parent.getValue(key);
+  }
+
+  setValue(key: symbol, value: unknown): Context {
+    return this.asBaseContext().setValue(key, value);
+  }
+
+  deleteValue(key: symbol): Context {
+    return this.asBaseContext().deleteValue(key);
+  }
+
+  private activeSpan(): Span {
+    return (this.span ??= trace.wrapSpanContext(spanContextFor(this.rootUuid, this.spanUuid, this.parent)));
+  }
+
+  private asBaseContext(): Context {
+    return (this.materialized ??= trace.setSpan(this.parent, this.activeSpan()));
+  }
+}
+
+/** The OTel context with relaytrace span `self` active (the trace root is resolved now: the stack may change later). */
+function spanOtelContext(context: ScopeContext, self: { uuid: string; parentUuid: string | null }): Context {
+  const parent = otelContext.active();
+  const rootUuid = traceRootUuid(context, self) ?? self.uuid;
+  if (!SPAN_KEY_MATCHES) return trace.setSpanContext(parent, spanContextFor(rootUuid, self.uuid, parent));
+  return new RelaytraceSpanContext(parent, rootUuid, self.uuid);
 }
 
 /** Runs `fn` in relaytrace scope context `context` with span `self` as the active OpenTelemetry span. */
 export function runInSpan<T>(context: ScopeContext, self: { uuid: string; parentUuid: string | null }, fn: () => T): T {
-  const otel = trace.setSpanContext(otelContext.active(), spanContextOf(context, self));
-  return runInScopeContext(context, () => otelContext.with(otel, fn));
+  return runInScopeContext(context, withOtelContext, spanOtelContext(context, self), fn);
+}
+
+function withOtelContext<T>(otel: Context, fn: () => T): T {
+  return otelContext.with(otel, fn);
 }
 
 /**

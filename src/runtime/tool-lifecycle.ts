@@ -15,9 +15,10 @@ import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { LayerOutcome } from "./intercept-chain.js";
 import { buildToolChain } from "./intercept-chain.js";
-import { runManagedCall } from "./managed-call.js";
+import { runManagedCall, type ManagedCall } from "./managed-call.js";
+import type { RegistryEntry } from "./registry.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
-import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
+import type { Registries, RuntimeCore, ScopeShape, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import type {
   EndToolOptions,
   PendingMarkSpec,
@@ -52,52 +53,14 @@ function layerOf(checked: ToolExecutionResult, marks: PendingMarkSpec[]): LayerO
 
 /** Managed and manual tool lifecycles: the managed-call skeleton, ends, suspension and pending marks. */
 export class ToolLifecycle {
-  constructor(private readonly core: RuntimeCore) {}
+  readonly registries: Registries;
+
+  constructor(private readonly core: RuntimeCore) {
+    this.registries = core.registries;
+  }
 
   execute(name: string, args: Json, fn: ToolFunction, options: ToolOptions = {}): Promise<ToolExecutionResult> {
-    const context = currentScopeContext();
-    const stack = context.stack;
-    const regs = this.core.registries;
-    const signal = options.signal ?? NEVER_ABORTED;
-    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
-    return runManagedCall<Json, InternalToolHandle, LayerOutcome>(this.core, {
-      kind: "tool",
-      name,
-      input: args,
-      stack,
-      parentUuid,
-      metadata: options.metadata ?? null,
-      signal,
-      guardrails: regs.toolGuardrails.effective(stack),
-      requestIntercepts: regs.toolRequestIntercepts.effective(stack),
-      open: (realArgs) => this.open(stack, name, realArgs, options, parentUuid),
-      run: (handle, realArgs) => {
-        const toolCtx: ToolContext =
-          handle.toolCallId === undefined ? { signal, toolUuid: handle.uuid } : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
-        const execContext: ScopeContext = { stack: stack.snapshot(), activeEventUuid: handle.uuid, propagatedRootUuid: context.propagatedRootUuid };
-        const intercepts = regs.toolExecutionIntercepts.effective(stack);
-        if (intercepts.length === 0) {
-          // Fast path: call the tool directly in its context; no wrapper async function (each extra
-          // promise costs a hook call per promise while AsyncLocalStorage is active on Node 20).
-          const value = runInSpan(execContext, handle, () => fn(realArgs, toolCtx));
-          return isThenable(value) ? Promise.resolve(value).then((v) => layerOf(toToolResult(v), NO_MARKS)) : layerOf(toToolResult(value), NO_MARKS);
-        }
-        const info = { tool: name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) };
-        return runInSpan(execContext, handle, () => buildToolChain(intercepts, (a) => fn(a, toolCtx), info, execContext)(realArgs));
-      },
-      close: (handle, outcome) => {
-        const endUs = this.close(stack, handle, outcome, true, undefined);
-        this.emitPendingMarks(stack, handle, endUs, outcome);
-      },
-      fail: (handle, error, cancelled) => {
-        handle.ended = true;
-        this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
-          data: handle.fallbackData ?? null,
-          metadata: cancelled ? cancelledMetadata(handle.metadata, "tool") : errorMetadata(handle.metadata, error),
-          profile: toolProfile(handle.toolCallId),
-        });
-      },
-    }).then(appResult);
+    return runManagedCall(this.core, new ManagedToolCall(this, currentScopeContext(), name, args, fn, options));
   }
 
   start(name: string, args: Json, options: ToolOptions = {}): ToolHandle {
@@ -126,7 +89,8 @@ export class ToolLifecycle {
     this.close(stack, internal, result, false, options);
   }
 
-  private open(stack: ScopeStack, name: string, args: Json, options: ToolOptions, parentUuid: string): InternalToolHandle {
+  /** Creates the handle and emits the start. */
+  open(stack: ScopeStack, name: string, args: Json, options: ToolOptions, parentUuid: string): InternalToolHandle {
     const handle: InternalToolHandle = {
       uuid: this.core.newId(),
       name,
@@ -155,7 +119,7 @@ export class ToolLifecycle {
    * Emits a successful end; the annotation is attached outside the response chain, which never
    * sees it. A suspended call ends OK with the pending request in its annotation.
    */
-  private close(
+  close(
     stack: ScopeStack,
     handle: InternalToolHandle,
     outcome: ToolExecutionResult,
@@ -181,6 +145,16 @@ export class ToolLifecycle {
     return endUs;
   }
 
+  /** The failed end of a managed call. */
+  fail(stack: ScopeStack, handle: InternalToolHandle, error: unknown, cancelled: boolean): void {
+    handle.ended = true;
+    this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
+      data: handle.fallbackData ?? null,
+      metadata: cancelled ? cancelledMetadata(handle.metadata, "tool") : errorMetadata(handle.metadata, error),
+      profile: toolProfile(handle.toolCallId),
+    });
+  }
+
   private payloadTransform(stack: ScopeStack, tool: string, which: "request" | "response", fallback: Json | undefined) {
     const registry = which === "request" ? this.core.registries.toolSanitizeRequest : this.core.registries.toolSanitizeResponse;
     const entries = registry.effective(stack);
@@ -193,7 +167,7 @@ export class ToolLifecycle {
   }
 
   /** The `tool.pending` mark of a suspension first (it is the innermost outcome), then the intercepts' marks. */
-  private emitPendingMarks(stack: ScopeStack, handle: InternalToolHandle, endUs: number, outcome: LayerOutcome): void {
+  emitPendingMarks(stack: ScopeStack, handle: InternalToolHandle, endUs: number, outcome: LayerOutcome): void {
     const marks = outcome.pending === undefined ? outcome.marks : [pendingMark(handle, outcome.pending), ...outcome.marks];
     marks.forEach((spec, i) => {
       let metadata: Json = spec.metadata ?? null;
@@ -216,6 +190,82 @@ export class ToolLifecycle {
         metadata,
       });
     });
+  }
+}
+
+/**
+ * One `executeTool` call as the managed-call skeleton drives it. A class rather than an object
+ * of closures: one allocation per call. `run` returns the tool's own value when no execution
+ * intercept is registered (checked in `close`), else the intercept chain's settled outcome.
+ */
+class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, ToolExecutionResult> {
+  readonly kind = "tool";
+  readonly stack: ScopeStack;
+  readonly parentUuid: string;
+  readonly metadata: Json;
+  readonly signal: AbortSignal;
+  readonly guardrails: readonly RegistryEntry<ToolGuardrail>[];
+  readonly requestIntercepts: readonly RegistryEntry<ToolRequestIntercept>[];
+  /** Whether `run` called the tool directly (its value is checked in `close`). */
+  private direct = true;
+
+  constructor(
+    private readonly tools: ToolLifecycle,
+    private readonly context: ScopeContext,
+    readonly name: string,
+    readonly input: Json,
+    private readonly fn: ToolFunction,
+    private readonly options: ToolOptions,
+  ) {
+    const stack = context.stack;
+    const regs = tools.registries;
+    this.stack = stack;
+    this.signal = options.signal ?? NEVER_ABORTED;
+    this.metadata = options.metadata ?? null;
+    this.parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
+    this.guardrails = regs.toolGuardrails.effective(stack);
+    this.requestIntercepts = regs.toolRequestIntercepts.effective(stack);
+  }
+
+  open(input: Json): InternalToolHandle {
+    return this.tools.open(this.stack, this.name, input, this.options, this.parentUuid);
+  }
+
+  run(handle: InternalToolHandle, input: Json): unknown {
+    const signal = this.signal;
+    const toolCtx: ToolContext =
+      handle.toolCallId === undefined ? { signal, toolUuid: handle.uuid } : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
+    const execContext: ScopeContext = { stack: this.stack.snapshot(), activeEventUuid: handle.uuid, propagatedRootUuid: this.context.propagatedRootUuid };
+    const intercepts = this.tools.registries.toolExecutionIntercepts.effective(this.stack);
+    const fn = this.fn;
+    if (intercepts.length === 0) {
+      // Fast path: the tool runs directly in its context; its value is checked when it settles.
+      return runInSpan(execContext, handle, () => fn(input, toolCtx));
+    }
+    this.direct = false;
+    const info = { tool: this.name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) };
+    return runInSpan(execContext, handle, () => buildToolChain(intercepts, (a) => fn(a, toolCtx), info, execContext)(input));
+  }
+
+  close(handle: InternalToolHandle, value: unknown): ToolExecutionResult {
+    let outcome: LayerOutcome;
+    if (this.direct) {
+      try {
+        outcome = layerOf(toToolResult(value), NO_MARKS);
+      } catch (error) {
+        this.fail(handle, error, false); // a malformed tool result fails the call
+        throw error;
+      }
+    } else {
+      outcome = value as LayerOutcome;
+    }
+    const endUs = this.tools.close(this.stack, handle, outcome, true, undefined);
+    this.tools.emitPendingMarks(this.stack, handle, endUs, outcome);
+    return appResult(outcome);
+  }
+
+  fail(handle: InternalToolHandle, error: unknown, cancelled: boolean): void {
+    this.tools.fail(this.stack, handle, error, cancelled);
   }
 }
 
@@ -242,10 +292,6 @@ function appResult(outcome: LayerOutcome): ToolExecutionResult {
   if (outcome.annotation !== undefined) out.annotation = outcome.annotation;
   if (outcome.pending !== undefined) out.pending = outcome.pending;
   return out;
-}
-
-function isThenable(value: unknown): value is PromiseLike<unknown> {
-  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }
 
 function scopeOf(handle: ToolHandle): ScopeShape {
