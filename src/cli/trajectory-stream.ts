@@ -15,13 +15,16 @@ interface Tree {
 
 /**
  * `atofToAtif` over a time-ordered stream, one root scope's tree at a time: a tree's events are
- * held from its root's start to its end, then mapped and handed to `onTrajectory`; memory is the
- * events of trees still open. A run resumed in a later tree still refers back to the trajectory
- * it continues (its owner is remembered). An event that arrives after its tree was mapped (a mark
- * after the root's end) has no tree: it is counted in `late`, not mapped.
+ * held from its root's start until its end and the next root's start (so a mark emitted just
+ * after the run ended still lands in it), then mapped and handed to `onTrajectory`; memory is
+ * the events of trees still open or just finished. A run resumed in a later tree still refers
+ * back to the trajectory it continues (its owner is remembered). An event that arrives after its
+ * tree was mapped has no tree: it is counted in `late`, not mapped.
  */
 export class TrajectoryStream {
   private readonly trees = new Map<string, Tree>();
+  /** Trees whose root ended, mapped when the next root starts (or at the end). */
+  private finished: Tree[] = [];
   /** Scope uuid → its tree, for trees still open. */
   private readonly treeOf = new Map<string, Tree>();
   /** Scope uuid → the nearest enclosing boundary (its trajectory), for scopes of open trees. */
@@ -50,6 +53,7 @@ export class TrajectoryStream {
       }
       tree = event.parent_uuid === null ? undefined : this.treeOf.get(event.parent_uuid);
       if (tree === undefined) {
+        await this.mapFinished();
         tree = { root: event.uuid, events: [], members: [] };
         this.trees.set(event.uuid, tree);
       }
@@ -59,12 +63,22 @@ export class TrajectoryStream {
       this.ownerOf.set(event.uuid, isBoundary ? event.uuid : event.parent_uuid === null ? undefined : this.ownerOf.get(event.parent_uuid));
     }
     tree.events.push(event);
-    if (event.scope_category === "end" && event.uuid === tree.root) await this.map(tree);
+    if (event.scope_category === "end" && event.uuid === tree.root) {
+      this.trees.delete(tree.root);
+      this.finished.push(tree);
+    }
   }
 
-  /** Maps the trees whose root never ended (a crashed producer), oldest first. */
+  /** Maps what is held: finished trees, then those whose root never ended (a crashed producer), oldest first. */
   async end(): Promise<void> {
+    await this.mapFinished();
     for (const tree of [...this.trees.values()]) await this.map(tree);
+  }
+
+  private async mapFinished(): Promise<void> {
+    const finished = this.finished;
+    this.finished = [];
+    for (const tree of finished) await this.map(tree);
   }
 
   private async map(tree: Tree): Promise<void> {
