@@ -6,6 +6,7 @@ import { main } from "../src/cli/main.js";
 import type { Io } from "../src/cli/commands.js";
 import { natTrajectoryProblems } from "./support/nat-trajectory.js";
 import { runHaltedAndResumed, runWithSubagent } from "./support/loop-trajectories.js";
+import { scopeLine, writeLines } from "./support/atof-files.js";
 
 let work: string;
 let twoRuns: string;
@@ -65,5 +66,27 @@ describe("relaytrace convert --to atif", () => {
     expect(await main(["convert", oneRun, "--to", "atif", "-o", single, "--agent-name", "renamed"], capture())).toBe(0);
     const doc = JSON.parse(await readFile(single, "utf8")) as { agent: { name: string } };
     expect(doc.agent.name).toBe("renamed");
+  });
+
+  it("a mark just after its run ended still lands in its trajectory; one after the next run started is in none, and says so in one warning line", async () => {
+    const base = 1_772_366_400_000_000;
+    const path = join(work, "late-marks.jsonl");
+    const mark = (uuid: string, parent: string, us: number) =>
+      JSON.stringify({ kind: "mark", atof_version: "0.1", uuid, parent_uuid: parent, timestamp: us, name: uuid, category: null, category_profile: null, data: null, data_schema: null, metadata: null });
+    const run = (id: string, us: number) => [
+      scopeLine("start", id, null, us, { name: id, category: "agent", data: { input: `question ${id}` } }),
+      scopeLine("start", `${id}-step`, id, us + 1, { name: "step" }),
+      scopeLine("end", `${id}-step`, id, us + 2, { name: "step" }),
+      scopeLine("end", id, null, us + 3, { name: id, category: "agent", data: { output: `answer ${id}` } }),
+    ];
+    const [bStart, ...bRest] = run("b", base + 10);
+    await writeLines(path, [...run("a", base), mark("just-after", "a-step", base + 5), bStart!, mark("too-late", "a-step", base + 10), ...bRest]);
+    const out = join(work, "late-marks");
+    const io = capture();
+    expect(await main(["convert", path, "--to", "atif", "-o", `${out}/`], io)).toBe(0);
+    expect(io.stderr.filter((l) => l.includes("warning"))).toEqual(["relaytrace: warning: 1 mark or end event came when no run of theirs was open (it had ended, or never started) and are in no trajectory"]);
+    const a = await readFile(join(out, "relaytrace-atif-a.json"), "utf8");
+    expect(a).toContain("just-after");
+    expect(a).not.toContain("too-late");
   });
 });

@@ -126,17 +126,24 @@ describe("relaytrace send", () => {
     expect(c.bodies[0]).toContain("weather-agent");
   });
 
-  it("stops at a torn last line unless --lenient skips it with a warning", async () => {
+  it("skips a torn last line with a warning; a bad line in the middle stops it unless --lenient", async () => {
     const c = await collector(reply200);
     const torn = join(work, "torn.jsonl");
     await writeFile(torn, await readFile(atof, "utf8"));
     await appendFile(torn, '{"kind":"scope","scope_category":"st');
+    const io = capturedIo();
+    expect(await main(["send", torn, "--otlp", c.url], io)).toBe(0);
+    expect(io.stderr[0]).toMatch(/^relaytrace: warning: .*torn\.jsonl:17: the last line \(36 bytes\) ends without a line end and is not complete JSON: skipped$/);
+    const bad = join(work, "bad-middle.jsonl");
+    const lines = (await readFile(atof, "utf8")).split("\n");
+    lines.splice(3, 0, "not json");
+    await writeFile(bad, lines.join("\n"));
     const strict = capturedIo();
-    expect(await main(["send", torn, "--otlp", c.url], strict)).toBe(2);
-    expect(strict.stderr.join("\n")).toMatch(/ATOF line 17: not valid JSON .*the last line has no newline.*--lenient skips it/);
+    expect(await main(["send", bad, "--otlp", c.url], strict)).toBe(2);
+    expect(strict.stderr).toEqual([expect.stringMatching(/^relaytrace: .*bad-middle\.jsonl: ATOF line 4: not valid JSON/)]);
     const lenient = capturedIo();
-    expect(await main(["send", torn, "--otlp", c.url, "--lenient"], lenient)).toBe(0);
-    expect(lenient.stderr[0]).toMatch(/^relaytrace: warning: .*torn\.jsonl: skipped a torn last line \(line 17, 36 bytes\)$/);
+    expect(await main(["send", bad, "--otlp", c.url, "--lenient"], lenient)).toBe(0);
+    expect(lenient.stderr[0]).toMatch(/^relaytrace: warning: .*bad-middle\.jsonl:4: skipped: not valid JSON/);
   });
 
   it("needs --otlp with an http(s) URL", async () => {

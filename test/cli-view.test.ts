@@ -54,17 +54,24 @@ describe("relaytrace view", () => {
     expect(doc.trajectories.map((t) => t.agent.name)).toEqual(["calculator_agent"]);
   });
 
-  it("stops at a torn last line, or with --lenient skips it with a warning that the page shows too", async () => {
+  it("skips a torn last line with a warning the page shows too; a bad line in the middle stops it unless --lenient", async () => {
     const torn = join(work, "torn.jsonl");
     await writeFile(torn, await readFile(atof, "utf8"));
     await appendFile(torn, '{"kind":"mark","name":"cut');
+    const io = capturedIo();
+    expect(await main(["view", torn, "-o", join(work, "torn.html")], io)).toBe(0);
+    expect(io.stderr[0]).toMatch(/^relaytrace: warning: .*torn\.jsonl:17: the last line \(26 bytes\) ends without a line end and is not complete JSON: skipped$/);
+    expect(embedded(await readFile(join(work, "torn.html"), "utf8")).notes[0]).toMatch(/torn\.jsonl:17: the last line/);
+    const bad = join(work, "bad-middle.jsonl");
+    const lines = (await readFile(atof, "utf8")).split("\n");
+    lines.splice(3, 0, '{"kind":"mark","name":"cut');
+    await writeFile(bad, lines.join("\n"));
     const strict = capturedIo();
-    expect(await main(["view", torn, "-o", join(work, "torn.html")], strict)).toBe(2);
-    expect(strict.stderr[0]).toMatch(/^relaytrace: .*torn\.jsonl: ATOF line 17: not valid JSON .*--lenient skips it\)$/);
+    expect(await main(["view", bad, "-o", join(work, "bad.html")], strict)).toBe(2);
+    expect(strict.stderr).toEqual([expect.stringMatching(/^relaytrace: .*bad-middle\.jsonl: ATOF line 4: not valid JSON/)]);
     const lenient = capturedIo();
-    expect(await main(["view", torn, "--lenient", "-o", join(work, "torn.html")], lenient)).toBe(0);
-    expect(lenient.stderr[0]).toMatch(/^relaytrace: warning: .*torn\.jsonl: skipped a torn last line \(line 17, 26 bytes\)$/);
-    expect(embedded(await readFile(join(work, "torn.html"), "utf8")).notes[0]).toMatch(/skipped a torn last line/);
+    expect(await main(["view", bad, "--lenient", "-o", join(work, "bad.html")], lenient)).toBe(0);
+    expect(lenient.stderr[0]).toMatch(/^relaytrace: warning: .*bad-middle\.jsonl:4: skipped: not valid JSON/);
   });
 
   it("reports progress as a share of the bytes read: a bar on a terminal, a plain line otherwise", async () => {

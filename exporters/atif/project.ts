@@ -69,7 +69,7 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
   for (const s of scopes.values()) if (s.category === "llm" && s.end) llmWithEnd.add(s.uuid);
 
   const isBoundary = (s: ScopeInfo): boolean => s.category === "agent";
-  const hasAgents = [...scopes.values()].some(isBoundary);
+  const hasAgents = options.boundaries !== undefined ? options.boundaries === "agent" : [...scopes.values()].some(isBoundary);
   // Without agent scopes, each root scope (parent absent from the stream) bounds a trajectory.
   const boundaries = new Set<string>();
   for (const s of scopes.values()) {
@@ -93,7 +93,12 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
       }
       seen.add(uuid);
       walked.push(uuid);
-      uuid = scopes.get(uuid)?.parentUuid ?? null;
+      const scope = scopes.get(uuid);
+      if (scope === undefined && options.ownerOutside !== undefined) {
+        owner = options.ownerOutside(uuid); // a scope of an earlier part of the stream
+        break;
+      }
+      uuid = scope?.parentUuid ?? null;
     }
     for (const w of walked) owners.set(w, owner);
     return owner;
@@ -106,7 +111,8 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
     const s = scopes.get(uuid)!;
     const owner = ownerOf(s.parentUuid);
     if (owner === undefined) continue;
-    const o = scopes.get(owner)!;
+    const o = scopes.get(owner);
+    if (o === undefined) continue; // owned by an earlier part of the stream (ownerOutside): it ended before
     if (o.endUs !== undefined && o.endUs <= s.startUs) continue; // resumed after the parent ended
     parentOf.set(uuid, owner);
     const siblings = children.get(owner);

@@ -136,6 +136,17 @@ export interface AtofToAtifOptions {
   includeMarks?: boolean;
   /** Written to `extra.invocation.framework` of agent steps (default "relaytrace"). */
   framework?: string;
+  /**
+   * What bounds a trajectory: agent scopes, or root scopes (when the stream has no agent scope).
+   * Default: decided from the events given; a caller mapping one part of a stream at a time
+   * passes what the whole stream decides.
+   */
+  boundaries?: "agent" | "root";
+  /**
+   * For a caller mapping one part of a stream at a time: the trajectory (boundary uuid) that owns
+   * a scope of an earlier part, so a resumed run still refers back to it.
+   */
+  ownerOutside?: (scopeUuid: string) => string | undefined;
 }
 
 export type { Json, JsonObject };

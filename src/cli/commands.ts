@@ -3,21 +3,22 @@ import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { validateAtif } from "../../exporters/atif/validate.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
-import { toTree } from "../../exporters/testing/tree.js";
 import { parseAtofLine } from "../events/atof-codec.js";
 import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
 import { convertToAtif } from "./convert-atif.js";
 import { detectViewInput } from "./viewer/load.js";
 import { UsageError } from "./args.js";
-import { atofEventsOf, describeReadError, detectKind, InputError, isTimeOrdered, readAtofEvents, readJsonDocument, sortByTime, spansFromEvents } from "./input.js";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { describeReadError, detectKind, InputError, readJsonDocument } from "./input.js";
 import { openOutput, type TextOutput } from "./output.js";
 import { DataLossError, projectSpans } from "./span-stream.js";
 import { jsonTextChunks } from "../events/json-text.js";
 import type { Json } from "../events/json.js";
-import { DEFAULT_MAX_LINE_BYTES, TORN_LAST_LINE } from "../events/atof-reader.js";
-import type { AtofWarning } from "../events/atof-errors.js";
+import { DEFAULT_MAX_LINE_BYTES, isCompleteJson, tornLastLineMessage } from "../events/atof-reader.js";
+import { AtofParseError } from "../events/atof-errors.js";
+import { readWarningLine } from "./read-warnings.js";
+import { StreamingTree } from "./streaming-tree.js";
+import { eventsInTimeOrder, type TimeOrderedReadOptions } from "./time-ordered-input.js";
 import { splitFileLines } from "../events/line-splitter.js";
 
 export interface Io {
@@ -29,51 +30,53 @@ export interface Io {
 
 export const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
 
-function progressReporter(io: Io, path: string): (lines: number) => void {
-  return (lines) => io.progress(`reading ${path}: ${lines.toLocaleString("en-US")} lines`);
-}
-
-/** A torn last line is skipped by the reader; say so, on stderr, rather than convert silently. */
-function tornLineReporter(io: Io, path: string): (warning: AtofWarning) => void {
-  return (w) => {
-    if (w.code === TORN_LAST_LINE) io.err(`relaytrace: ${path}:${w.lineNo}: ${w.message}`);
+/** How the commands that merge files read them: progress, warnings by the one rule (see readWarningLine), `--lenient`. */
+function timeOrderedOptions(io: Io, lenient: boolean): TimeOrderedReadOptions {
+  return {
+    lenient,
+    onProgress: (file, lines) => io.progress(`reading ${file}: ${lines.toLocaleString("en-US")} lines`),
+    onWarning: (file, w) => {
+      const line = readWarningLine(file, w);
+      if (line !== undefined) io.err(`relaytrace: warning: ${line}`);
+    },
   };
 }
 
-/** `relaytrace convert FILE.jsonl --to atif|otlp-json|tree [-o OUT]` */
-export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined, serviceName?: string): Promise<number> {
+/** `relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT]` */
+export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined, serviceName?: string, lenient = false): Promise<number> {
   for (const f of files) {
     const kind = await detectViewInput(f);
     if (kind !== "atof") throw new InputError(`${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`);
   }
   const file = files.join(", ");
   let eventCount = 0;
-  let source: Iterable<AtofEvent> | AsyncIterable<AtofEvent>;
-  if (to === "otlp-json" && files.length === 1 && (await isTimeOrdered(files[0]!))) {
-    // One file already in time order (what relaytrace writes): streamed, memory bounded by a batch.
-    source = (async function* counted() {
-      for await (const event of atofEventsOf(files[0]!, { onProgress: progressReporter(io, file), onWarning: tornLineReporter(io, file) })) {
+  let agentScopes = false;
+  const read = timeOrderedOptions(io, lenient);
+  // Trajectories are bounded by agent scopes when the input has any: known before the first event is mapped.
+  if (to === "atif") read.beforeMerge = (e) => void (agentScopes ||= e.kind === "scope" && e.category === "agent");
+  // Every file, in time order and in bounded memory (merged; another producer's unsorted file sorted externally).
+  // Started before any output, so unreadable input leaves none.
+  const source = await started(
+    (async function* counted() {
+      for await (const event of eventsInTimeOrder(files, read)) {
         eventCount++;
         yield event;
       }
-    })();
-  } else {
-    // Several files are one stream, and another producer's events may be out of order: sorted in memory.
-    const events: AtofEvent[] = [];
-    for (const f of files) await readAtofEvents(f, progressReporter(io, f), events, tornLineReporter(io, f));
-    if (to === "atif") return convertToAtif(io, events, file, output, agentName, describeWriteError);
-    eventCount = events.length;
-    source = sortByTime(events);
+    })(),
+  );
+  if (to === "atif") {
+    return convertToAtif(io, source, { file, output, agentName, describeWriteError, eventCount: () => eventCount, boundaries: () => (agentScopes ? "agent" : "root") });
   }
   const out = openOutput(io, output);
   let spanCount = 0;
   try {
     if (to === "tree") {
-      const spans: ReadableSpan[] = [];
-      spanCount = await projectSpans(source, projection, (batch) => {
-        for (const span of batch) spans.push(span);
-      }, { serviceName });
-      out.write(`${toTree(spans, { durations: true })}\n`);
+      let trees = 0;
+      spanCount = await printTree(source, projection, (text) => {
+        trees++;
+        out.write(`${text}\n`);
+      }, serviceName);
+      if (trees === 0) out.write("\n");
     } else {
       spanCount = await writeOtlpJson(out, source, projection, serviceName);
     }
@@ -82,6 +85,25 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
   }
   if (output) io.err(`wrote ${output} (${eventCount} events in, ${spanCount} spans out)`);
   return 0;
+}
+
+/** The stream with its first item already read: what fails at the start of the input fails here. */
+async function started<T>(stream: AsyncIterable<T>): Promise<AsyncIterable<T>> {
+  const iterator = stream[Symbol.asyncIterator]();
+  const first = await iterator.next();
+  return (async function* rest() {
+    if (first.done) return;
+    yield first.value;
+    for (let step = await iterator.next(); !step.done; step = await iterator.next()) yield step.value;
+  })();
+}
+
+/** The span tree of time-ordered events, one root's tree at a time to `print` (see StreamingTree). */
+async function printTree(events: AsyncIterable<AtofEvent>, projection: ProjectionName, print: (tree: string) => void, serviceName?: string): Promise<number> {
+  const tree = new StreamingTree(print);
+  const count = await projectSpans(tree.watch(events), projection, (batch) => tree.add(batch), serviceName === undefined ? {} : { serviceName });
+  tree.end();
+  return count;
 }
 
 /**
@@ -105,7 +127,7 @@ async function writeOtlpJson(out: TextOutput, events: Iterable<AtofEvent> | Asyn
 }
 
 /** `relaytrace validate FILE`: ATIF or ATOF; every problem with its JSON path or line number. */
-export async function validate(io: Io, file: string): Promise<number> {
+export async function validate(io: Io, file: string, lenient = false): Promise<number> {
   const kind = await detectKind(file);
   if (kind === "atif") {
     const doc = await readJsonDocument(file);
@@ -138,14 +160,21 @@ export async function validate(io: Io, file: string): Promise<number> {
       }
       const text = line.text.endsWith("\r") ? line.text.slice(0, -1) : line.text;
       if (text.trim() === "") continue;
+      if (!line.terminated && !isCompleteJson(text)) {
+        io.err(`relaytrace: warning: ${file}:${lineNo}: ${tornLastLineMessage(line.bytes)}`);
+        continue;
+      }
       try {
         const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo);
         pairing.check(event, lineNo);
         events++;
       } catch (error) {
+        if (lenient && error instanceof AtofParseError) {
+          io.err(`relaytrace: warning: ${file}:${lineNo}: skipped: ${error.reason}`);
+          continue;
+        }
         problems++;
-        const torn = line.terminated ? "" : " (the last line has no line end: a writer stopped mid-line)";
-        io.out(`${file}:${lineNo}: ${(error as Error).message}${torn}`);
+        io.out(`${file}:${lineNo}: ${(error as Error).message}`);
       }
       if (lineNo % 50_000 === 0) io.progress(`validating ${file}: ${lineNo.toLocaleString("en-US")} lines`);
     }
@@ -166,7 +195,7 @@ export async function validate(io: Io, file: string): Promise<number> {
 }
 
 /** `relaytrace tree FILE`: the span tree of an ATOF file, or the step tree of an ATIF file. */
-export async function tree(io: Io, file: string, projection: ProjectionName): Promise<number> {
+export async function tree(io: Io, file: string, projection: ProjectionName, lenient = false): Promise<number> {
   const kind = await detectKind(file);
   if (kind === "atif") {
     const doc = await readJsonDocument(file);
@@ -179,9 +208,12 @@ export async function tree(io: Io, file: string, projection: ProjectionName): Pr
     }
     return 0;
   }
-  const events = await readAtofEvents(file, progressReporter(io, file), [], tornLineReporter(io, file));
-  const spans = await spansFromEvents(events, projection);
-  io.out(spans.length > 0 ? toTree(spans, { durations: true }) : "(no spans: the file has no scope events)");
+  let trees = 0;
+  await printTree(eventsInTimeOrder([file], timeOrderedOptions(io, lenient)), projection, (text) => {
+    trees++;
+    io.out(text);
+  });
+  if (trees === 0) io.out("(no spans: the file has no scope events)");
   return 0;
 }
 

@@ -1,6 +1,6 @@
 import { stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
-import { atofToAtif } from "../../exporters/atif/project.js";
+import { TrajectoryStream } from "./trajectory-stream.js";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import type { AtofEvent } from "../events/types.js";
 import type { Json } from "../events/json.js";
@@ -31,43 +31,83 @@ async function writeOne(path: string, doc: AtifTrajectory, describe: (e: unknown
   }
 }
 
+export interface ConvertToAtifOptions {
+  /** The input's name(s), for messages. */
+  file: string;
+  output: string | undefined;
+  agentName: string | undefined;
+  describeWriteError: (e: unknown) => string;
+  /** Events read so far (all of them once the stream is done). */
+  eventCount: () => number;
+  /** What bounds a trajectory in this input; asked when the first event arrives. */
+  boundaries: () => "agent" | "root";
+}
+
 /**
  * `convert --to atif`: each trajectory is one ATIF document, as NAT's loader expects (never an
  * array). One run goes to stdout or to `-o FILE`; with `-o DIR` (an existing directory, a path
  * ending in `/`, or any path when the input holds several runs) each run gets its own
  * `relaytrace-atif-<trajectory_id>.json`. Several runs without `-o` are a usage error.
+ * Trajectories are built and written as their root scope ends (see TrajectoryStream): only the
+ * first is held, until a second shows whether the output is a file or a directory.
  */
-export async function convertToAtif(
-  io: Io,
-  events: AtofEvent[],
-  file: string,
-  output: string | undefined,
-  agentName: string | undefined,
-  describeWriteError: (e: unknown) => string,
-): Promise<number> {
-  const docs = atofToAtif(events, agentName === undefined ? {} : { agent: { name: agentName, version: "0.0.0" } });
-  if (docs.length === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);
-  if (output === undefined) {
-    if (docs.length > 1) throw new UsageError(`${file} holds ${docs.length} runs: pass -o DIR to write one trajectory file per run`);
-    io.out(jsonText(docs[0] as unknown as Json, 2)); // not JSON.stringify: it recurses, and subagents nest as deep as the input
-    return 0;
-  }
-  const intoDirectory = docs.length > 1 || output.endsWith("/") || (await isDirectory(output));
-  if (!intoDirectory) {
-    await writeOne(output, docs[0]!, describeWriteError);
-    io.err(`wrote ${output} (${events.length} events in)`);
-    return 0;
-  }
-  try {
-    makeDirectory(output); // not mkdir -p: that loops forever on /proc
-  } catch (error) {
-    throw new InputError(`cannot write into ${output}: ${describeWriteError(error)}`);
-  }
-  for (const doc of docs) {
-    const path = join(output, trajectoryFileName(doc));
+export async function convertToAtif(io: Io, events: AsyncIterable<AtofEvent>, options: ConvertToAtifOptions): Promise<number> {
+  const { file, output, describeWriteError } = options;
+  let intoDirectory = output !== undefined && (output.endsWith("/") || (await isDirectory(output)));
+  let first: AtifTrajectory | undefined;
+  let count = 0;
+  const writeIntoDirectory = async (doc: AtifTrajectory) => {
+    const path = join(output!, trajectoryFileName(doc));
     await writeOne(path, doc, describeWriteError);
     io.err(`wrote ${path}`);
+  };
+  const openDirectory = () => {
+    try {
+      makeDirectory(output!); // not mkdir -p: that loops forever on /proc
+    } catch (error) {
+      throw new InputError(`cannot write into ${output}: ${describeWriteError(error)}`);
+    }
+  };
+  const onTrajectory = async (doc: AtifTrajectory) => {
+    count++;
+    if (output === undefined) {
+      first ??= doc; // several runs are an error at the end; only the count is kept of the others
+      return;
+    }
+    if (!intoDirectory && count === 1) {
+      first = doc;
+      return;
+    }
+    if (!intoDirectory || count === 1) {
+      intoDirectory = true;
+      openDirectory();
+      if (first !== undefined) await writeIntoDirectory(first);
+      first = undefined;
+    }
+    await writeIntoDirectory(doc);
+  };
+  let stream: TrajectoryStream | undefined;
+  const agent = options.agentName === undefined ? {} : { agent: { name: options.agentName, version: "0.0.0" } };
+  for await (const event of events) {
+    stream ??= new TrajectoryStream({ ...agent, boundaries: options.boundaries() }, onTrajectory);
+    await stream.add(event);
   }
-  io.err(`${docs.length} trajectories from ${events.length} events`);
+  await stream?.end();
+  if (stream !== undefined && stream.late > 0) {
+    io.err(`relaytrace: warning: ${stream.late} mark or end event${stream.late === 1 ? "" : "s"} came when no run of theirs was open (it had ended, or never started) and are in no trajectory`);
+  }
+  const eventCount = options.eventCount();
+  if (count === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);
+  if (output === undefined) {
+    if (count > 1) throw new UsageError(`${file} holds ${count} runs: pass -o DIR to write one trajectory file per run`);
+    io.out(jsonText(first as unknown as Json, 2)); // not JSON.stringify: it recurses, and subagents nest as deep as the input
+    return 0;
+  }
+  if (!intoDirectory) {
+    await writeOne(output, first!, describeWriteError);
+    io.err(`wrote ${output} (${eventCount} events in)`);
+    return 0;
+  }
+  io.err(`${count} trajectories from ${eventCount} events`);
   return 0;
 }

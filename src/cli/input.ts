@@ -1,11 +1,7 @@
 import { open, readFile } from "node:fs/promises";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import type { AtofEvent } from "../events/types.js";
-import { streamAtofFile, type StreamAtofOptions } from "../events/atof-reader.js";
+import { streamAtofFile, streamAtofRecords, type AtofRecord, type StreamAtofOptions } from "../events/atof-reader.js";
 import { parseTimestamp } from "../events/timestamp.js";
-import { projectSpans } from "./span-stream.js";
-import type { AtofWarning } from "../events/atof-errors.js";
-import type { ProjectionName } from "../../exporters/otel/projection.js";
 
 export type InputKind = "atif" | "atof";
 
@@ -69,56 +65,38 @@ export async function readJsonDocument(path: string): Promise<unknown> {
   }
 }
 
+function inputErrorOf(path: string, error: unknown): InputError {
+  const code = (error as NodeJS.ErrnoException).code;
+  if (code) return describeReadError(path, error);
+  return new InputError(`${path}: ${(error as Error).message}`);
+}
+
 /** The events of an ATOF file, streamed; read errors become one-line InputErrors. */
 export async function* atofEventsOf(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofEvent> {
   try {
     for await (const event of streamAtofFile(path, options)) yield event;
   } catch (error) {
-    const code = (error as NodeJS.ErrnoException).code;
-    if (code) throw describeReadError(path, error);
-    throw new InputError(`${path}: ${(error as Error).message}`);
+    throw inputErrorOf(path, error);
   }
 }
 
-/**
- * Reads an ATOF file (ours or another producer's) into `into`, reporting progress on long files and
- * each warning (a torn last line) as it is found. One pushed event at a time: no spread of a
- * large array into arguments.
- */
-export async function readAtofEvents(
-  path: string,
-  onProgress?: (lines: number) => void,
-  into: AtofEvent[] = [],
-  onWarning?: (warning: AtofWarning) => void,
-): Promise<AtofEvent[]> {
-  for await (const event of atofEventsOf(path, { onProgress, ...(onWarning ? { onWarning } : {}) })) into.push(event);
-  return into;
+/** `atofEventsOf` with each event's line (for a sort that spills lines as they were read). */
+export async function* atofRecordsOf(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofRecord> {
+  try {
+    for await (const record of streamAtofRecords(path, options)) yield record;
+  } catch (error) {
+    throw inputErrorOf(path, error);
+  }
 }
 
 /** True when the file's events are already in time order (ours are): then it can be projected as a stream. */
-export async function isTimeOrdered(path: string): Promise<boolean> {
+export async function isTimeOrdered(path: string, lenient = false, inspect?: (event: AtofEvent) => void): Promise<boolean> {
   let last = -Infinity;
-  for await (const event of atofEventsOf(path, { checkPairing: false })) {
+  for await (const event of atofEventsOf(path, { checkPairing: false, skipBadLines: lenient })) {
+    inspect?.(event);
     const us = parseTimestamp(event.timestamp);
     if (us < last) return false;
     last = us;
   }
   return true;
-}
-
-/** Sorts by normalized timestamp, keeping stream order on ties (events of other producers arrive unsorted). */
-export function sortByTime(events: readonly AtofEvent[]): AtofEvent[] {
-  return events
-    .map((event, index) => ({ event, index, us: parseTimestamp(event.timestamp) }))
-    .sort((a, b) => a.us - b.us || a.index - b.index)
-    .map((e) => e.event);
-}
-
-/** Projects ATOF events to finished spans through the real exporter, in memory, losing none (see projectSpans). */
-export async function spansFromEvents(events: readonly AtofEvent[], projection: ProjectionName): Promise<ReadableSpan[]> {
-  const spans: ReadableSpan[] = [];
-  await projectSpans(sortByTime(events), projection, (batch) => {
-    for (const span of batch) spans.push(span);
-  });
-  return spans;
 }

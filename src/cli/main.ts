@@ -53,23 +53,28 @@ Options:
   --live             use a real provider: OPENAI_API_KEY or ANTHROPIC_API_KEY from the environment
   --base-url URL     with --live: the provider's base URL
   --model NAME       with --live: the model (default gpt-4.1-mini / claude-sonnet-4-5)`,
-  convert: `Usage: relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME] [--service-name NAME]
+  convert: `Usage: relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] [--agent-name NAME] [--service-name NAME] [--lenient]
 
-Reads ATOF files (relaytrace's or another producer's; several are merged by time) and writes the chosen form to OUT or stdout.
+Reads ATOF files (relaytrace's or another producer's; several are merged by time, unsorted ones
+sorted through a temporary directory) and writes the chosen form to OUT or stdout, in bounded memory.
   --to atif        one ATIF v1.7 trajectory per run: to stdout or -o FILE for one run, one file per run with -o DIR
                    (agent name from the agent scope unless --agent-name)
   --to otlp-json   an OTLP/JSON ExportTraceServiceRequest (projection: --projection, default full)
   --to tree        the span tree
-  --service-name N the OTLP resource's service.name (default: OTEL_SERVICE_NAME, else unknown_service)`,
-  validate: `Usage: relaytrace validate FILE...
+  --service-name N the OTLP resource's service.name (default: OTEL_SERVICE_NAME, else unknown_service)
+  --lenient        skip bad lines with a warning instead of stopping (a torn last line is always
+                   skipped, with a warning)`,
+  validate: `Usage: relaytrace validate FILE... [--lenient]
 
 Checks an ATIF document (JSON Schema for ATIF v1.7 plus its cross-field rules) or an ATOF event
 log (every line, pairing of starts and ends). Prints each problem with its JSON path or line
-number. Exit status: 0 valid, 1 invalid, 2 unreadable input or bad arguments.`,
-  tree: `Usage: relaytrace tree FILE... [--projection P]
+number. A torn last line (a writer stopped mid-line) is a warning, not a problem; --lenient makes
+bad lines warnings too. Exit status: 0 valid, 1 invalid, 2 unreadable input or bad arguments.`,
+  tree: `Usage: relaytrace tree FILE... [--projection P] [--lenient]
 
-Prints the span tree (names, kinds, status, durations) of an ATOF file, or the step tree of an
-ATIF file.`,
+Prints the span tree (names, kinds, status, durations) of an ATOF file, each root's tree as soon
+as it is complete, or the step tree of an ATIF file. --lenient skips bad lines with a warning
+(a torn last line is always skipped, with a warning).`,
 };
 
 function consoleIo(): Io {
@@ -200,27 +205,27 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
       case "demo":
         return await demo(io, rest);
       case "convert": {
-        const args = parseArgs(rest, { command: "convert", values: ["to", "output", "projection", "agent-name", "service-name"], aliases: { o: "output" } });
+        const args = parseArgs(rest, { command: "convert", values: ["to", "output", "projection", "agent-name", "service-name"], switches: ["lenient"], aliases: { o: "output" } });
         if (args.switches.has("help")) return help(io, "convert");
         const files = requireFiles(args.positionals, "convert");
         const to = args.values.get("to");
         if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
         const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name"), args.values.get("service-name"));
+        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name"), args.values.get("service-name"), args.switches.has("lenient"));
       }
       case "validate": {
-        const args = parseArgs(rest, { command: "validate" });
+        const args = parseArgs(rest, { command: "validate", switches: ["lenient"] });
         if (args.switches.has("help")) return help(io, "validate");
         let status = 0;
-        for (const file of requireFiles(args.positionals, "validate")) status = Math.max(status, await validate(io, file));
+        for (const file of requireFiles(args.positionals, "validate")) status = Math.max(status, await validate(io, file, args.switches.has("lenient")));
         return status;
       }
       case "tree": {
-        const args = parseArgs(rest, { command: "tree", values: ["projection"] });
+        const args = parseArgs(rest, { command: "tree", values: ["projection"], switches: ["lenient"] });
         if (args.switches.has("help")) return help(io, "tree");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        for (const file of requireFiles(args.positionals, "tree")) await tree(io, file, projection);
+        for (const file of requireFiles(args.positionals, "tree")) await tree(io, file, projection, args.switches.has("lenient"));
         return 0;
       }
       case "view":

@@ -19,7 +19,8 @@ accepted (refused, partially rejected or unreachable), 2 on bad arguments or inp
   --projection P       full (default), openinference or gen_ai
   --protocol P         http/json (default) or http/protobuf
   --service-name NAME  the spans' service.name (default relaytrace)
-  --lenient            skip a torn last line of a file, with a warning
+  --lenient            skip bad lines with a warning instead of stopping (a torn last line is
+                       always skipped, with a warning)
 Headers (e.g. authorization) come from OTEL_EXPORTER_OTLP_HEADERS (k=v,k=v); they are never printed.`;
 
 /** Events between two sends: the exporter's queue never holds more, so nothing is ever dropped. */

@@ -17,7 +17,8 @@ trajectories or OTLP/JSON requests, in any mix; several files merge.
   -o, --output FILE  where the page goes (default trace.html)
   --open             open it in the default browser
   --title T          the page title (default: the input's file name)
-  --lenient          skip a torn last line of an ATOF file, with a warning`;
+  --lenient          skip bad lines of an ATOF file with a warning instead of stopping (a torn
+                     last line is always skipped, with a warning)`;
 
 /** Opens a file in the desktop's browser; failing to is a warning, never an error. */
 function openInBrowser(io: Io, path: string): void {

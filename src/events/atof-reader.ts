@@ -15,12 +15,25 @@ export interface ParseAtofOptions {
 }
 
 export interface StreamAtofOptions extends ParseAtofOptions {
-  /** Called with the number of lines read so far, every `progressEvery` lines and once at the end. */
-  onProgress?: (linesRead: number) => void;
+  /** Called with the lines and bytes read so far, every `progressEvery` lines and once at the end. */
+  onProgress?: (linesRead: number, bytesRead: number) => void;
   /** Default 1000. */
   progressEvery?: number;
   /** Receives each warning as soon as it is found. */
   onWarning?: (warning: AtofWarning) => void;
+  /**
+   * Skip a line that cannot be read (not JSON, not an ATOF event, a pairing conflict) with a
+   * `skipped_line` warning instead of throwing (the CLI's `--lenient`). Overlong lines still throw.
+   */
+  skipBadLines?: boolean;
+}
+
+/** One event with the line it was read from (what a spilling sort writes back out unchanged). */
+export interface AtofRecord {
+  event: AtofEvent;
+  /** The line as read, without its line end. */
+  text: string;
+  lineNo: number;
 }
 
 export interface AtofReadResult {
@@ -30,6 +43,23 @@ export interface AtofReadResult {
 
 /** Warning code of a last line cut off mid-event (a writer was killed or is still writing): skipped, never half-read. */
 export const TORN_LAST_LINE = "torn_last_line";
+/** Warning code of a bad line skipped because `skipBadLines` is set. */
+export const SKIPPED_LINE = "skipped_line";
+
+/** The `torn_last_line` warning's text. */
+export function tornLastLineMessage(bytes: number): string {
+  return `the last line (${bytes} bytes) ends without a line end and is not complete JSON: skipped`;
+}
+
+/** True when `text` is complete JSON (a last line without its line end may still be a whole event). */
+export function isCompleteJson(text: string): boolean {
+  try {
+    JSON.parse(text);
+    return true;
+  } catch {
+    return false;
+  }
+}
 
 function maxLineOf(options: ParseAtofOptions): number {
   const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
@@ -39,15 +69,6 @@ function maxLineOf(options: ParseAtofOptions): number {
 
 function tooLong(lineNo: number, bytes: number, max: number): AtofParseError {
   return new AtofParseError(lineNo, `line is longer than ${max} bytes (${bytes} so far); raise maxLineBytes to read it`);
-}
-
-function isJson(text: string): boolean {
-  try {
-    JSON.parse(text);
-    return true;
-  } catch {
-    return false;
-  }
 }
 
 /** Reads lines into events; shared by the text and the file readers so both behave the same. */
@@ -114,27 +135,46 @@ export async function readAtofFile(path: string, options: ParseAtofOptions = {})
  * warning: a reader never yields part of an event.
  */
 export async function* streamAtofFile(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofEvent, AtofWarning[]> {
+  const records = streamAtofRecords(path, options);
+  for (;;) {
+    const step = await records.next();
+    if (step.done) return step.value;
+    yield step.value.event;
+  }
+}
+
+/** `streamAtofFile`, yielding each event with its line's text and number. */
+export async function* streamAtofRecords(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofRecord, AtofWarning[]> {
   const max = maxLineOf(options);
   const warnings: AtofWarning[] = [];
   const reader = new LineReader(options, warnings);
   const every = Math.max(1, options.progressEvery ?? 1000);
   let reported = 0;
+  let bytes = 0;
   for await (const line of splitFileLines(path, max)) {
+    bytes += line.terminated ? line.bytes + 1 : line.bytes;
     const before = warnings.length;
     let event: AtofEvent | null = null;
     if (line.text === null) throw tooLong(line.lineNo, line.bytes, max);
-    if (!line.terminated && line.text.trim() !== "" && !isJson(line.text)) {
-      reader.skip(TORN_LAST_LINE, `the last line (${line.bytes} bytes) ends without a line end and is not complete JSON: skipped`);
+    if (!line.terminated && line.text.trim() !== "" && !isCompleteJson(line.text)) {
+      reader.skip(TORN_LAST_LINE, tornLastLineMessage(line.bytes));
+    } else if (options.skipBadLines) {
+      try {
+        event = reader.next(line.text);
+      } catch (error) {
+        if (!(error instanceof AtofParseError)) throw error;
+        warnings.push({ lineNo: error.lineNo, code: SKIPPED_LINE, message: `skipped: ${error.reason}` });
+      }
     } else {
       event = reader.next(line.text);
     }
     if (options.onWarning) for (let i = before; i < warnings.length; i++) options.onWarning(warnings[i]!);
     if (options.onProgress && reader.lineNo % every === 0) {
       reported = reader.lineNo;
-      options.onProgress(reported);
+      options.onProgress(reported, bytes);
     }
-    if (event !== null) yield event;
+    if (event !== null) yield { event, text: line.text, lineNo: reader.lineNo };
   }
-  if (options.onProgress && reported !== reader.lineNo) options.onProgress(reader.lineNo);
+  if (options.onProgress && reported !== reader.lineNo) options.onProgress(reader.lineNo, bytes);
   return warnings;
 }

@@ -19,10 +19,11 @@ const NEWLINE = 0x0a;
  * Splits a file into lines on `\n`, holding at most `maxLineBytes` of one line in memory: a longer
  * line is reported with `text: null` once it passes the cap, so a 600 MB line without a newline
  * costs a bounded buffer and no wait for its end, never a string past V8's limit. Works on bytes, so a UTF-8 sequence split
- * across read chunks is decoded whole.
+ * across read chunks is decoded whole. `readChunkBytes` sizes each read (many files open at once
+ * want small reads).
  */
-export async function* splitFileLines(path: string, maxLineBytes: number): AsyncGenerator<FileLine> {
-  const input = createReadStream(path, { highWaterMark: 1024 * 1024 });
+export async function* splitFileLines(path: string, maxLineBytes: number, readChunkBytes = 1024 * 1024): AsyncGenerator<FileLine> {
+  const input = createReadStream(path, { highWaterMark: readChunkBytes });
   let pieces: Buffer[] = [];
   let held = 0;
   let lineBytes = 0;
