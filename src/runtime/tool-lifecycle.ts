@@ -12,7 +12,8 @@ import {
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
 import { NEVER_ABORTED } from "./abort.js";
-import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
+import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
+import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
 import { buildToolChain } from "./intercept-chain.js";
 import { runManagedCall, type ManagedCall } from "./managed-call.js";
@@ -33,6 +34,8 @@ interface InternalToolHandle extends ToolHandle {
   readonly category: "tool";
   ended: boolean;
   readonly fallbackData: Json | undefined;
+  /** The start and end events' category profile (without an annotation), built once. */
+  profile?: FrozenJson<JsonObject>;
 }
 
 /** Shared empty mark list of the fast path; only read (`forEach`), never mutated. */
@@ -41,6 +44,14 @@ const NO_SANITIZERS: readonly { name: string; callback: (value: Json) => Json }[
 
 function toolProfile(toolCallId: string | undefined): JsonObject {
   return toolCallId === undefined ? {} : { [PROFILE_TOOL_CALL_ID]: toolCallId };
+}
+
+const EMPTY_PROFILE = new FrozenJson<JsonObject>({});
+
+/** The category profile a tool's events share; only strings the runtime holds, so it needs no copy. */
+function sharedProfile(handle: InternalToolHandle): FrozenJson<JsonObject> {
+  if (handle.toolCallId === undefined) return EMPTY_PROFILE;
+  return (handle.profile ??= new FrozenJson(toolProfile(handle.toolCallId)));
 }
 
 /** A settled result as the intercept chain passes it on (pending request kept when present). */
@@ -109,7 +120,7 @@ export class ToolLifecycle {
       handle,
       "start",
       handle.startedAtUs,
-      { data: args, metadata: handle.metadata, profile: toolProfile(handle.toolCallId) },
+      { data: args, metadata: handle.metadata, profile: sharedProfile(handle) },
       this.payloadTransform(stack, name, "request", undefined),
     );
     return handle;
@@ -130,10 +141,9 @@ export class ToolLifecycle {
     const endUs = this.core.endTime(handle.startedAtUs, options?.timestamp);
     if (!this.core.listening(stack)) return endUs;
     // Managed ends carry status OK; the manual path adds no status keys.
-    const metadata = managed ? okMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
-    const profile = toolProfile(handle.toolCallId);
+    const metadata = managed ? okEndMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
     const annotation = annotationOf(outcome);
-    if (annotation !== undefined) profile[PROFILE_TOOL_RESULT_ANNOTATION] = annotation;
+    const profile = annotation === undefined ? sharedProfile(handle) : { ...toolProfile(handle.toolCallId), [PROFILE_TOOL_RESULT_ANNOTATION]: annotation };
     this.core.emitScope(
       stack,
       handle,
