@@ -189,6 +189,15 @@ export class Publisher {
     if (this.pendingPromises.size > 0) await Promise.allSettled([...this.pendingPromises]);
   }
 
+  /**
+   * Delivers everything queued, now: the process is exiting. Called from inside a subscriber
+   * (one that called `process.exit()`) it delivers the rest too: that outer drain never resumes.
+   */
+  drainOnExit(): void {
+    this.draining = false;
+    this.drain();
+  }
+
   private drain(): void {
     if (this.draining) return;
     this.draining = true;
