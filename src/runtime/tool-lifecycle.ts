@@ -15,7 +15,7 @@ import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
-import { buildToolChain } from "./intercept-chain.js";
+import { buildToolChain, withMarks, withoutMarks } from "./intercept-chain.js";
 import { runManagedCall, type ManagedCall } from "./managed-call.js";
 import type { RegistryEntry } from "./registry.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
@@ -54,13 +54,6 @@ function sharedProfile(handle: InternalToolHandle): FrozenJson<JsonObject> {
   return (handle.profile ??= new FrozenJson(toolProfile(handle.toolCallId)));
 }
 
-/** A settled result as the intercept chain passes it on (pending request kept when present). */
-function layerOf(checked: ToolExecutionResult, marks: PendingMarkSpec[]): LayerOutcome {
-  const out: LayerOutcome = { result: checked.result, marks };
-  if (checked.annotation !== undefined) out.annotation = checked.annotation;
-  if (checked.pending !== undefined) out.pending = checked.pending;
-  return out;
-}
 
 /** Managed and manual tool lifecycles: the managed-call skeleton, ends, suspension and pending marks. */
 export class ToolLifecycle {
@@ -261,7 +254,7 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
     let outcome: LayerOutcome;
     if (this.direct) {
       try {
-        outcome = layerOf(toToolResult(value), NO_MARKS);
+        outcome = withMarks(toToolResult(value), NO_MARKS);
       } catch (error) {
         this.fail(handle, error, false); // a malformed tool result fails the call
         throw error;
@@ -271,7 +264,7 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
     }
     const endUs = this.tools.close(this.stack, handle, outcome, true, undefined);
     this.tools.emitPendingMarks(this.stack, handle, endUs, outcome);
-    return appResult(outcome);
+    return withoutMarks(outcome); // what the app gets: the unsanitized result, its annotation, a suspension's request
   }
 
   fail(handle: InternalToolHandle, error: unknown, cancelled: boolean): void {
@@ -296,13 +289,6 @@ function pendingMark(handle: ToolHandle, request: JsonObject): PendingMarkSpec {
   };
 }
 
-/** What the app gets back: the unsanitized result, its annotation, and the pending request of a suspension. */
-function appResult(outcome: LayerOutcome): ToolExecutionResult {
-  const out: ToolExecutionResult = { result: outcome.result };
-  if (outcome.annotation !== undefined) out.annotation = outcome.annotation;
-  if (outcome.pending !== undefined) out.pending = outcome.pending;
-  return out;
-}
 
 function scopeOf(handle: ToolHandle): ScopeShape {
   return { uuid: handle.uuid, name: handle.name, category: "tool", parentUuid: handle.parentUuid, attributes: handle.attributes };
