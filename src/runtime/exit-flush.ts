@@ -3,17 +3,44 @@ export interface ExitFlushTarget {
   flushOnExit(): Promise<void>;
 }
 
-// Weak: a runtime the app has dropped (tests create thousands) is not kept alive by this list.
-const targets = new Set<WeakRef<ExitFlushTarget>>();
-let installed = false;
+/** What delivers its queued events synchronously when the process exits. */
+export interface ExitDrainTarget {
+  drainOnExit(): void;
+}
 
-function onBeforeExit(): void {
-  for (const ref of targets) {
-    const target = ref.deref();
-    if (target === undefined) targets.delete(ref);
-    else void target.flushOnExit();
+/**
+ * Weak: a runtime the app has dropped (tests create thousands) is not kept alive by this list,
+ * and the entries of collected ones are pruned as the list grows.
+ */
+class WeakTargets<T extends object> {
+  private readonly refs = new Set<WeakRef<T>>();
+  private pruneAt = 64;
+
+  add(target: T): () => void {
+    const ref = new WeakRef(target);
+    this.refs.add(ref);
+    if (this.refs.size >= this.pruneAt) {
+      for (const entry of this.refs) if (entry.deref() === undefined) this.refs.delete(entry);
+      this.pruneAt = Math.max(64, this.refs.size * 2);
+    }
+    return () => {
+      this.refs.delete(ref);
+    };
+  }
+
+  *live(): Generator<T> {
+    for (const ref of this.refs) {
+      const target = ref.deref();
+      if (target === undefined) this.refs.delete(ref);
+      else yield target;
+    }
   }
 }
+
+const flushTargets = new WeakTargets<ExitFlushTarget>();
+const drainTargets = new WeakTargets<ExitDrainTarget>();
+let flushInstalled = false;
+let drainInstalled = false;
 
 /**
  * Flushes `target` when the event loop runs dry (`beforeExit`), so a program that ends without
@@ -23,33 +50,13 @@ function onBeforeExit(): void {
  * what is still queued then). Returns the remover.
  */
 export function flushOnExit(target: ExitFlushTarget): () => void {
-  const ref = new WeakRef(target);
-  targets.add(ref);
-  if (!installed) {
-    installed = true;
-    process.on("beforeExit", onBeforeExit);
+  if (!flushInstalled) {
+    flushInstalled = true;
+    process.on("beforeExit", () => {
+      for (const live of flushTargets.live()) void live.flushOnExit();
+    });
   }
-  return () => {
-    targets.delete(ref);
-  };
-}
-
-/** What delivers its queued events synchronously when the process exits. */
-export interface ExitDrainTarget {
-  drainOnExit(): void;
-}
-
-const drainTargets = new Set<WeakRef<ExitDrainTarget>>();
-let drainInstalled = false;
-
-function onExit(): void {
-  for (const ref of drainTargets) {
-    try {
-      ref.deref()?.drainOnExit();
-    } catch {
-      // nothing here may keep the process from exiting
-    }
-  }
+  return flushTargets.add(target);
 }
 
 /**
@@ -59,13 +66,17 @@ function onExit(): void {
  * registered later (a sink created afterwards) is appended behind it. Returns the remover.
  */
 export function drainOnExit(target: ExitDrainTarget): () => void {
-  const ref = new WeakRef(target);
-  drainTargets.add(ref);
   if (!drainInstalled) {
     drainInstalled = true;
-    process.prependListener("exit", onExit);
+    process.prependListener("exit", () => {
+      for (const live of drainTargets.live()) {
+        try {
+          live.drainOnExit();
+        } catch {
+          // nothing here may keep the process from exiting
+        }
+      }
+    });
   }
-  return () => {
-    drainTargets.delete(ref);
-  };
+  return drainTargets.add(target);
 }

@@ -94,7 +94,7 @@ export class RuntimeCore {
     this.pricing = options.pricing === undefined ? undefined : loadPricingCatalog(options.pricing);
     this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
     this.clock = new MonotonicClock(options.clock ?? systemClock);
-    this.idGenerator = options.idGenerator ?? (() => uuidv7());
+    this.idGenerator = options.idGenerator ?? uuidv7;
     const maxQueueSize = options.maxQueueSize ?? 10_000;
     if (!Number.isSafeInteger(maxQueueSize) || maxQueueSize < 1) {
       throw new TypeError("maxQueueSize must be a positive integer");
