@@ -13,7 +13,9 @@ import {
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { afterEach, describe, expect, it, vi } from "vitest";
 import { OtelExporter, type OtelExporterOptions } from "../exporters/otel/index.js";
+import { MAX_CONCURRENT_EXPORTS } from "../exporters/otel/span-batcher.js";
 import { RecordingSpanExporter } from "../exporters/testing/index.js";
+import { HeldSpanExporter } from "./support/held-span-exporter.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 import { attributesOf, spansOf, startOtlpReceiver, type OtlpReceiver } from "./support/otlp.js";
 
@@ -204,11 +206,14 @@ describe("standard variables", () => {
   it("OTEL_BSP_MAX_QUEUE_SIZE bounds the queue: spans past it are dropped and counted", async () => {
     vi.stubEnv("OTEL_BSP_MAX_QUEUE_SIZE", "1");
     vi.stubEnv("OTEL_BSP_SCHEDULE_DELAY", "60000");
-    const { spanExporter, spans } = memory();
-    const exporter = await oneTrace({ projection: "full", spanExporter }, 3);
-    expect(spans.length).toBeLessThan(6);
-    expect(exporter.diagnostics().find((d) => d.code === "otel.spans_dropped")?.count).toBeGreaterThan(0);
+    const collector = new HeldSpanExporter(); // never answers: requests stay in flight
+    const exporter = await oneTrace({ projection: "full", spanExporter: collector, timeoutMillis: 200 }, MAX_CONCURRENT_EXPORTS);
+    // 2 spans per run; batches of 1 fill every slot, one span waits in the queue, the rest are dropped
+    expect(collector.requests.length).toBe(MAX_CONCURRENT_EXPORTS + 1);
+    expect(collector.requests.every((r) => r.length === 1)).toBe(true);
+    expect(exporter.diagnostics().find((d) => d.code === "otel.spans_dropped")?.count).toBe(MAX_CONCURRENT_EXPORTS - 1);
   });
+
 
   it("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT cuts long strings; OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT caps the attribute count", async () => {
     vi.stubEnv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "6");

@@ -2,7 +2,10 @@ import { SpanStatusCode, type Attributes } from "@opentelemetry/api";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { describe, expect, it } from "vitest";
 import { flattenInto, UNENDED_SPAN_DESCRIPTION } from "../exporters/otel/index.js";
+import { OtelExporter } from "../exporters/otel/index.js";
+import { MAX_CONCURRENT_EXPORTS } from "../exporters/otel/span-batcher.js";
 import { SpanCapture } from "../exporters/testing/index.js";
+import { HeldSpanExporter } from "./support/held-span-exporter.js";
 import type { ProjectionName } from "../exporters/otel/index.js";
 import { recordPropagatedParent } from "../src/events/propagation-table.js";
 import type { AtofEvent } from "../src/events/types.js";
@@ -219,15 +222,23 @@ describe("shutdown with open spans", () => {
     expect(() => capture.onEvent(start({ uuid: K, name: "x", at: ts("0.000009") }))).not.toThrow();
   });
 
-  it("drops spans beyond maxQueueSize and counts them", async () => {
-    const capture = new SpanCapture({ projection: "full", maxQueueSize: 2 });
-    for (let i = 0; i < 5; i++) {
-      const id = `019ca945-3000-7000-8000-00000000000${i}`;
-      capture.onEvent(start({ uuid: id, name: `s${i}`, at: ts("0.000001") }));
-      capture.onEvent(end({ uuid: id, name: `s${i}`, at: ts("0.000002") }));
+  it("drops spans beyond maxQueueSize and counts them, once every export request is in flight", async () => {
+    const collector = new HeldSpanExporter();
+    const exporter = new OtelExporter({ projection: "full", spanExporter: collector, maxQueueSize: 2, scheduledDelayMillis: 60_000 });
+    const total = MAX_CONCURRENT_EXPORTS * 2 + 4;
+    for (let i = 0; i < total; i++) {
+      const id = `019ca945-3000-7000-8000-${String(i).padStart(12, "0")}`;
+      exporter.onEvent(start({ uuid: id, name: `s${i}`, at: ts("0.000001") }));
+      exporter.onEvent(end({ uuid: id, name: `s${i}`, at: ts("0.000002") }));
     }
-    // s0+s1 fill a batch that leaves at once; s2+s3 wait in the queue; s4 finds it full
-    expect((await capture.spans()).map((s) => s.name)).toEqual(["s0", "s1", "s2", "s3"]);
-    expect(capture.exporter.diagnostics()).toContainEqual(expect.objectContaining({ code: "otel.spans_dropped", count: 1 }));
+    // the collector is silent: each full batch of 2 left as its own request until every slot was
+    // taken, the next 2 spans wait in the queue, the last 2 find it full
+    expect(collector.inFlight).toBe(MAX_CONCURRENT_EXPORTS);
+    expect(exporter.diagnostics()).toContainEqual(expect.objectContaining({ code: "otel.spans_dropped", count: 2 }));
+    collector.release(); // the collector answers: a freed slot takes the queued batch
+    await exporter.forceFlush();
+    expect(collector.spans.map((s) => s.name)).toEqual(Array.from({ length: total - 2 }, (_, i) => `s${i}`));
   });
+
+
 });

@@ -9,7 +9,8 @@ import { fileURLToPath } from "node:url";
  */
 export async function startOtlpReceiver() {
   const file = fileURLToPath(new URL("../child/otlp-receiver.mjs", import.meta.url));
-  const child = fork(file, [], { stdio: ["ignore", "inherit", "inherit", "ipc"] });
+  // No inherited execArgv: a parent run with -e or --cpu-prof must not pass them on.
+  const child = fork(file, [], { execArgv: [], stdio: ["ignore", "inherit", "inherit", "ipc"] });
   const port = await new Promise((resolve, reject) => {
     child.once("message", (m) => resolve(m.port));
     child.once("exit", (code) => reject(new Error(`OTLP receiver exited with ${code}`)));

@@ -16,7 +16,7 @@ export const OTLP_QUEUE = { maxQueueSize: 131_072, maxExportBatchSize: 512, sche
  */
 export async function otlpTraceExporter(url) {
   const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
-  return new OTLPTraceExporter({ url, concurrencyLimit: OTLP_QUEUE.maxQueueSize / OTLP_QUEUE.maxExportBatchSize });
+  return new OTLPTraceExporter({ url, concurrencyLimit: Math.max(30, Math.ceil(OTLP_QUEUE.maxQueueSize / OTLP_QUEUE.maxExportBatchSize)) });
 }
 
 const NS = "nemo_relay";
@@ -65,14 +65,27 @@ export function createRawFullTool() {
 /** The same raw span through the OTLP/HTTP protobuf exporter relaytrace's OTLP variant uses, to `url`. */
 export async function createRawOtlpTool(url) {
   const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(await otlpTraceExporter(url), OTLP_QUEUE)] });
-  return { call: fullAttributeTool(provider.getTracer("bench-raw")), flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  // The SDK drops silently; a failed flush is counted here, missing spans at the receiver.
+  let failedFlushes = 0;
+  const flush = () => provider.forceFlush().catch(() => void failedFlushes++);
+  return { call: fullAttributeTool(provider.getTracer("bench-raw")), flush, failures: () => failedFlushes, shutdown: () => provider.shutdown().catch(() => void failedFlushes++) };
 }
 
-/** `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds), as ATOF timestamps are written. */
+let cachedSecond = -1;
+let cachedPrefix = "";
+
+/**
+ * `YYYY-MM-DDTHH:MM:SS.ffffffZ` (microseconds), as ATOF timestamps are written; the date and
+ * time of day are formatted once per second, as any sink writing many events a second would.
+ */
 function timestampMicros() {
   const micros = Math.floor((performance.timeOrigin + performance.now()) * 1000);
-  const iso = new Date(Math.floor(micros / 1000)).toISOString();
-  return `${iso.slice(0, 23)}${String(micros % 1000).padStart(3, "0")}Z`;
+  const second = Math.floor(micros / 1e6);
+  if (second !== cachedSecond) {
+    cachedSecond = second;
+    cachedPrefix = new Date(second * 1000).toISOString().slice(0, 19);
+  }
+  return `${cachedPrefix}.${String(micros % 1e6).padStart(6, "0")}Z`;
 }
 
 /**

@@ -45,7 +45,7 @@ export async function runToolVariants(builds, names, cfg) {
   const expected = callsMade(cfg);
   for (const [key] of named) {
     const isOtlp = otlpKeys.has(key);
-    const check = { drops: dropsOf(holders[key]?.runtime) };
+    const check = { drops: dropsOf(holders[key]?.runtime) + (holders[key]?.failures?.() ?? 0) };
     if (isOtlp) {
       check.expectedSpans = expected;
       check.receivedSpans = received[key]?.spans ?? 0;

@@ -47,11 +47,13 @@ export async function runOverhead(api, cfg) {
 const validity = (c) => {
   if (!c) return "—";
   if (c.valid) return c.expectedSpans !== undefined ? `ok, ${c.receivedSpans.toLocaleString("en-US")} spans received` : "ok";
-  const lost = c.expectedSpans !== undefined ? `, ${c.receivedSpans.toLocaleString("en-US")}/${c.expectedSpans.toLocaleString("en-US")} spans received` : "";
-  return `INVALID: ${c.drops.toLocaleString("en-US")} dropped${lost}`;
+  const parts = [];
+  if (c.drops) parts.push(`${c.drops.toLocaleString("en-US")} dropped`);
+  if (c.expectedSpans !== undefined) parts.push(`${c.receivedSpans.toLocaleString("en-US")}/${c.expectedSpans.toLocaleString("en-US")} spans received`);
+  return `INVALID: ${parts.join(", ")}`;
 };
 
-export const targetVerdict = (t) => (t.invalid?.length ? `INVALID (${t.invalid.join(", ")} dropped)` : verdict(t.met));
+export const targetVerdict = (t) => (t.invalid?.length ? `INVALID (${t.invalid.join(", ")} lost spans)` : verdict(t.met));
 
 export function formatOverhead(result) {
   const lines = [];

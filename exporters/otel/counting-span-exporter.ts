@@ -5,21 +5,14 @@ import { countedExport, type ExportResult } from "./counted-export.js";
 
 const SPAN_CODES = { failed: "otel.export_failed", lost: "otel.spans_not_exported", what: "span" };
 
-/**
- * Wraps the real SpanExporter so failed exports are counted in diagnostics instead of
- * surfacing in the app, and so the exporter can tell how many spans left the batch queue.
- */
+/** Wraps the real SpanExporter so failed exports are counted in diagnostics instead of surfacing in the app. */
 export class CountingSpanExporter implements SpanExporter {
-  /** Spans handed to `export` so far: the processor queue length is `enqueued - handedOff`. */
-  handedOff = 0;
-
   constructor(
     private readonly inner: SpanExporter,
     private readonly diagnostics: DiagnosticCounter,
   ) {}
 
   export(spans: ReadableSpan[], resultCallback: (result: ExportResult) => void): void {
-    this.handedOff += spans.length;
     countedExport((done) => this.inner.export(spans, done), spans.length, resultCallback, this.diagnostics, SPAN_CODES);
   }
 

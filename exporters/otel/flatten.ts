@@ -38,8 +38,12 @@ export function attributeKey(prefix: string, key: string): string {
 }
 
 // Events reach exporters deep-frozen, so the JSON text of one of their objects never changes:
-// it is computed once even when several attributes (data and its input alias) need it.
+// a large one (an LLM body) is serialized once even when several attributes or exporters need it.
+// Small texts are not remembered: a WeakMap entry costs more (set plus ephemeron GC work) than
+// serializing a small object again, and most payloads are serialized once per span anyway.
 const jsonCache = new WeakMap<object, string>();
+/** Texts at least this long are remembered. */
+export const JSON_CACHE_MIN_LENGTH = 1024;
 
 function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined): void {
   if (value === null || value === undefined) return;
@@ -56,10 +60,11 @@ function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined
   }
 }
 
-/** JSON text of a value, tolerant of anything (never throws); remembered for frozen event objects. */
+/** JSON text of a value, tolerant of anything (never throws); large texts of frozen event objects are remembered. */
 export function jsonText(value: unknown): string {
-  const frozen = typeof value === "object" && value !== null && Object.isFrozen(value);
-  if (frozen) {
+  const isObject = typeof value === "object" && value !== null;
+  if (isObject) {
+    if (Array.isArray(value) && value.length === 0) return "[]";
     const cached = jsonCache.get(value);
     if (cached !== undefined) return cached;
   }
@@ -73,6 +78,6 @@ export function jsonText(value: unknown): string {
       return String(value);
     }
   }
-  if (frozen) jsonCache.set(value as object, text);
+  if (isObject && text.length >= JSON_CACHE_MIN_LENGTH && Object.isFrozen(value)) jsonCache.set(value as object, text);
   return text;
 }

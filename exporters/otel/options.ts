@@ -45,7 +45,7 @@ export interface OtelExporterOptions {
   spanExporter?: SpanExporter;
   /** Bound on each export request, on `forceFlush()` and on `shutdown()`; default 3000 ms. */
   timeoutMillis?: number;
-  /** Finished spans waiting for export; past it spans are dropped and counted. Default 2048. */
+  /** Finished spans waiting for export (batches in flight not included); past it spans are dropped and counted. Default 2048. */
   maxQueueSize?: number;
   /** Spans per export request; default 512 (never more than `maxQueueSize`). */
   maxExportBatchSize?: number;

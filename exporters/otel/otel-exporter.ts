@@ -61,7 +61,6 @@ export class OtelExporter implements Exporter {
   private readonly contentFilter: ContentFilter | undefined;
   /** `OTEL_SDK_DISABLED=true`: events are ignored and nothing is exported. */
   readonly disabled: boolean;
-  private enqueued = 0;
   private lastSeenUs = 0;
   private stopped = false;
   private shutdownPromise: Promise<void> | undefined;
@@ -114,6 +113,7 @@ export class OtelExporter implements Exporter {
   async forceFlush(): Promise<void> {
     await this.registrations.flushDelivery();
     await Promise.all([
+      this.pipeline?.batcher ? this.bounded(this.pipeline.batcher.forceFlush(), "otel.flush_failed") : undefined,
       this.pipeline?.processor ? this.bounded(this.pipeline.processor.forceFlush(), "otel.flush_failed") : undefined,
       this.logs ? this.bounded(this.logs.forceFlush(), "otel.logs_flush_failed") : undefined,
       this.metrics ? this.bounded(this.metrics.forceFlush(), "otel.metrics_flush_failed") : undefined,
@@ -144,10 +144,11 @@ export class OtelExporter implements Exporter {
       this.counter.recordError("otel.event_failed", error);
     }
     this.stopped = true;
-    const processor = this.pipeline?.processor;
+    const { batcher, processor } = this.pipeline ?? {};
     // An app's provider is the app's to shut down: relaytrace only flushes what it handed over.
     await Promise.all([
-      processor ? this.bounded(this.pipeline!.owned ? processor.shutdown() : processor.forceFlush(), "otel.shutdown_failed") : undefined,
+      batcher ? this.bounded(batcher.shutdown(), "otel.shutdown_failed") : undefined,
+      processor ? this.bounded(processor.forceFlush(), "otel.shutdown_failed") : undefined,
       this.logs ? this.bounded(this.logs.shutdown(), "otel.logs_shutdown_failed") : undefined,
       this.metrics ? this.bounded(this.metrics.shutdown(), "otel.metrics_shutdown_failed") : undefined,
     ]);
@@ -280,16 +281,13 @@ export class OtelExporter implements Exporter {
 
   /** Hands a sampled span to the span processor; relaytrace's own batch queue drops (and counts) when full. */
   private enqueue(span: ReadableSpan): void {
-    const pipeline = this.pipeline!;
-    if (pipeline.processor === undefined || (span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
-    if (pipeline.sink !== undefined) {
-      if (this.enqueued - pipeline.sink.handedOff >= pipeline.maxQueueSize) {
-        this.counter.record("otel.spans_dropped", "span dropped: the export queue is full");
-        return;
-      }
-      this.enqueued += 1;
+    if ((span.spanContext().traceFlags & TraceFlags.SAMPLED) === 0) return;
+    const { batcher, processor } = this.pipeline!;
+    if (batcher !== undefined) {
+      if (!batcher.offer(span)) this.counter.record("otel.spans_dropped", "span dropped: the export queue is full");
+    } else {
+      processor?.onEnd(span);
     }
-    pipeline.processor.onEnd(span);
   }
 
   private async bounded(work: Promise<void>, code: string): Promise<void> {

@@ -1,5 +1,4 @@
 import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
-import { BatchSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import { appPipelineOf } from "./app-provider.js";
 import { CountingSpanExporter } from "./counting-span-exporter.js";
@@ -19,6 +18,7 @@ import type { InstrumentationScope } from "./finished-span.js";
 import { MarkLogs } from "./mark-logs.js";
 import type { OtelExporterOptions } from "./options.js";
 import { SignalMetrics } from "./signal-metrics.js";
+import { SpanBatcher } from "./span-batcher.js";
 import type { SpanLimitSettings } from "./span-limits.js";
 import { logExporterFor, metricExporterFor, siblingUrl, spanExporterFor } from "./transport.js";
 
@@ -27,15 +27,12 @@ const OWNER = "OtelExporter";
 /** Where finished spans go, and the settings every span of this exporter shares. */
 export interface TracePipeline {
   resource: Resource;
-  /** Undefined when traces are switched off (`OTEL_TRACES_EXPORTER=none`). */
+  /** The app's span processor (`tracerProvider` given); spans then take the app's pipeline. */
   processor: SpanProcessor | undefined;
-  /** Set for relaytrace's own batch processor: how far its queue has drained (the app's has no such count). */
-  sink: CountingSpanExporter | undefined;
-  /** Whether relaytrace created the processor (and so shuts it down). */
-  owned: boolean;
+  /** relaytrace's own batch processor; undefined with an app provider or when traces are off (`OTEL_TRACES_EXPORTER=none`). */
+  batcher: SpanBatcher | undefined;
   sampler: Sampler;
   limits: SpanLimitSettings;
-  maxQueueSize: number;
   timeoutMillis: number;
 }
 
@@ -68,11 +65,9 @@ export function tracePipeline(options: OtelExporterOptions, endpoint: string | u
       return {
         resource: app.resource,
         processor: app.processor,
-        sink: undefined,
-        owned: false,
+        batcher: undefined,
         sampler: options.sampler ?? app.sampler ?? samplerFromEnv(problems),
         limits: app.limits,
-        maxQueueSize: Number.POSITIVE_INFINITY,
         timeoutMillis: options.timeoutMillis ?? 3000,
       };
     }
@@ -81,18 +76,22 @@ export function tracePipeline(options: OtelExporterOptions, endpoint: string | u
     const maxQueueSize = options.maxQueueSize ?? batch.maxQueueSize ?? 2048;
     // Code that names a destination chooses OTLP (or its own exporter); otherwise the variable decides.
     const choice = options.spanExporter !== undefined || endpoint !== undefined ? "otlp" : exporterFromEnv("traces", problems);
-    const common = { resource: ownResource(options), owned: true, sampler: options.sampler ?? samplerFromEnv(problems), limits: spanLimitsFromEnv(problems), maxQueueSize, timeoutMillis };
-    if (choice === "none") return { ...common, processor: undefined, sink: undefined };
+    const common = { resource: ownResource(options), processor: undefined, sampler: options.sampler ?? samplerFromEnv(problems), limits: spanLimitsFromEnv(problems), timeoutMillis };
+    if (choice === "none") return { ...common, batcher: undefined };
     const protocol: OtlpProtocol = options.protocol ?? protocolFromEnv(OWNER, "traces");
     const target = { url: endpoint, headers: options.headers, timeoutMillis };
     const sink = new CountingSpanExporter(options.spanExporter ?? spanExporterFor(choice, protocol, target), counter);
-    const processor = new BatchSpanProcessor(sink, {
-      maxQueueSize,
-      maxExportBatchSize: Math.min(options.maxExportBatchSize ?? batch.maxExportBatchSize ?? 512, maxQueueSize),
-      scheduledDelayMillis: options.scheduledDelayMillis ?? batch.scheduledDelayMillis ?? 5000,
-      exportTimeoutMillis: timeoutMillis,
-    });
-    return { ...common, processor, sink };
+    const batcher = new SpanBatcher(
+      sink,
+      {
+        maxQueueSize,
+        maxExportBatchSize: Math.min(options.maxExportBatchSize ?? batch.maxExportBatchSize ?? 512, maxQueueSize),
+        scheduledDelayMillis: options.scheduledDelayMillis ?? batch.scheduledDelayMillis ?? 5000,
+        exportTimeoutMillis: timeoutMillis,
+      },
+      counter,
+    );
+    return { ...common, batcher };
   } finally {
     reportProblems(problems, counter);
   }

@@ -13,6 +13,7 @@ export interface SpanLimitSettings {
  */
 export function applySpanLimits(attrs: Attributes, limits: SpanLimitSettings): number {
   const { valueLength, count } = limits;
+  if (valueLength === undefined && count === undefined) return 0; // the default: nothing to cut
   let dropped = 0;
   let kept = 0;
   for (const key of Object.keys(attrs)) {

@@ -1,0 +1,168 @@
+import { context } from "@opentelemetry/api";
+import { suppressTracing } from "@opentelemetry/core";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
+
+/** Export requests one exporter may have in flight at once (each up to `maxExportBatchSize` spans). */
+export const MAX_CONCURRENT_EXPORTS = 16;
+
+export interface SpanBatcherSettings {
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMillis: number;
+  exportTimeoutMillis: number;
+  maxConcurrentExports?: number;
+}
+
+/**
+ * relaytrace's own batch span processor. Like the SDK's BatchSpanProcessor it queues finished
+ * spans (at most `maxQueueSize`), sends full batches at once and partial ones after
+ * `scheduledDelayMillis`; unlike it, a full batch does not wait for the previous request to come
+ * back: up to MAX_CONCURRENT_EXPORTS requests are in flight. One request at a time cannot keep up
+ * with a fast sequential tool loop (a request needs several turns of the event loop, the loop
+ * fills a batch in a fraction of one), and the queue then overflows at rates real apps reach.
+ * A request that does not finish within `exportTimeoutMillis` frees its slot (counted).
+ * Memory is bounded: `maxQueueSize` queued spans plus the batches in flight.
+ */
+type PumpMode = "full" | "due";
+
+interface FlushWaiter {
+  /** Resolved once this many spans have been taken from the queue (and their requests answered). */
+  taken: number;
+  resolve: () => void;
+}
+
+export class SpanBatcher {
+  private queue: ReadableSpan[] = [];
+  private readonly inFlight = new Set<Promise<void>>();
+  /** Spans taken from the queue into requests so far. */
+  private taken = 0;
+  private readonly flushes: FlushWaiter[] = [];
+  private timer: NodeJS.Timeout | undefined;
+  private readonly maxConcurrent: number;
+  private stopped = false;
+  /** Set while pump runs: an export that finishes synchronously inside it must not recurse. */
+  private pumping = false;
+  private shutdownPromise: Promise<void> | undefined;
+
+  constructor(
+    private readonly exporter: SpanExporter,
+    private readonly settings: SpanBatcherSettings,
+    private readonly counter: DiagnosticCounter,
+  ) {
+    this.maxConcurrent = Math.max(1, settings.maxConcurrentExports ?? MAX_CONCURRENT_EXPORTS);
+  }
+
+  /** Queues a finished span; false when the queue is full (the caller counts the drop). */
+  offer(span: ReadableSpan): boolean {
+    if (this.stopped) return true; // after shutdown spans are ignored, as the SDK does
+    if (this.queue.length >= this.settings.maxQueueSize) return false;
+    this.queue.push(span);
+    if (this.queue.length >= this.settings.maxExportBatchSize) this.pump("full");
+    else if (this.timer === undefined) this.startTimer();
+    return true;
+  }
+
+  /**
+   * Sends everything queued now (still at most MAX_CONCURRENT_EXPORTS requests at a time: an
+   * OTLP exporter refuses more) and resolves when those requests have been answered.
+   */
+  forceFlush(): Promise<void> {
+    if (this.queue.length === 0 && this.inFlight.size === 0) return Promise.resolve();
+    return new Promise((resolve) => {
+      this.flushes.push({ taken: this.taken + this.queue.length, resolve });
+      this.pump("due");
+      this.settleFlushes();
+    });
+  }
+
+  /** Flushes, then shuts the exporter down; idempotent. */
+  shutdown(): Promise<void> {
+    this.shutdownPromise ??= this.forceFlush().then(() => {
+      this.stopped = true;
+      this.clearTimer();
+      return this.exporter.shutdown();
+    });
+    return this.shutdownPromise;
+  }
+
+  /** `full`: sends full batches while a slot is free; `due` (the delay passed, or a flush waits): also the partial last one. */
+  private pump(mode: PumpMode): void {
+    if (this.pumping) return; // the running loop re-checks the slots on every turn
+    this.pumping = true;
+    try {
+      const batch = this.settings.maxExportBatchSize;
+      while (this.queue.length >= batch && this.inFlight.size < this.maxConcurrent) this.send(this.take(batch));
+      if (mode === "due" && this.queue.length > 0 && this.inFlight.size < this.maxConcurrent) this.send(this.take(batch));
+    } finally {
+      this.pumping = false;
+    }
+    if (this.queue.length === 0) this.clearTimer();
+    else if (this.timer === undefined) this.startTimer();
+  }
+
+  /** Resolves each flush whose spans have all left, once the requests now in flight are answered. */
+  private settleFlushes(): void {
+    while (this.flushes.length > 0 && this.flushes[0]!.taken <= this.taken) {
+      const { resolve } = this.flushes.shift()!;
+      void Promise.all([...this.inFlight]).then(() => resolve());
+    }
+  }
+
+  private take(count: number): ReadableSpan[] {
+    this.taken += Math.min(count, this.queue.length);
+    if (this.queue.length <= count) {
+      const all = this.queue;
+      this.queue = [];
+      return all;
+    }
+    return this.queue.splice(0, count);
+  }
+
+  private send(spans: ReadableSpan[]): void {
+    let finish!: () => void;
+    const request = new Promise<void>((resolve) => {
+      let settled = false;
+      const timer = setTimeout(() => {
+        this.counter.record("otel.export_failed", `span export gave up after ${this.settings.exportTimeoutMillis} ms`);
+        finish();
+      }, this.settings.exportTimeoutMillis);
+      timer.unref();
+      finish = () => {
+        if (settled) return;
+        settled = true;
+        clearTimeout(timer);
+        this.inFlight.delete(request);
+        resolve();
+        this.pump(this.flushes.length > 0 ? "due" : "full"); // a freed slot takes the next batch
+        this.settleFlushes();
+      };
+    });
+    this.inFlight.add(request);
+    const run = (): void => {
+      try {
+        // The exporter's own requests must not become spans of an instrumented http client.
+        context.with(suppressTracing(context.active()), () => this.exporter.export(spans, () => finish()));
+      } catch (error) {
+        this.counter.recordError("otel.export_failed", error);
+        finish();
+      }
+    };
+    const resource = spans[0]?.resource;
+    if (resource?.asyncAttributesPending && resource.waitForAsyncAttributes) resource.waitForAsyncAttributes().then(run, run);
+    else run();
+  }
+
+  private startTimer(): void {
+    this.timer = setTimeout(() => {
+      this.timer = undefined;
+      this.pump("due");
+    }, this.settings.scheduledDelayMillis);
+    this.timer.unref();
+  }
+
+  private clearTimer(): void {
+    if (this.timer !== undefined) clearTimeout(this.timer);
+    this.timer = undefined;
+  }
+}
