@@ -93,6 +93,14 @@ describe.skipIf(!built)("process.exit() right after events were handed to the fi
     const lines = await wholeLines(path);
     expect(lines.map((l) => JSON.parse(l).uuid)).toEqual(Array.from({ length: 500 }, (_, i) => `m${i}`));
   });
+
+  it("also writes events handed over by 'exit' listeners that run after the sink's own (a runtime draining its queue)", async () => {
+    const path = join(dir, "exit-late.jsonl");
+    const child = startNode(EXIT_WRITER, [path, "3", "200"]);
+    expect((await child.exited).code).toBe(0);
+    const uuids = (await wholeLines(path)).map((l) => JSON.parse(l).uuid);
+    expect(uuids).toEqual([...["m0", "m1", "m2"], ...Array.from({ length: 200 }, (_, i) => `late${i}`)]);
+  });
 });
 
 function canMountTmpfs(): boolean {

@@ -1,12 +1,13 @@
-import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, writeSync } from "node:fs";
+import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, statSync, writeSync } from "node:fs";
 import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
-import { writeOnExit, type SyncWriter } from "./exit-writes.js";
+import { processExiting, writeOnExit, type SyncWriter } from "./exit-writes.js";
 import { wholeLinesIn, type LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
 import { repairTail } from "./tail-repair.js";
+import { claimWriter, describeHolder, processName, type WriterClaim } from "./writer-claim.js";
 
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
 
@@ -22,7 +23,8 @@ export interface FileSinkSettings {
 }
 
 /**
- * Appends lines to one file. Lines are buffered and written in batches one event-loop turn later,
+ * Appends lines to one file, as its only writer: within the process (path claims) and across
+ * processes (a claim file beside it, see writer-claim.ts). Lines are buffered and written in batches one event-loop turn later,
  * synchronously, so `process.exit()` can write what is left and no batch is ever half in flight.
  * A failed or short write is cut back to the last whole line: an event counted as dropped leaves
  * no bytes in the file. A torn last line an earlier (killed) writer left is repaired on open.
@@ -34,8 +36,14 @@ export class FileSink implements AtofSink, SyncWriter {
   private closed: Promise<void> | null = null;
   private readonly releaseClaim: () => void;
   private readonly stopExitWrite: () => void;
+  /** The cross-process claim: taken at construction, or at the first open when the directory did not exist yet. */
+  private writerClaim: WriterClaim | undefined;
+  private claimPending = true;
 
-  /** Throws when another sink of this process writes `filePath`, or when it is a symlink and `followSymlinks` is off. */
+  /**
+   * Throws when another sink of this process, or another live process, writes `filePath`, or when
+   * it is a symlink and `followSymlinks` is off.
+   */
   constructor(
     readonly filePath: string,
     private readonly settings: FileSinkSettings,
@@ -47,14 +55,21 @@ export class FileSink implements AtofSink, SyncWriter {
       throw new Error(`${owner}: ${filePath} is a symbolic link; the file sink does not follow links unless followSymlinks is true`);
     }
     this.releaseClaim = claimPath(filePath, owner);
+    try {
+      this.claimAcrossProcesses(false);
+    } catch (error) {
+      this.releaseClaim();
+      throw new Error(`${owner}: ${messageOf(error)}`);
+    }
     this.stopExitWrite = writeOnExit(this);
   }
 
   enqueue(text: string): boolean {
     if (!this.buffer.push(text)) return false;
     // An app that never yields to the event loop (a tight loop of tool calls) never lets the
-    // batched write run: past half the buffer, write now instead of dropping later.
-    if (this.buffer.pastHighWater) this.writeHeldLinesSync();
+    // batched write run: past half the buffer, write now instead of dropping later. While the
+    // process exits there is no later turn either.
+    if (this.buffer.pastHighWater || processExiting()) this.writeHeldLinesSync();
     else this.schedule();
     return true;
   }
@@ -75,6 +90,7 @@ export class FileSink implements AtofSink, SyncWriter {
   close(): Promise<void> {
     this.closed ??= this.flush().then(async () => {
       this.stopExitWrite();
+      this.writerClaim?.release();
       this.releaseClaim();
       const fd = this.fd;
       this.fd = null;
@@ -89,7 +105,13 @@ export class FileSink implements AtofSink, SyncWriter {
     return this.closed;
   }
 
-  /** Writes every held line now (also what the process 'exit' listener calls). Never throws. */
+  /** The process 'exit' listener: writes what is held, then gives the file up for the next writer. */
+  atExit(): void {
+    this.writeHeldLinesSync();
+    this.writerClaim?.release();
+  }
+
+  /** Writes every held line now. Never throws. */
   writeHeldLinesSync(): void {
     if (this.buffer.length === 0) return;
     let fd: number;
@@ -156,6 +178,7 @@ export class FileSink implements AtofSink, SyncWriter {
   private open(): number {
     if (this.fd !== null) return this.fd;
     makeDirectory(dirname(this.filePath));
+    if (this.claimPending) this.claimAcrossProcesses(true);
     const noFollow = this.settings.followSymlinks ? 0 : constants.O_NOFOLLOW;
     const overwrite = this.settings.mode === "overwrite" && !this.opened;
     if (!overwrite) this.repair();
@@ -178,6 +201,42 @@ export class FileSink implements AtofSink, SyncWriter {
     return fd;
   }
 
+  /**
+   * Takes the claim file beside the log; throws when a live process holds it. Without it, two
+   * processes would interleave or erase lines, and one's open-time repair could cut off the line
+   * the other is writing. Devices (/dev/null) need none; a directory that does not exist yet is
+   * claimed at the first open; a claim file that cannot be made there is a diagnostic.
+   */
+  private claimAcrossProcesses(atOpen: boolean): void {
+    if (!isRegularOrAbsent(this.filePath)) {
+      this.claimPending = false;
+      return;
+    }
+    const outcome = claimWriter(this.filePath);
+    if (outcome.status === "held") {
+      throw new Error(
+        `${this.filePath} is already written by another process: ${describeHolder(outcome)}; one writer per file ` +
+          "(give each process its own path: the default file name includes the pid)",
+      );
+    }
+    if (outcome.status === "unavailable") {
+      if (!atOpen) return; // the directory may not exist yet: try again at the first open
+      this.claimPending = false;
+      this.diagnostics.record(
+        "atof.claim_failed",
+        `${this.filePath}: could not create the writer claim beside it (${messageOf(outcome.error)}); another process writing this file would not be detected`,
+      );
+      return;
+    }
+    this.claimPending = false;
+    this.writerClaim = outcome.claim;
+    const stale = outcome.staleRemoved;
+    if (stale !== undefined) {
+      const whose = stale.holder === undefined ? "" : ` of ${processName(stale.holder)}`;
+      this.diagnostics.record("atof.stale_claim_removed", `${outcome.claim.claimPath}: took over the stale claim${whose} (${stale.reason})`);
+    }
+  }
+
   private repair(): void {
     const repaired = repairTail(this.filePath, this.settings.maxLineBytes, this.settings.followSymlinks);
     if (repaired === undefined) return;
@@ -186,6 +245,14 @@ export class FileSink implements AtofSink, SyncWriter {
         ? `removed ${repaired.bytes} bytes of an incomplete last line (a writer stopped mid-line)`
         : "added the missing line end after the last event";
     this.diagnostics.record("atof.torn_tail_repaired", `${this.filePath}: ${what}`);
+  }
+}
+
+function isRegularOrAbsent(path: string): boolean {
+  try {
+    return statSync(path).isFile();
+  } catch {
+    return true;
   }
 }
 
