@@ -39,6 +39,8 @@ export class FileSink implements AtofSink, SyncWriter {
   /** The cross-process claim: taken at construction, or at the first open when the directory did not exist yet. */
   private writerClaim: WriterClaim | undefined;
   private claimPending = true;
+  /** Where the file ends after this sink's last write; undefined until the first, and after a failure. */
+  private knownEnd: number | undefined;
 
   /**
    * Throws when another sink of this process, or another live process, writes `filePath`, or when
@@ -139,14 +141,18 @@ export class FileSink implements AtofSink, SyncWriter {
     let start = 0;
     let offset = 0;
     try {
-      start = fstatSync(fd).size;
+      // Where the file ends is needed only to cut back a failed write. As its claimed writer, the
+      // sink knows it from its own writes: no fstat per batch (a foreign append is caught below).
+      start = this.knownEnd ?? fstatSync(fd).size;
       while (offset < bytes.length) {
         const written = writeSync(fd, bytes, offset, bytes.length - offset);
         // A file that accepts nothing (some /proc and /sys entries) would make this loop spin.
         if (written <= 0) throw new Error(`${this.filePath} accepted no bytes`);
         offset += written;
       }
+      this.knownEnd = start + offset;
     } catch (err) {
+      this.knownEnd = undefined;
       this.cutBack(fd, bytes, lines, start, offset, err);
     }
   }
@@ -156,7 +162,8 @@ export class FileSink implements AtofSink, SyncWriter {
     const kept = wholeLinesIn(bytes, written);
     if (written > kept.bytes) {
       try {
-        // Only when the file ends where our batch ended: another process appending meanwhile must not lose its lines.
+        // Only when the file ends where our batch ended: another process appending meanwhile (during
+        // this write or since our last one) must not lose its lines.
         if (fstatSync(fd).size === start + written) ftruncateSync(fd, start + kept.bytes);
         else this.diagnostics.record("atof.write_failed", `${this.filePath}: a partial line could not be removed (the file grew meanwhile)`);
       } catch (truncateError) {
@@ -197,6 +204,7 @@ export class FileSink implements AtofSink, SyncWriter {
       throw new Error(`${this.filePath} is not a regular file`);
     }
     this.fd = fd;
+    this.knownEnd = undefined;
     this.opened = true;
     return fd;
   }
