@@ -72,7 +72,26 @@ export function summarizePayload(data: Json): string | undefined {
   return JSON.stringify(data);
 }
 
-/** Deep copy through JSON, so the document never aliases (frozen) event payloads. */
+let shareFrozen = false;
+
+/**
+ * Runs `fn` (synchronous) with `cloneJson` handing frozen values back as they are. For the
+ * exporter: delivered events are deep-frozen, and its documents are only validated, written and
+ * deep-copied by `toJSON()`, so sharing a payload cannot let anyone change it. `atofToAtif`
+ * called directly still copies, since its caller may edit the document it gets.
+ */
+export function sharingFrozenPayloads<T>(fn: () => T): T {
+  const previous = shareFrozen;
+  shareFrozen = true;
+  try {
+    return fn();
+  } finally {
+    shareFrozen = previous;
+  }
+}
+
+/** Deep copy through JSON, so the document never aliases (frozen) event payloads (see sharingFrozenPayloads). */
 export function cloneJson<T extends Json | JsonObject>(value: T): T {
+  if (shareFrozen && typeof value === "object" && value !== null && Object.isFrozen(value)) return value;
   return JSON.parse(JSON.stringify(value)) as T;
 }

@@ -2,6 +2,7 @@ import type { Exporter } from "../../src/runtime/exporter.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { randomBytes } from "node:crypto";
+import { renameSync, writeFileSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { makeDirectory } from "../files/make-directory.js";
 import { join } from "node:path";
@@ -9,6 +10,7 @@ import type { AtofEvent } from "../../src/events/types.js";
 import type { Json } from "../../src/events/json.js";
 import { jsonText } from "../../src/events/json-text.js";
 import { atofToAtif } from "./project.js";
+import { sharingFrozenPayloads } from "./content.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";
 import { optionalBoolean, optionalNumber, optionalString, rejectUnknownKeys, requireObject } from "../option-checks.js";
@@ -30,6 +32,12 @@ export interface AtifExporterOptions {
 }
 
 const OWNER = "AtifExporter";
+/**
+ * A trajectory file up to this size is written synchronously, once per run: for a small file the
+ * thread-pool round trips of open, write, close and rename cost more CPU than the writes, and the
+ * event loop waits well under a millisecond. Larger ones are written asynchronously.
+ */
+const SYNC_WRITE_MAX_CHARS = 256 * 1024;
 const OPTION_KEYS = ["agent", "outputDirectory", "sessionId", "includeMarks", "framework", "maxRetained"] as const;
 const AGENT_KEYS = ["name", "version", "modelName", "toolDefinitions"] as const;
 
@@ -181,7 +189,7 @@ export class AtifExporter implements Exporter {
     if (!group || !group.relevant) return; // bounded memory: the collected events go with the group
     let trajectories: AtifTrajectory[];
     try {
-      trajectories = atofToAtif(group.events, this.options);
+      trajectories = sharingFrozenPayloads(() => atofToAtif(group.events, this.options));
     } catch (error) {
       this.report("atif.mapping_failed", error);
       return;
@@ -208,8 +216,15 @@ export class AtifExporter implements Exporter {
     const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${this.tempTag}${(++this.tempCount).toString(36)}.tmp`);
     try {
       makeDirectory(dir);
-      await writeFile(temp, `${jsonText(trajectory as unknown as Json, 2)}\n`, "utf8");
-      await rename(temp, target); // atomic within one directory: readers never see half a file
+      const text = `${jsonText(trajectory as unknown as Json, 2)}\n`;
+      // rename is atomic within one directory: readers never see half a file
+      if (text.length <= SYNC_WRITE_MAX_CHARS) {
+        writeFileSync(temp, text, "utf8");
+        renameSync(temp, target);
+      } else {
+        await writeFile(temp, text, "utf8");
+        await rename(temp, target);
+      }
       this.written.push(target);
       const max = this.config.maxRetained ?? 1000;
       if (this.written.length > max) this.written.splice(0, this.written.length - max);

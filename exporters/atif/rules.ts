@@ -32,7 +32,7 @@ export function checkTrajectoryRules(doc: unknown, path = ""): AtifViolation[] {
     const steps = node["steps"];
     if (Array.isArray(steps)) {
       if (steps.length === 0) out.push({ path: pointer(at, "steps"), message: "a trajectory needs at least one step" });
-      steps.forEach((step, index) => checkStep(step, index, pointer(pointer(at, "steps"), index), out));
+      steps.forEach((step, index) => checkStep(step, index, () => pointer(pointer(at, "steps"), index), out));
     }
     const subagents = node["subagent_trajectories"];
     if (Array.isArray(subagents)) stack.push({ subagents, path: at, next: 0, seen: new Set() });
@@ -61,22 +61,23 @@ export function checkTrajectoryRules(doc: unknown, path = ""): AtifViolation[] {
   return out;
 }
 
-function checkStep(step: unknown, index: number, path: string, out: AtifViolation[]): void {
+/** `stepPath` builds the step's pointer only when there is a violation to report (nearly never). */
+function checkStep(step: unknown, index: number, stepPath: () => string, out: AtifViolation[]): void {
   if (!isJsonObject(step)) return;
   if (typeof step["step_id"] === "number" && step["step_id"] !== index + 1) {
-    out.push({ path: pointer(path, "step_id"), message: `step_id must be ${index + 1} (steps are numbered 1..N), got ${step["step_id"]}` });
+    out.push({ path: pointer(stepPath(), "step_id"), message: `step_id must be ${index + 1} (steps are numbered 1..N), got ${step["step_id"]}` });
   }
   if ("timestamp" in step && !isIsoTimestamp(step["timestamp"])) {
-    out.push({ path: pointer(path, "timestamp"), message: "timestamp must be an ISO 8601 date-time" });
+    out.push({ path: pointer(stepPath(), "timestamp"), message: "timestamp must be an ISO 8601 date-time" });
   }
   const source = step["source"];
   if (source !== "agent") {
     for (const key of AGENT_ONLY) {
-      if (key in step) out.push({ path: pointer(path, key), message: `"${key}" is only allowed on agent steps (source is ${JSON.stringify(source)})` });
+      if (key in step) out.push({ path: pointer(stepPath(), key), message: `"${key}" is only allowed on agent steps (source is ${JSON.stringify(source)})` });
     }
   } else if (step["llm_call_count"] === 0) {
     for (const key of ["metrics", "reasoning_content"]) {
-      if (key in step) out.push({ path: pointer(path, key), message: `"${key}" is not allowed when llm_call_count is 0` });
+      if (key in step) out.push({ path: pointer(stepPath(), key), message: `"${key}" is not allowed when llm_call_count is 0` });
     }
   }
   const callIds = new Set<string>();
@@ -90,9 +91,9 @@ function checkStep(step: unknown, index: number, path: string, out: AtifViolatio
   if (!Array.isArray(results)) return;
   results.forEach((result, i) => {
     if (!isJsonObject(result)) return;
-    const resultPath = pointer(pointer(pointer(path, "observation"), "results"), i);
     const id = result["source_call_id"];
     if (typeof id === "string" && !callIds.has(id)) {
+      const resultPath = pointer(pointer(pointer(stepPath(), "observation"), "results"), i);
       out.push({ path: pointer(resultPath, "source_call_id"), message: `source_call_id "${id}" matches no tool_call_id of the same step` });
     }
   });

@@ -1,6 +1,6 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { Json } from "../../src/events/json.js";
-import { jsonText as deepJsonText } from "../../src/events/json-text.js";
+import { FROZEN_TEXT_MIN_LENGTH, frozenJsonTexts, jsonText as deepJsonText } from "../../src/events/json-text.js";
 
 /**
  * Writes `value` under `prefix`: objects give one attribute per top-level key, nested
@@ -38,12 +38,13 @@ export function attributeKey(prefix: string, key: string): string {
 }
 
 // Events reach exporters deep-frozen, so the JSON text of one of their objects never changes:
-// a large one (an LLM body) is serialized once even when several attributes or exporters need it.
+// a large one (an LLM body) is serialized once even when several attributes or exporters (the
+// ATOF line of an LLM event, through the process-wide table) need it.
 // Small texts are not remembered: a WeakMap entry costs more (set plus ephemeron GC work) than
 // serializing a small object again, and most payloads are serialized once per span anyway.
-const jsonCache = new WeakMap<object, string>();
+const jsonCache = frozenJsonTexts;
 /** Texts at least this long are remembered. */
-export const JSON_CACHE_MIN_LENGTH = 1024;
+export const JSON_CACHE_MIN_LENGTH = FROZEN_TEXT_MIN_LENGTH;
 
 function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined): void {
   if (value === null || value === undefined) return;

@@ -1,5 +1,6 @@
 import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "./atof-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
+import { sharedJsonText } from "./json-text.js";
 import { parseTimestamp } from "./timestamp.js";
 import { CANONICAL_EVENT, MARK_KEY_ORDER, SCOPE_KEY_ORDER, type AtofEvent, type DataSchema, type MarkEvent, type ScopeEvent } from "./types.js";
 
@@ -32,7 +33,10 @@ function unknownKeys(event: object, known: ReadonlySet<string>): string {
  * nulls; built by concatenation because this runs once per event on the exporter hot path.
  */
 export function serializeEvent(event: AtofEvent): string {
-  if ((event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] === true) return JSON.stringify(event);
+  const canonical = (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] === true;
+  // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
+  const sharedData = canonical && event.kind === "scope" && event.category === "llm";
+  if (canonical && !sharedData) return JSON.stringify(event);
   if (event.kind === "scope") {
     const e: ScopeEvent = event;
     return (
@@ -45,7 +49,7 @@ export function serializeEvent(event: AtofEvent): string {
       ',"attributes":' + j(e.attributes ?? []) +
       ',"category":' + j(e.category) +
       ',"category_profile":' + j(e.category_profile) +
-      ',"data":' + j(e.data) +
+      ',"data":' + (sharedData ? sharedJsonText(e.data) : j(e.data)) +
       ',"data_schema":' + j(e.data_schema) +
       ',"metadata":' + j(e.metadata) +
       unknownKeys(e, SCOPE_KEYS) +

@@ -96,3 +96,51 @@ export function jsonText(value: Json, indent = 0): string {
   for (const chunk of jsonTextChunks(value, indent)) out += chunk;
   return out;
 }
+
+/**
+ * JSON text of frozen objects, shared by every exporter in the process. Delivered events are
+ * deep-frozen and reach every subscriber as one object, so the text of one of their payloads
+ * never changes: an LLM body serialized for the ATOF line is not serialized again for the full
+ * projection's `data.content` attribute. Weakly held: the texts go with their events.
+ */
+export const frozenJsonTexts = new WeakMap<object, string>();
+/**
+ * Only texts at least this long are remembered: for a small object a WeakMap entry (the set, and
+ * the collector's work on it) costs more than serializing it again.
+ */
+export const FROZEN_TEXT_MIN_LENGTH = 1024;
+
+function remember(value: object, text: string): void {
+  if (text.length >= FROZEN_TEXT_MIN_LENGTH) frozenJsonTexts.set(value, text);
+}
+
+function memberText(value: Json): string {
+  if (value === null || typeof value !== "object" || !Object.isFrozen(value)) return JSON.stringify(value);
+  let text = frozenJsonTexts.get(value);
+  if (text === undefined) {
+    text = JSON.stringify(value);
+    remember(value, text);
+  }
+  return text;
+}
+
+/**
+ * `JSON.stringify(value)` of a frozen plain object, written from its members' shared texts (and
+ * remembered itself): the members (an LLM event's `headers` and `content`) are what the
+ * projections serialize on their own, one attribute per key. Anything else is stringified as is.
+ * Like `JSON.stringify`, it recurses: a caller that may meet very deep values catches RangeError.
+ */
+export function sharedJsonText(value: Json): string {
+  if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.isFrozen(value)) return JSON.stringify(value ?? null);
+  const known = frozenJsonTexts.get(value);
+  if (known !== undefined) return known;
+  let text = "{";
+  for (const key of Object.keys(value)) {
+    const member = value[key];
+    if (member === undefined) continue;
+    text += `${text.length > 1 ? "," : ""}${JSON.stringify(key)}:${memberText(member)}`;
+  }
+  text += "}";
+  remember(value, text);
+  return text;
+}

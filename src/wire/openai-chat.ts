@@ -43,9 +43,9 @@ function toolCall(raw: Dict, where: string, strict: boolean): WireToolCall | und
   // Some compatible servers send the arguments as an object rather than JSON text.
   const args = fn.arguments ?? (fn === raw ? raw.input : undefined);
   const call: WireToolCall = { id: id ?? "", name: name ?? "", arguments: argumentsText(args), input: argumentsValue(args) };
-  const extra: JsonObject = {};
-  for (const [k, v] of Object.entries(raw)) if (!CALL_KEYS.has(k)) extra[k] = v as Json;
-  if (Object.keys(extra).length > 0) call.extra = extra;
+  let extra: JsonObject | undefined;
+  for (const k of Object.keys(raw)) if (!CALL_KEYS.has(k)) (extra ??= {})[k] = raw[k] as Json;
+  if (extra !== undefined) call.extra = extra;
   return call;
 }
 

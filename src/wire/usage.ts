@@ -34,10 +34,14 @@ export function buildUsage(raw: unknown, counts: UsageCounts, consumed: readonly
       break;
     }
   }
-  const skip = new Set([...consumed, ...COST_KEYS]);
-  const extra: JsonObject = {};
-  for (const [k, v] of Object.entries(raw)) if (!skip.has(k) && v !== undefined) extra[k] = structuredClone(v) as Json;
-  if (Object.keys(extra).length > 0) usage.extra = extra;
+  let extra: JsonObject | undefined;
+  for (const k of Object.keys(raw)) {
+    const v = raw[k];
+    if (v === undefined || consumed.includes(k) || COST_KEYS.includes(k)) continue;
+    // A copy keeps the decoded usage apart from a body that may still change; a frozen value cannot.
+    (extra ??= {})[k] = (typeof v === "object" && v !== null && !Object.isFrozen(v) ? structuredClone(v) : v) as Json;
+  }
+  if (extra !== undefined) usage.extra = extra;
   return usage;
 }
 
