@@ -1,4 +1,4 @@
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { pathToFileURL } from "node:url";
@@ -51,5 +51,39 @@ describe("a program that never calls shutdown still delivers its spans", () => {
   it("and a program that does call shutdown delivers them once, not twice", async () => {
     const { names } = await run("await runtime.shutdown();");
     expect(names).toEqual(["add", "exiting-agent"]);
+  });
+});
+
+describe("process.exit() in the same turn as the events", () => {
+  it("the ATOF file gets every event emitted before process.exit(), including those still queued", async () => {
+    dir = await mkdtemp(join(tmpdir(), "relaytrace-exit-"));
+    const file = join(dir, "run.jsonl");
+    const script = join(dir, "program.mjs");
+    // Everything below runs in one synchronous turn: no event has been delivered when exit() is called.
+    await writeFile(
+      script,
+      `
+import { createRuntime } from ${JSON.stringify(dist("src/index.js"))};
+import { AtofExporter } from ${JSON.stringify(dist("exporters/index.js"))};
+const runtime = createRuntime();
+new AtofExporter({ type: "file", path: ${JSON.stringify(file)}, mode: "overwrite" }).register(runtime);
+const agent = runtime.pushScope("exiting-agent", { category: "agent" });
+void runtime.executeTool("add", { a: 1, b: 2 }, () => ({ result: 3 }));
+runtime.mark("last-words", { data: { n: 1 } });
+runtime.popScope(agent);
+process.exit(0);
+`,
+    );
+    const child = startNode(script, []);
+    const { code } = await child.exited;
+    expect(code, child.stderr()).toBe(0);
+    const events = (await readFile(file, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { name: string; kind: string; scope_category?: string });
+    expect(events.map((e) => `${e.name}:${e.scope_category ?? e.kind}`)).toEqual([
+      "exiting-agent:start",
+      "add:start",
+      "add:end",
+      "last-words:mark",
+      "exiting-agent:end",
+    ]);
   });
 });

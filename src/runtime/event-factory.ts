@@ -5,9 +5,11 @@ import { ATOF_VERSION } from "../events/types.js";
 import { redactUrlsInText } from "../wire/urls.js";
 import { RelaytraceError } from "./errors.js";
 import { cancellationMessage, type ManagedKind } from "./cancellation.js";
+import { FrozenJson } from "./json-safe.js";
 
 const FLAG = /^[a-z0-9._-]+$/;
-const EMPTY: string[] = [];
+// Frozen here, once per handle, rather than at each event's delivery.
+const EMPTY = Object.freeze([]) as readonly string[] as string[];
 
 /** Lowercase, sorted, deduplicated flags; a flag outside `[a-z0-9._-]+` is a TypeError. */
 export function normalizeAttributes(attributes: readonly string[] | undefined): string[] {
@@ -17,8 +19,8 @@ export function normalizeAttributes(attributes: readonly string[] | undefined): 
       throw new TypeError(`attribute flag ${JSON.stringify(flag)} must match [a-z0-9._-]+`);
     }
   }
-  if (attributes.length === 1) return [attributes[0]!];
-  return [...new Set(attributes)].sort();
+  if (attributes.length === 1) return Object.freeze([attributes[0]!]) as readonly string[] as string[];
+  return Object.freeze([...new Set(attributes)].sort()) as readonly string[] as string[];
 }
 
 /** End metadata: end keys win; when either side is not an object, the end value replaces it. */
@@ -27,6 +29,14 @@ export function shallowMerge(base: Json, extra: Json | undefined): Json {
   if (isJsonObject(base) && isJsonObject(extra)) return { ...base, ...extra };
   if (base === null && isJsonObject(extra)) return { ...extra };
   return extra;
+}
+
+/** The end metadata of a successful managed call without metadata of its own: shared, never copied. */
+const OK_ONLY = new FrozenJson<JsonObject>({ [META_STATUS_CODE]: "OK" });
+
+/** `okMetadata` for an event field: the shared frozen constant when there is no base metadata. */
+export function okEndMetadata(base: Json): Json | FrozenJson<JsonObject> {
+  return base === null ? OK_ONLY : okMetadata(base);
 }
 
 export function okMetadata(base: Json): Json {

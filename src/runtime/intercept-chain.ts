@@ -11,13 +11,29 @@ export interface LayerOutcome extends ToolExecutionResult {
   marks: PendingMarkSpec[];
 }
 
-type Layer = (args: Json) => Promise<LayerOutcome>;
+type Layer = (args: Json) => LayerOutcome | Promise<LayerOutcome>;
 
-function withMarks(result: ToolExecutionResult, marks: PendingMarkSpec[]): LayerOutcome {
+/** Shared, never mutated: a layer without marks. */
+const NO_MARKS: PendingMarkSpec[] = [];
+
+/** A settled result as the chain passes it on (annotation and pending request kept when present). */
+export function withMarks(result: ToolExecutionResult, marks: PendingMarkSpec[]): LayerOutcome {
   const out: LayerOutcome = { result: result.result, marks };
   if (result.annotation !== undefined) out.annotation = result.annotation;
   if (result.pending !== undefined) out.pending = result.pending;
   return out;
+}
+
+/** What a continuation (and, at the top, the app) gets: the outcome without the marks, which the layer keeps aside. */
+export function withoutMarks(outcome: LayerOutcome): ToolExecutionResult {
+  const out: ToolExecutionResult = { result: outcome.result };
+  if (outcome.annotation !== undefined) out.annotation = outcome.annotation;
+  if (outcome.pending !== undefined) out.pending = outcome.pending;
+  return out;
+}
+
+function baseOutcome(value: unknown): LayerOutcome {
+  return withMarks(toToolResult(value), NO_MARKS);
 }
 
 /**
@@ -32,8 +48,10 @@ export function buildToolChain(
   info: ToolExecutionInfo,
   context: ScopeContext,
 ): Layer {
-  let current: Layer = async (args) => {
-    return withMarks(toToolResult(await base(args)), []);
+  // The tool itself gets no async wrapper: its value is checked when it settles.
+  let current: Layer = (args) => {
+    const value = base(args);
+    return isThenable(value) ? Promise.resolve(value).then(baseOutcome) : baseOutcome(value);
   };
   for (let i = intercepts.length - 1; i >= 0; i--) {
     const intercept = intercepts[i]!;
@@ -48,13 +66,13 @@ export function buildToolChain(
         }
         const seq = calls++;
         const snapshot: ScopeContext = { stack: context.stack.snapshot(), activeEventUuid: context.activeEventUuid, propagatedRootUuid: context.propagatedRootUuid };
-        const outcome = await runInScopeContext(snapshot, () => downstream(nextArgs));
-        batches.push({ seq, marks: outcome.marks });
-        const { marks: _marks, ...result } = outcome;
-        return result;
+        const outcome = await runInScopeContext(snapshot, downstream, nextArgs);
+        if (outcome.marks.length > 0) batches.push({ seq, marks: outcome.marks });
+        return withoutMarks(outcome);
       };
       try {
         const outcome = toInterceptOutcome(await intercept.callback(args, next, info), intercept.name);
+        if (batches.length === 0) return withMarks(outcome, outcome.pendingMarks.length === 0 ? NO_MARKS : [...outcome.pendingMarks]);
         if (batches.length > 1) batches.sort((a, b) => a.seq - b.seq);
         const marks: PendingMarkSpec[] = [];
         for (const batch of batches) for (const mark of batch.marks) marks.push(mark);
@@ -66,4 +84,8 @@ export function buildToolChain(
     };
   }
   return current;
+}
+
+function isThenable(value: unknown): value is PromiseLike<unknown> {
+  return typeof (value as PromiseLike<unknown> | null)?.then === "function";
 }

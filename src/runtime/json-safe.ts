@@ -69,9 +69,11 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
     note(issues, "nesting too deep");
     return DEPTH_MARKER;
   }
-  if (path.includes(obj)) {
-    note(issues, "cycle");
-    return CIRCULAR_MARKER;
+  for (let i = 0; i < path.length; i++) {
+    if (path[i] === obj) {
+      note(issues, "cycle");
+      return CIRCULAR_MARKER;
+    }
   }
   const isArray = Array.isArray(obj);
   // Plain objects and arrays (nearly every payload) skip the toJSON lookup up the prototype chain.
@@ -99,7 +101,9 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
     }
     const out: JsonObject = {};
     const record = obj as Record<string, unknown>;
-    for (const key of Object.keys(record)) {
+    const keys = Object.keys(record);
+    for (let i = 0; i < keys.length; i++) {
+      const key = keys[i]!;
       let v: unknown;
       try {
         v = record[key];
@@ -109,11 +113,18 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         out[key] = UNREADABLE_MARKER;
         continue;
       }
+      // Scalars are stored here rather than through `copy`: most payload values are scalars.
       switch (typeof v) {
         case "string":
         case "boolean":
           out[key] = v as string | boolean;
           continue;
+        case "number":
+          if (Number.isFinite(v)) {
+            out[key] = v as number;
+            continue;
+          }
+          break;
         case "undefined":
           continue;
         case "function":
@@ -121,13 +132,25 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
           note(issues, typeof v);
           continue;
         default:
-          out[key] = copy(v, depth + 1, path, issues, freeze);
+          break;
       }
+      out[key] = copy(v, depth + 1, path, issues, freeze);
     }
     if (freeze) Object.freeze(out);
     return out;
   } finally {
     path.pop();
+  }
+}
+
+/**
+ * A JSON value the runtime built itself from values it owns (strings, its own constants) and
+ * froze: an event takes it as it is, without a copy, where the field would be frozen anyway.
+ */
+export class FrozenJson<T extends Json = Json> {
+  readonly value: T;
+  constructor(value: T) {
+    this.value = deepFreeze(value);
   }
 }
 

@@ -40,12 +40,17 @@ export function toInterceptOutcome(value: unknown, interceptName: string): Requi
   const outcome = value as ToolExecutionInterceptOutcome;
   const checked = toToolResult(outcome, `execution intercept ${interceptName}`);
   const marks = outcome.pendingMarks;
-  if (marks === undefined || marks === null) return { ...checked, pendingMarks: NO_MARKS };
+  const out = checked as ToolExecutionResult & { pendingMarks: PendingMarkSpec[] };
+  if (marks === undefined || marks === null) {
+    out.pendingMarks = NO_MARKS;
+    return out;
+  }
   if (!Array.isArray(marks)) {
     throw new TypeError(`execution intercept ${interceptName}: pendingMarks must be an array of { name, ... } specs`);
   }
   marks.forEach((spec, i) => validatePendingMarkSpec(spec, `execution intercept ${interceptName}: pendingMarks[${i}]`));
-  return { ...checked, pendingMarks: marks };
+  out.pendingMarks = marks;
+  return out;
 }
 
 /** Shared, never mutated: an outcome without pending marks. */

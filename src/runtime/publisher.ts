@@ -38,10 +38,19 @@ export interface Route {
   subscribers: readonly RegistryEntry<Subscriber>[];
 }
 
-interface Publication extends Route {
+/** Which payload fields of a draft were frozen as they were copied (the rest is frozen at delivery). */
+export const FROZEN_PROFILE = 1;
+export const FROZEN_DATA = 2;
+export const FROZEN_METADATA = 4;
+
+interface Publication {
   event: DraftEvent;
+  route: Route;
   transform: Transform | undefined;
+  frozen: number;
 }
+
+type RouteKind = "mark" | "start" | "end";
 
 export interface PublisherRegistries {
   subscribers: Registry<Subscriber>;
@@ -105,9 +114,33 @@ export class Publisher {
 
   /**
    * What an event emitted from `stack` will pass through, snapshotted now; undefined when no
-   * subscriber is visible, in which case the event need not be built at all.
+   * subscriber is visible, in which case the event need not be built at all. Without scope-local
+   * registrations the route is the same from every stack: it is built once per change of the
+   * registrations (registries are copy-on-write, so a route keeps the arrays it saw).
    */
-  route(stack: ScopeStack, kind: "mark" | "start" | "end"): Route | undefined {
+  route(stack: ScopeStack, kind: RouteKind): Route | undefined {
+    const r = this.registries;
+    const sanitizers = kind === "mark" ? r.markSanitizers : kind === "start" ? r.scopeStartSanitizers : r.scopeEndSanitizers;
+    if (r.subscribers.hasScopeLocal || r.injectors.hasScopeLocal || r.nameSanitizers.hasScopeLocal || sanitizers.hasScopeLocal) {
+      return this.buildRoute(stack, kind);
+    }
+    // Versions only grow, so their sum changes whenever any of them does.
+    const version = r.subscribers.version + r.injectors.version + r.nameSanitizers.version + sanitizers.version;
+    const cache = this.routeCache[kind];
+    if (cache.version !== version) {
+      cache.version = version;
+      cache.route = this.buildRoute(stack, kind);
+    }
+    return cache.route;
+  }
+
+  private readonly routeCache: Record<RouteKind, { version: number; route: Route | undefined }> = {
+    mark: { version: -1, route: undefined },
+    start: { version: -1, route: undefined },
+    end: { version: -1, route: undefined },
+  };
+
+  private buildRoute(stack: ScopeStack, kind: RouteKind): Route | undefined {
     const subscribers = this.registries.subscribers.effective(stack);
     if (subscribers.length === 0) return undefined;
     const sanitizerRegistry =
@@ -119,12 +152,13 @@ export class Publisher {
     return { subscribers, injectors, sanitizers: sanitizerRegistry.effective(stack), names: this.registries.nameSanitizers.effective(stack) };
   }
 
-  publish(event: DraftEvent, route: Route, transform?: Transform): void {
+  /** Queues `event`; `frozen` says which payload fields were frozen as they were copied. */
+  publish(event: DraftEvent, route: Route, transform: Transform | undefined, frozen: number): void {
     if (this.queue.length - this.head >= this.maxQueueSize) {
       this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
       return;
     }
-    this.queue.push({ event, transform, ...route });
+    this.queue.push({ event, route, transform, frozen });
     this.enqueued++;
     if (this.draining) return; // the running drain picks it up
     const backlog = this.queue.length - this.head;
@@ -153,6 +187,15 @@ export class Publisher {
       await new Promise<void>((resolve) => this.waiters.push({ target, resolve }));
     }
     if (this.pendingPromises.size > 0) await Promise.allSettled([...this.pendingPromises]);
+  }
+
+  /**
+   * Delivers everything queued, now: the process is exiting. Called from inside a subscriber
+   * (one that called `process.exit()`) it delivers the rest too: that outer drain never resumes.
+   */
+  drainOnExit(): void {
+    this.draining = false;
+    this.drain();
   }
 
   private drain(): void {
@@ -187,6 +230,7 @@ export class Publisher {
 
   private deliver(publication: Publication): void {
     const event = publication.event;
+    const route = publication.route;
     this.callbackDepth++;
     try {
       if (publication.transform) {
@@ -197,13 +241,18 @@ export class Publisher {
           return;
         }
       }
-      if (publication.names.length > 0) this.sanitizeName(publication.names, event);
+      if (route.names.length > 0) this.sanitizeName(route.names, event);
       if (typeof event.timestamp === "number") event.timestamp = formatTimestamp(event.timestamp);
-      for (const injector of publication.injectors) this.inject(injector, event);
-      if (publication.sanitizers.length > 0) this.sanitize(publication.sanitizers, event);
+      for (const injector of route.injectors) this.inject(injector, event);
+      // Sanitizers replace all three payload fields with fresh copies.
+      let frozen = publication.frozen;
+      if (route.sanitizers.length > 0) {
+        this.sanitize(route.sanitizers, event);
+        frozen = 0;
+      }
       (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] = true;
-      const frozen = deepFreeze(event) as unknown as AtofEvent;
-      for (const subscriber of publication.subscribers) this.notify(subscriber, frozen);
+      const delivered = freezeEvent(event, frozen);
+      for (const subscriber of route.subscribers) this.notify(subscriber, delivered);
     } finally {
       this.callbackDepth--;
     }
@@ -306,6 +355,16 @@ export class Publisher {
     this.lastCallbackError = { registry, name, message };
     this.diagnostics.record(`${registry}_failed`, `${registry} ${name}: ${message}`);
   }
+}
+
+/** Freezes the event and whatever of its payload is not frozen yet, so no subscriber can change what the next one sees. */
+function freezeEvent(event: DraftEvent, frozen: number): AtofEvent {
+  if ((frozen & FROZEN_PROFILE) === 0) deepFreeze(event.category_profile);
+  if ((frozen & FROZEN_DATA) === 0) deepFreeze(event.data);
+  if ((frozen & FROZEN_METADATA) === 0) deepFreeze(event.metadata);
+  if (event.attributes !== undefined) deepFreeze(event.attributes);
+  if (event.data_schema !== null) deepFreeze(event.data_schema);
+  return Object.freeze(event) as unknown as AtofEvent;
 }
 
 function isInjectableValue(value: unknown): boolean {

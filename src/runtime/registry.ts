@@ -22,6 +22,7 @@ export class Registry<F> {
   private globals: RegistryEntry<F>[] = [];
   private locals: RegistryEntry<F>[] = [];
   private seq = 0;
+  private changes = 0;
 
   constructor(
     readonly family: string,
@@ -30,6 +31,16 @@ export class Registry<F> {
 
   get size(): number {
     return this.globals.length + this.locals.length;
+  }
+
+  /** Counts every change of the registrations: equal versions see the same entries from every stack without scope-local ones. */
+  get version(): number {
+    return this.changes;
+  }
+
+  /** Whether any scope-local entry exists (then what is visible depends on the stack). */
+  get hasScopeLocal(): boolean {
+    return this.locals.length > 0;
   }
 
   add(
@@ -66,6 +77,7 @@ export class Registry<F> {
     // Copy-on-write: snapshots taken at emit time keep the arrays they saw.
     if (entry.scopeUuid === undefined) this.globals = this.sorted([...this.globals, entry]);
     else this.locals = this.sorted([...this.locals, entry]);
+    this.changes++;
     return () => this.remove(entry);
   }
 
@@ -78,7 +90,10 @@ export class Registry<F> {
   removeScope(scopeUuid: string): void {
     if (this.locals.length === 0) return;
     const kept = this.locals.filter((e) => e.scopeUuid !== scopeUuid);
-    if (kept.length !== this.locals.length) this.locals = kept;
+    if (kept.length !== this.locals.length) {
+      this.locals = kept;
+      this.changes++;
+    }
   }
 
   /** The entries visible from `stack`, in run order. Returns a shared array: do not mutate. */
@@ -103,6 +118,7 @@ export class Registry<F> {
     const next = list.slice(0, index).concat(list.slice(index + 1));
     if (entry.scopeUuid === undefined) this.globals = next;
     else this.locals = next;
+    this.changes++;
     return true;
   }
 

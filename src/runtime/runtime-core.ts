@@ -11,9 +11,9 @@ import { uuidv7 } from "../events/uuid.js";
 import { DEFAULT_HEADER_POLICY, HeaderPolicy } from "../wire/credentials.js";
 import { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { JsonCopyIssues } from "./json-safe.js";
-import { toJsonSafe } from "./json-safe.js";
+import { FrozenJson, toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
-import { Publisher } from "./publisher.js";
+import { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE, Publisher } from "./publisher.js";
 import { Registry } from "./registry.js";
 import type { LlmStreamIntercept } from "./llm-stream.js";
 import type {
@@ -63,6 +63,10 @@ export class Registries {
   }
 }
 
+function frozenFields(profile: boolean, data: boolean, metadata: boolean): number {
+  return (profile ? FROZEN_PROFILE : 0) | (data ? FROZEN_DATA : 0) | (metadata ? FROZEN_METADATA : 0);
+}
+
 export interface ScopeShape {
   uuid: string;
   name: string;
@@ -90,7 +94,7 @@ export class RuntimeCore {
     this.pricing = options.pricing === undefined ? undefined : loadPricingCatalog(options.pricing);
     this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
     this.clock = new MonotonicClock(options.clock ?? systemClock);
-    this.idGenerator = options.idGenerator ?? (() => uuidv7());
+    this.idGenerator = options.idGenerator ?? uuidv7;
     const maxQueueSize = options.maxQueueSize ?? 10_000;
     if (!Number.isSafeInteger(maxQueueSize) || maxQueueSize < 1) {
       throw new TypeError("maxQueueSize must be a positive integer");
@@ -126,15 +130,23 @@ export class RuntimeCore {
     return this.registries.subscribers.effective(stack).length > 0;
   }
 
-  /** Copies an app payload into JSON, counting what had to change; `freeze` freezes the copy as it goes. */
-  copy(value: unknown, what: string, freeze = false): Json {
+  /**
+   * Copies an app payload into JSON, counting what had to change; `freeze` freezes the copy as it
+   * goes. A `FrozenJson` is taken as it is when the result is to be frozen anyway.
+   */
+  copy(value: unknown, what: string, freeze = false, field?: string): Json {
     if (value === null || value === undefined) return null;
+    if (value instanceof FrozenJson) {
+      if (freeze) return value.value;
+      value = value.value;
+    }
     const t = typeof value;
     if (t === "string" || t === "boolean") return value as Json;
     const issues: JsonCopyIssues = { count: 0 };
     const out = toJsonSafe(value, issues, freeze);
     if (issues.count > 0) {
-      this.diagnostics.record("payload_not_json", `${what}: ${issues.count} value(s) were not JSON (first: ${issues.first}); replaced`);
+      const subject = field === undefined ? what : `${what} ${field}`;
+      this.diagnostics.record("payload_not_json", `${subject}: ${issues.count} value(s) were not JSON (first: ${issues.first}); replaced`);
     }
     return out;
   }
@@ -144,13 +156,16 @@ export class RuntimeCore {
     scope: ScopeShape,
     phase: "start" | "end",
     timestampUs: number,
-    fields: { data: unknown; metadata: unknown; profile: JsonObject | null; dataSchema?: DataSchema | null },
+    fields: { data: unknown; metadata: unknown; profile: JsonObject | FrozenJson<JsonObject> | null; dataSchema?: DataSchema | null },
     transform?: Transform,
   ): void {
     const route = this.publisher.route(stack, phase);
     if (route === undefined) return; // nothing wants it: build nothing, run nothing
     // Payloads nobody will rewrite (no sanitizer, injector or transform) are frozen while copied.
     const untouched = route.sanitizers.length === 0;
+    const freezeData = untouched && transform === undefined;
+    const freezeMetadata = untouched && route.injectors.length === 0;
+    const schema = fields.dataSchema;
     const event: DraftEvent = {
       kind: "scope",
       scope_category: phase,
@@ -161,12 +176,12 @@ export class RuntimeCore {
       name: scope.name,
       attributes: scope.attributes as string[],
       category: scope.category,
-      category_profile: fields.profile === null ? null : (this.copy(fields.profile, `${scope.name} profile`, untouched) as JsonObject),
-      data: this.copy(fields.data, `${scope.name} data`, untouched && transform === undefined),
-      data_schema: fields.dataSchema ?? null,
-      metadata: this.copy(fields.metadata, `${scope.name} metadata`, untouched && route.injectors.length === 0),
+      category_profile: fields.profile === null ? null : (this.copy(fields.profile, scope.name, untouched, "profile") as JsonObject),
+      data: this.copy(fields.data, scope.name, freezeData, "data"),
+      data_schema: schema ? { name: schema.name, version: schema.version } : null,
+      metadata: this.copy(fields.metadata, scope.name, freezeMetadata, "metadata"),
     };
-    this.publisher.publish(event, route, transform);
+    this.publisher.publish(event, route, transform, frozenFields(untouched, freezeData, freezeMetadata));
   }
 
   emitMark(
@@ -186,6 +201,7 @@ export class RuntimeCore {
     const route = this.publisher.route(stack, "mark");
     if (route === undefined) return;
     const untouched = route.sanitizers.length === 0;
+    const freezeMetadata = untouched && route.injectors.length === 0;
     const event: DraftEvent = {
       kind: "mark",
       atof_version: ATOF_VERSION,
@@ -194,12 +210,12 @@ export class RuntimeCore {
       timestamp: mark.timestampUs,
       name: mark.name,
       category: mark.category,
-      category_profile: mark.profile === null ? null : (this.copy(mark.profile, `${mark.name} profile`, untouched) as JsonObject),
-      data: this.copy(mark.data, `${mark.name} data`, untouched),
+      category_profile: mark.profile === null ? null : (this.copy(mark.profile, mark.name, untouched, "profile") as JsonObject),
+      data: this.copy(mark.data, mark.name, untouched, "data"),
       data_schema: mark.dataSchema ? { name: mark.dataSchema.name, version: mark.dataSchema.version } : null,
-      metadata: this.copy(mark.metadata, `${mark.name} metadata`, untouched && route.injectors.length === 0),
+      metadata: this.copy(mark.metadata, mark.name, freezeMetadata, "metadata"),
     };
-    this.publisher.publish(event, route);
+    this.publisher.publish(event, route, undefined, frozenFields(untouched, untouched, freezeMetadata));
   }
 
   /**

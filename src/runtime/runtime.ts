@@ -30,7 +30,7 @@ import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
 import type { Exporter } from "./exporter.js";
 import { checkTimeout, DEFAULT_SHUTDOWN_TIMEOUT_MS, withinDeadline } from "./shutdown.js";
-import { flushOnExit } from "./exit-flush.js";
+import { drainOnExit, flushOnExit } from "./exit-flush.js";
 import { ScopeLifecycle } from "./scope-lifecycle.js";
 import type { ScopeControl } from "./scope-lifecycle.js";
 
@@ -76,6 +76,7 @@ export class Runtime {
   private readonly exporters = new Set<Exporter>();
   private shutdownPromise: Promise<void> | undefined;
   private stopExitFlush: (() => void) | undefined;
+  private drainsOnExit = false;
   /** Events emitted when the last exit flush started: a second `beforeExit` with nothing new does nothing. */
   private exitFlushedAt = -1;
 
@@ -282,6 +283,11 @@ export class Runtime {
   subscribe(name: string, callback: Subscriber, options: SubscribeOptions = {}): Remover {
     checkOptions(options, SUBSCRIBE_OPTIONS, "subscribe");
     const remove = this.core.registries.subscribers.add(name, 0, callback, options.scope ? { scopeUuid: options.scope.uuid } : {});
+    if (!this.drainsOnExit) {
+      // Events still queued when the process exits reach the subscribers first (a file sink then writes them).
+      this.drainsOnExit = true;
+      drainOnExit(this.core.publisher);
+    }
     const exporter = options.exporter;
     if (exporter) {
       this.exporters.add(exporter);

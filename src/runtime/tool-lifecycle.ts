@@ -12,9 +12,10 @@ import {
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
 import { NEVER_ABORTED } from "./abort.js";
-import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
+import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
+import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
-import { buildToolChain } from "./intercept-chain.js";
+import { buildToolChain, withMarks, withoutMarks } from "./intercept-chain.js";
 import { runManagedCall, type ManagedCall } from "./managed-call.js";
 import type { RegistryEntry } from "./registry.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
@@ -33,6 +34,8 @@ interface InternalToolHandle extends ToolHandle {
   readonly category: "tool";
   ended: boolean;
   readonly fallbackData: Json | undefined;
+  /** The start and end events' category profile (without an annotation), built once. */
+  profile?: FrozenJson<JsonObject>;
 }
 
 /** Shared empty mark list of the fast path; only read (`forEach`), never mutated. */
@@ -43,13 +46,14 @@ function toolProfile(toolCallId: string | undefined): JsonObject {
   return toolCallId === undefined ? {} : { [PROFILE_TOOL_CALL_ID]: toolCallId };
 }
 
-/** A settled result as the intercept chain passes it on (pending request kept when present). */
-function layerOf(checked: ToolExecutionResult, marks: PendingMarkSpec[]): LayerOutcome {
-  const out: LayerOutcome = { result: checked.result, marks };
-  if (checked.annotation !== undefined) out.annotation = checked.annotation;
-  if (checked.pending !== undefined) out.pending = checked.pending;
-  return out;
+const EMPTY_PROFILE = new FrozenJson<JsonObject>({});
+
+/** The category profile a tool's events share; only strings the runtime holds, so it needs no copy. */
+function sharedProfile(handle: InternalToolHandle): FrozenJson<JsonObject> {
+  if (handle.toolCallId === undefined) return EMPTY_PROFILE;
+  return (handle.profile ??= new FrozenJson(toolProfile(handle.toolCallId)));
 }
+
 
 /** Managed and manual tool lifecycles: the managed-call skeleton, ends, suspension and pending marks. */
 export class ToolLifecycle {
@@ -109,7 +113,7 @@ export class ToolLifecycle {
       handle,
       "start",
       handle.startedAtUs,
-      { data: args, metadata: handle.metadata, profile: toolProfile(handle.toolCallId) },
+      { data: args, metadata: handle.metadata, profile: sharedProfile(handle) },
       this.payloadTransform(stack, name, "request", undefined),
     );
     return handle;
@@ -130,10 +134,9 @@ export class ToolLifecycle {
     const endUs = this.core.endTime(handle.startedAtUs, options?.timestamp);
     if (!this.core.listening(stack)) return endUs;
     // Managed ends carry status OK; the manual path adds no status keys.
-    const metadata = managed ? okMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
-    const profile = toolProfile(handle.toolCallId);
+    const metadata = managed ? okEndMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
     const annotation = annotationOf(outcome);
-    if (annotation !== undefined) profile[PROFILE_TOOL_RESULT_ANNOTATION] = annotation;
+    const profile = annotation === undefined ? sharedProfile(handle) : { ...toolProfile(handle.toolCallId), [PROFILE_TOOL_RESULT_ANNOTATION]: annotation };
     this.core.emitScope(
       stack,
       handle,
@@ -251,7 +254,7 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
     let outcome: LayerOutcome;
     if (this.direct) {
       try {
-        outcome = layerOf(toToolResult(value), NO_MARKS);
+        outcome = withMarks(toToolResult(value), NO_MARKS);
       } catch (error) {
         this.fail(handle, error, false); // a malformed tool result fails the call
         throw error;
@@ -261,7 +264,7 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
     }
     const endUs = this.tools.close(this.stack, handle, outcome, true, undefined);
     this.tools.emitPendingMarks(this.stack, handle, endUs, outcome);
-    return appResult(outcome);
+    return withoutMarks(outcome); // what the app gets: the unsanitized result, its annotation, a suspension's request
   }
 
   fail(handle: InternalToolHandle, error: unknown, cancelled: boolean): void {
@@ -286,13 +289,6 @@ function pendingMark(handle: ToolHandle, request: JsonObject): PendingMarkSpec {
   };
 }
 
-/** What the app gets back: the unsanitized result, its annotation, and the pending request of a suspension. */
-function appResult(outcome: LayerOutcome): ToolExecutionResult {
-  const out: ToolExecutionResult = { result: outcome.result };
-  if (outcome.annotation !== undefined) out.annotation = outcome.annotation;
-  if (outcome.pending !== undefined) out.pending = outcome.pending;
-  return out;
-}
 
 function scopeOf(handle: ToolHandle): ScopeShape {
   return { uuid: handle.uuid, name: handle.name, category: "tool", parentUuid: handle.parentUuid, attributes: handle.attributes };
