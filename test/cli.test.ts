@@ -176,7 +176,7 @@ describe("relaytrace convert / validate / tree", () => {
     expect(badAtof.code).toBe(1);
     expect(badAtof.stdout).toContain("bad.jsonl:3:");
     expect(badAtof.stdout).toContain(`bad.jsonl:${lines.length}:`);
-  });
+  }, 60_000); // nine CLI processes one after another: past the default timeout on a loaded machine
 
   it("prints trees of ATOF and ATIF files", async () => {
     const { atof, atif } = await demoFiles();
