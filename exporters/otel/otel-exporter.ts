@@ -28,6 +28,7 @@ import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from
 import { sampleSpan } from "./sampling.js";
 import type { SignalMetrics } from "./signal-metrics.js";
 import { applySpanLimits } from "./span-limits.js";
+import { newSpanAttributes } from "./span-attributes.js";
 
 /** The private attribute namespace used when `namespace` is not set. */
 export { DEFAULT_NAMESPACE };
@@ -185,7 +186,7 @@ export class OtelExporter implements Exporter {
       isTraceRoot: parent === undefined,
       startUs: us,
       start,
-      attributes: {},
+      attributes: newSpanAttributes(),
       events: [],
       ended: false,
     };
