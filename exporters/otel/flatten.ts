@@ -112,6 +112,26 @@ function attributeValue(value: Json | undefined): string | number | boolean | un
   }
 }
 
+/**
+ * jsonText that keeps the text of the last small frozen object it was given: successful calls
+ * without metadata of their own all end with one shared frozen metadata object, whose text is
+ * then computed once instead of once per span. (Large texts are remembered by jsonText itself.)
+ */
+export class LastJsonText {
+  private value: unknown;
+  private text = "";
+
+  of(value: Json): string {
+    if (value === this.value) return this.text;
+    const text = jsonText(value);
+    if (typeof value === "object" && value !== null && text.length < JSON_CACHE_MIN_LENGTH && Object.isFrozen(value)) {
+      this.value = value;
+      this.text = text;
+    }
+    return text;
+  }
+}
+
 /** JSON text of a value, tolerant of anything (never throws); large texts of frozen event objects are remembered. */
 export function jsonText(value: unknown): string {
   const isObject = typeof value === "object" && value !== null;

@@ -4,7 +4,7 @@ import { MimeType, OpenInferenceSpanKind, SemanticConventions as SC } from "@ari
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { Category, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { displayText } from "./display-text.js";
-import { AttributePrefix, flattenUnder, jsonText } from "./flatten.js";
+import { AttributePrefix, LastJsonText, flattenUnder, jsonText } from "./flatten.js";
 import { clientOrInternal } from "./full.js";
 import { writeLlmEnd, writeLlmStart } from "./openinference-llm.js";
 import { toolOutputOf } from "./tool-output.js";
@@ -34,9 +34,9 @@ function kindOfType(type: Category): OpenInferenceSpanKind {
 
 const METADATA_PREFIX = new AttributePrefix("openinference.metadata");
 
-function writeMetadata(attrs: Attributes, metadata: Json): void {
+function writeMetadata(attrs: Attributes, metadata: Json, texts: LastJsonText): void {
   if (metadata === null || metadata === undefined) return;
-  attrs[SC.METADATA] = jsonText(metadata);
+  attrs[SC.METADATA] = texts.of(metadata);
   flattenUnder(attrs, METADATA_PREFIX, metadata);
 }
 
@@ -48,6 +48,8 @@ export class OpenInferenceProjection implements Projection {
   readonly writesSessionIdentity = true;
 
   private readonly keys: ScopeKeys;
+  private readonly startMetadataText = new LastJsonText();
+  private readonly endMetadataText = new LastJsonText();
 
   constructor(ns: string) {
     this.keys = new ScopeKeys(ns);
@@ -72,7 +74,7 @@ export class OpenInferenceProjection implements Projection {
       writeLlmStart(attrs, start);
       return;
     }
-    writeMetadata(attrs, start.metadata);
+    writeMetadata(attrs, start.metadata, this.startMetadataText);
     writeStartData(attrs, this.keys, start);
     if (start.data !== null && start.data !== undefined) {
       const input = jsonText(start.data);
@@ -93,7 +95,7 @@ export class OpenInferenceProjection implements Projection {
     const attrs = span.attributes;
     const type = span.scopeType;
     writeEndData(attrs, this.keys, end);
-    writeMetadata(attrs, end.metadata);
+    writeMetadata(attrs, end.metadata, this.endMetadataText);
     writeAnnotation(attrs, this.keys, end, succeeded);
     const output = type === "tool" ? toolOutputOf(end.data) : undefined;
     if (output !== undefined) {
