@@ -4,6 +4,7 @@ import { describe, expect, it } from "vitest";
 import { flattenInto, UNENDED_SPAN_DESCRIPTION } from "../exporters/otel/index.js";
 import { OtelExporter } from "../exporters/otel/index.js";
 import { MAX_CONCURRENT_EXPORTS } from "../exporters/otel/span-batcher.js";
+import { COMPLETED_CAPACITY } from "../exporters/otel/span-registry.js";
 import { SpanCapture } from "../exporters/testing/index.js";
 import { HeldSpanExporter } from "./support/held-span-exporter.js";
 import type { ProjectionName } from "../exporters/otel/index.js";
@@ -200,6 +201,41 @@ describe("parent resolution (§1.3)", () => {
     expect(late.spanContext().traceId).toBe(wf.spanContext().traceId);
     expect(wf.spanContext().traceId).toMatch(/^[0-9a-f]{32}$/);
     expect(late.attributes["nemo_relay.scope_type"]).toBe("unknown");
+  });
+});
+
+describe("parents found by uuid", () => {
+  const id = (n: number) => `019ca945-4000-7000-8000-${String(n).padStart(12, "0")}`;
+  const span = (uuid: string, parent: string | null, name: string, at: string) => [
+    start({ uuid, parent, name, category: "tool", at }),
+    end({ uuid, parent, name, category: "tool", at }),
+  ];
+
+  it("finds a parent that was unknown when an earlier child named it, once the parent starts", async () => {
+    const { byName } = await run("full", [
+      ...span(C, P, "early", ts("0.000001")), // P not seen yet: a trace root
+      start({ uuid: P, name: "agent", category: "agent", at: ts("0.000002") }),
+      ...span(G, P, "child", ts("0.000003")),
+      end({ uuid: P, name: "agent", category: "agent", at: ts("0.000004") }),
+      ...span(K, P, "late", ts("0.000005")),
+    ]);
+    const agent = byName.get("agent")!;
+    expect(byName.get("early")!.parentSpanContext).toBeUndefined();
+    expect(byName.get("child")!.parentSpanContext?.spanId).toBe(agent.spanContext().spanId);
+    expect(byName.get("late")!.parentSpanContext?.spanId).toBe(agent.spanContext().spanId);
+  });
+
+  it("keeps the last COMPLETED_CAPACITY completed spans resolvable, and a parent still in use beyond that", async () => {
+    const events: AtofEvent[] = [...span(P, null, "parent", ts("0.000001"))];
+    for (let i = 0; i < COMPLETED_CAPACITY - 1; i++) events.push(...span(id(i), null, `filler-${i}`, ts("0.000002")));
+    events.push(...span(C, P, "late-1", ts("0.000003")));
+    // late-1 looked the parent up: it counts as recent again, so late-2 finds it after another capacity's worth of spans
+    for (let i = 0; i < COMPLETED_CAPACITY - 2; i++) events.push(...span(id(COMPLETED_CAPACITY + i), null, `filler2-${i}`, ts("0.000004")));
+    events.push(...span(G, P, "late-2", ts("0.000005")));
+    const { byName } = await run("full", events);
+    const parent = byName.get("parent")!.spanContext();
+    expect(byName.get("late-1")!.parentSpanContext?.spanId).toBe(parent.spanId);
+    expect(byName.get("late-2")!.parentSpanContext?.spanId).toBe(parent.spanId);
   });
 });
 

@@ -194,7 +194,7 @@ export class OtelExporter implements Exporter {
     if (span.isTraceRoot && this.impl.writesSessionIdentity) {
       writeSessionIdentity(span.attributes, this.namespace, start.metadata, start.parent_uuid ?? undefined);
     }
-    this.registry.open.set(start.uuid, span);
+    this.registry.add(span);
   }
 
   private onEnd(end: ScopeEvent, us: number): void {

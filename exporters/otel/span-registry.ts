@@ -12,25 +12,76 @@ export interface ResolvedParent {
   open?: OpenSpan;
 }
 
-/** Open spans by uuid plus an LRU of completed contexts: how a `parent_uuid` finds its parent span. */
+/**
+ * The last `capacity` completed contexts by uuid. Most spans are never looked up once completed
+ * (their children came while they were open), so completing one only writes a ring slot; the
+ * uuid index is brought up to date when a lookup needs it.
+ */
+class CompletedContexts {
+  private readonly uuids: string[];
+  private readonly contexts: SpanContext[];
+  /** Contexts added so far; the ring holds the last `capacity` of them. */
+  private added = 0;
+  /** Ring entries [0, indexed) are in `index` (uuid → its latest entry number). */
+  private indexed = 0;
+  private readonly index = new Map<string, number>();
+
+  constructor(private readonly capacity: number) {
+    this.uuids = new Array<string>(capacity);
+    this.contexts = new Array<SpanContext>(capacity);
+  }
+
+  add(uuid: string, context: SpanContext): void {
+    const slot = this.added % this.capacity;
+    this.uuids[slot] = uuid;
+    this.contexts[slot] = context;
+    this.added++;
+  }
+
+  get(uuid: string): SpanContext | undefined {
+    this.catchUp();
+    const entry = this.index.get(uuid);
+    if (entry === undefined || this.added - entry > this.capacity) return undefined; // never added, or overwritten since
+    const context = this.contexts[entry % this.capacity]!;
+    if (this.added - entry > this.capacity >> 1) {
+      // Refreshed, so a parent still in use stays resolvable.
+      this.add(uuid, context);
+      this.index.set(uuid, this.added - 1);
+    }
+    return context;
+  }
+
+  private catchUp(): void {
+    if (this.index.size > 2 * this.capacity) {
+      // Entries of overwritten slots pile up in the index: start it again from the live ones.
+      this.index.clear();
+      this.indexed = 0;
+    }
+    this.indexed = Math.max(this.indexed, this.added - this.capacity);
+    for (; this.indexed < this.added; this.indexed++) this.index.set(this.uuids[this.indexed % this.capacity]!, this.indexed);
+  }
+}
+
+/** Open spans by uuid plus the last completed contexts: how a `parent_uuid` finds its parent span. */
 export class SpanRegistry {
   readonly open = new Map<string, OpenSpan>();
-  // Two generations instead of a strict LRU: O(1) without Map tombstone scans, and at least the
-  // last COMPLETED_CAPACITY completed contexts stay resolvable (a hit is promoted to the new one).
-  private recent = new Map<string, SpanContext>();
-  private older = new Map<string, SpanContext>();
+  private readonly completed = new CompletedContexts(COMPLETED_CAPACITY);
+  /**
+   * The last parent uuid found neither open nor completed (spans under the runtime's hidden
+   * root all name it): asked again, it is not looked up again until a span or mark with that
+   * uuid is added.
+   */
+  private unknownParent: string | undefined;
 
   /** `linked`: the remote parent a trace root's start event recorded, tried before the propagated table. */
   resolveParent(parentUuid: string | null, linked?: SpanContext): ResolvedParent | undefined {
     if (parentUuid === null || parentUuid === undefined) return linked ? { context: linked } : undefined;
-    const open = this.open.get(parentUuid);
-    if (open) return { context: open.context, open };
-    const done = this.recent.get(parentUuid);
-    if (done) return { context: done };
-    const old = this.older.get(parentUuid);
-    if (old) {
-      this.remember(parentUuid, old); // refresh so a long-lived parent stays resolvable
-      return { context: old };
+    if (parentUuid !== this.unknownParent) {
+      const open = this.open.get(parentUuid);
+      if (open) return { context: open.context, open };
+      const done = this.completed.get(parentUuid);
+      if (done) return { context: done };
+      this.unknownParent = parentUuid;
     }
     if (linked) return { context: linked };
     const root = propagatedRootOf(parentUuid);
@@ -47,17 +98,20 @@ export class SpanRegistry {
     return undefined;
   }
 
+  /** Registers a span that just started. */
+  add(span: OpenSpan): void {
+    if (span.uuid === this.unknownParent) this.unknownParent = undefined;
+    this.open.set(span.uuid, span);
+  }
+
   complete(span: OpenSpan): void {
     this.open.delete(span.uuid);
-    this.remember(span.uuid, span.context);
+    this.completed.add(span.uuid, span.context);
   }
 
   /** Records a finished context (also used for mark spans so later children can find them). */
   remember(uuid: string, context: SpanContext): void {
-    if (this.recent.size >= COMPLETED_CAPACITY) {
-      this.older = this.recent;
-      this.recent = new Map();
-    }
-    this.recent.set(uuid, context);
+    if (uuid === this.unknownParent) this.unknownParent = undefined;
+    this.completed.add(uuid, context);
   }
 }
