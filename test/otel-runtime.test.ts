@@ -61,6 +61,18 @@ describe("OtelExporter on the real runtime", () => {
     expect(genAi.find((s) => s.name === "execute_tool get_weather")!.attributes["gen_ai.tool.call.id"]).toBe("call_9f2");
   });
 
+  it("gives every span its own plain attribute object", async () => {
+    const { full, oi, genAi } = await weatherRun({ deterministic: false });
+    const spans = [...full, ...oi, ...genAi];
+    for (const span of spans) {
+      expect(Object.getPrototypeOf(span.attributes)).toBe(Object.prototype);
+      expect(Object.keys(span.attributes).every((key) => span.attributes.hasOwnProperty(key))).toBe(true);
+    }
+    expect(new Set(spans.map((s) => s.attributes)).size).toBe(spans.length);
+    const tool = oi.find((s) => s.name === "get_weather")!;
+    expect(Object.keys(tool.attributes).slice(0, 2)).toEqual(["openinference.span.kind", "nemo_relay.uuid"]);
+  });
+
   it("records a failing tool as an ERROR span and shuts down cleanly", async () => {
     const rt = createRuntime();
     const full = new SpanCapture({ projection: "full" });

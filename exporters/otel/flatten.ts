@@ -17,24 +17,72 @@ export function flattenInto(attrs: Attributes, prefix: string, value: Json | und
 
 // Attribute names repeat from span to span: building `prefix.key` once keeps one string per name
 // instead of a fresh concatenation (and hash) per attribute. Bounded per prefix.
-const keyCache = new Map<string, Map<string, string>>();
 const MAX_KEYS_PER_PREFIX = 1024;
 const MAX_PREFIXES = 256;
 
+/** The attribute names under one prefix, `prefix.key`, each built once (bounded). */
+export class AttributePrefix {
+  private readonly keys = new Map<string, string>();
+
+  constructor(readonly prefix: string) {}
+
+  key(name: string): string {
+    let full = this.keys.get(name);
+    if (full === undefined) {
+      full = `${this.prefix}.${name}`;
+      if (this.keys.size < MAX_KEYS_PER_PREFIX) this.keys.set(name, full);
+    }
+    return full;
+  }
+}
+
+const prefixes = new Map<string, AttributePrefix>();
+
 /** `prefix.key`, one string per pair (attribute names repeat from span to span). */
 export function attributeKey(prefix: string, key: string): string {
-  let keys = keyCache.get(prefix);
+  let keys = prefixes.get(prefix);
   if (keys === undefined) {
-    if (keyCache.size >= MAX_PREFIXES) return `${prefix}.${key}`;
-    keys = new Map();
-    keyCache.set(prefix, keys);
+    if (prefixes.size >= MAX_PREFIXES) return `${prefix}.${key}`;
+    keys = new AttributePrefix(prefix);
+    prefixes.set(prefix, keys);
   }
-  let full = keys.get(key);
-  if (full === undefined) {
-    full = `${prefix}.${key}`;
-    if (keys.size < MAX_KEYS_PER_PREFIX) keys.set(key, full);
+  return keys.key(key);
+}
+
+/** `flattenInto` with the prefix's names built once. */
+export function flattenUnder(attrs: Attributes, prefix: AttributePrefix, value: Json | undefined): void {
+  if (value === null || value === undefined) return;
+  if (typeof value === "object" && !Array.isArray(value)) {
+    for (const key of Object.keys(value)) setScalarOrJson(attrs, prefix.key(key), value[key]);
+    return;
   }
-  return full;
+  setScalarOrJson(attrs, prefix.prefix, value);
+}
+
+/**
+ * `flattenInto(attrs, first, value)` then `flattenInto(attrs, second, value)` (an alias), with
+ * each member's attribute value (the JSON text of a nested one) computed once for both.
+ */
+export function flattenTwice(attrs: Attributes, first: AttributePrefix, second: AttributePrefix, value: Json | undefined): void {
+  if (value === null || value === undefined) return;
+  if (typeof value !== "object" || Array.isArray(value)) {
+    const single = attributeValue(value);
+    if (single === undefined) return;
+    attrs[first.prefix] = single;
+    attrs[second.prefix] = single;
+    return;
+  }
+  const names = Object.keys(value);
+  const values: (string | number | boolean | undefined)[] = new Array(names.length);
+  for (let i = 0; i < names.length; i++) {
+    const member = attributeValue(value[names[i]!]);
+    values[i] = member;
+    if (member !== undefined) attrs[first.key(names[i]!)] = member;
+  }
+  for (let i = 0; i < names.length; i++) {
+    const member = values[i];
+    if (member !== undefined) attrs[second.key(names[i]!)] = member;
+  }
 }
 
 // Events reach exporters deep-frozen, so the JSON text of one of their objects never changes:
@@ -47,17 +95,20 @@ const jsonCache = frozenJsonTexts;
 export const JSON_CACHE_MIN_LENGTH = FROZEN_TEXT_MIN_LENGTH;
 
 function setScalarOrJson(attrs: Attributes, key: string, value: Json | undefined): void {
-  if (value === null || value === undefined) return;
+  const single = attributeValue(value);
+  if (single !== undefined) attrs[key] = single;
+}
+
+/** A member's attribute value: scalars keep their type, objects/arrays become JSON text, null and non-finite numbers none. */
+function attributeValue(value: Json | undefined): string | number | boolean | undefined {
   switch (typeof value) {
     case "string":
     case "boolean":
-      attrs[key] = value;
-      return;
+      return value;
     case "number":
-      if (Number.isFinite(value)) attrs[key] = value;
-      return;
+      return Number.isFinite(value) ? value : undefined;
     default:
-      attrs[key] = jsonText(value);
+      return value === null || value === undefined ? undefined : jsonText(value);
   }
 }
 

@@ -1,25 +1,18 @@
 import { PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import { isJsonObject } from "../../src/events/json.js";
-import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
-import { attributeKey, flattenInto } from "./flatten.js";
+import type { Category, MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import { AttributePrefix, attributeKey, flattenUnder } from "./flatten.js";
 import { writeLlmCost } from "./llm-body.js";
 import type { OpenSpan } from "./open-span.js";
 import type { MarkSpanMode, Projection } from "./projection.js";
-import {
-  profileString,
-  scopeTypeOf,
-  writeAnnotation,
-  writeEndData,
-  writeIdentity,
-  writeStartData,
-} from "./scope-attributes.js";
+import { ScopeKeys, profileString, writeAnnotation, writeEndData, writeIdentity, writeStartData } from "./scope-attributes.js";
 
 const CLIENT_TYPES = new Set(["llm", "tool", "retriever", "embedder", "reranker"]);
 
-/** SpanKind for full and openinference. */
-export function clientOrInternal(category: string): SpanKind {
-  return CLIENT_TYPES.has(scopeTypeOf(category)) ? SpanKind.CLIENT : SpanKind.INTERNAL;
+/** SpanKind for full and openinference, by scope type. */
+export function clientOrInternal(type: Category): SpanKind {
+  return CLIENT_TYPES.has(type) ? SpanKind.CLIENT : SpanKind.INTERNAL;
 }
 
 /** The response model of a raw provider body, if it names one. */
@@ -36,44 +29,54 @@ export class FullProjection implements Projection {
   readonly writesErrorType = true;
   readonly writesSessionIdentity = true;
 
-  constructor(private readonly ns: string) {}
+  private readonly keys: ScopeKeys;
+  private readonly startMetadata: AttributePrefix;
+  private readonly endMetadata: AttributePrefix;
+  private readonly toolCallIdKey: string;
+  private readonly modelNameKey: string;
+
+  constructor(private readonly ns: string) {
+    this.keys = new ScopeKeys(ns);
+    this.startMetadata = new AttributePrefix(attributeKey(ns, "start.metadata"));
+    this.endMetadata = new AttributePrefix(attributeKey(ns, "end.metadata"));
+    this.toolCallIdKey = attributeKey(ns, "tool_call_id");
+    this.modelNameKey = attributeKey(ns, "model_name");
+  }
 
   spanName(start: ScopeEvent): string {
     return start.name;
   }
 
-  spanKind(start: ScopeEvent): SpanKind {
-    return clientOrInternal(start.category);
+  spanKind(_start: ScopeEvent, type: Category): SpanKind {
+    return clientOrInternal(type);
   }
 
   onStart(start: ScopeEvent, span: OpenSpan): void {
-    const ns = this.ns;
     const attrs = span.attributes;
-    writeIdentity(attrs, ns, start);
-    if (scopeTypeOf(start.category) === "llm") {
+    writeIdentity(attrs, this.keys, start, span.scopeType);
+    if (span.scopeType === "llm") {
       const model = profileString(start, PROFILE_MODEL_NAME);
-      if (model) attrs[attributeKey(ns, "model_name")] = model;
+      if (model) attrs[this.modelNameKey] = model;
     }
     const toolCallId = profileString(start, PROFILE_TOOL_CALL_ID);
-    if (toolCallId) attrs[attributeKey(ns, "tool_call_id")] = toolCallId;
-    writeStartData(attrs, ns, start);
-    flattenInto(attrs, attributeKey(ns, "start.metadata"), start.metadata);
+    if (toolCallId) attrs[this.toolCallIdKey] = toolCallId;
+    writeStartData(attrs, this.keys, start);
+    flattenUnder(attrs, this.startMetadata, start.metadata);
   }
 
   onEnd(end: ScopeEvent, span: OpenSpan, succeeded: boolean): void {
-    const ns = this.ns;
     const attrs = span.attributes;
-    writeEndData(attrs, ns, end);
-    flattenInto(attrs, attributeKey(ns, "end.metadata"), end.metadata);
-    writeAnnotation(attrs, ns, end, succeeded);
-    if (scopeTypeOf(span.category) === "llm") {
+    writeEndData(attrs, this.keys, end);
+    flattenUnder(attrs, this.endMetadata, end.metadata);
+    writeAnnotation(attrs, this.keys, end, succeeded);
+    if (span.scopeType === "llm") {
       const model = responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
-      if (model) attrs[attributeKey(ns, "model_name")] = model;
-      writeLlmCost(attrs, ns, end);
+      if (model) attrs[this.modelNameKey] = model;
+      writeLlmCost(attrs, this.ns, end);
     }
   }
 
   decorateMarkSpan(_mark: MarkEvent, attrs: Attributes, mode: MarkSpanMode): void {
-    if (mode === "tool") attrs[`${this.ns}.scope_type`] = "tool";
+    if (mode === "tool") attrs[this.keys.scopeType] = "tool";
   }
 }

@@ -1,6 +1,6 @@
 import { PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
-import type { ScopeEvent } from "../../src/events/types.js";
+import type { Category, ScopeEvent } from "../../src/events/types.js";
 import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
 import { genAiProviderOf, lookupNumber, lookupString } from "./gen-ai-lookup.js";
 import { llmRequestOf } from "./llm-body.js";
@@ -73,8 +73,7 @@ export class GenAiProjection implements Projection {
     return op[1] === "" ? op[0] : `${op[0]} ${op[1]}`;
   }
 
-  spanKind(start: ScopeEvent): SpanKind {
-    const type = scopeTypeOf(start.category);
+  spanKind(_start: ScopeEvent, type: Category): SpanKind {
     return type === "llm" || type === "embedder" || type === "retriever" ? SpanKind.CLIENT : SpanKind.INTERNAL;
   }
 
@@ -83,7 +82,7 @@ export class GenAiProjection implements Projection {
     if (!op) return; // minimal span: parentage only
     const attrs = span.attributes;
     attrs[G.GEN_AI_OPERATION_NAME] = op[0];
-    const type = scopeTypeOf(start.category);
+    const type = span.scopeType;
     if (type === "agent") {
       attrs[G.GEN_AI_AGENT_NAME] = op[1];
       setString(attrs, G.GEN_AI_AGENT_DESCRIPTION, lookupString(start, G.GEN_AI_AGENT_DESCRIPTION, "agent_description"));
@@ -134,7 +133,7 @@ export class GenAiProjection implements Projection {
   }
 
   onEnd(end: ScopeEvent, span: OpenSpan, succeeded = true): void {
-    const type = scopeTypeOf(span.category);
+    const type = span.scopeType;
     if (type === "tool" && succeeded) {
       const output = toolOutputOf(end.data);
       if (output !== undefined) span.attributes[G.GEN_AI_TOOL_CALL_RESULT] = output.text;

@@ -1,6 +1,6 @@
 import type { Attributes, SpanContext, SpanKind } from "@opentelemetry/api";
 import type { TimedEvent } from "@opentelemetry/sdk-trace-base";
-import type { ScopeEvent } from "../../src/events/types.js";
+import type { Category, ScopeEvent } from "../../src/events/types.js";
 
 /** A span between its start and end event: mutable until it is finished. */
 export interface OpenSpan {
@@ -8,6 +8,8 @@ export interface OpenSpan {
   name: string;
   kind: SpanKind;
   readonly category: string;
+  /** scopeTypeOf(category), computed once. */
+  readonly scopeType: Category;
   readonly context: SpanContext;
   readonly parentContext: SpanContext | undefined;
   /** The parent span when it was open at our start (for error/provider propagation upward). */

@@ -2,15 +2,15 @@ import { PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import { MimeType, OpenInferenceSpanKind, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
 import { isJsonObject, type Json } from "../../src/events/json.js";
-import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import type { Category, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { displayText } from "./display-text.js";
-import { flattenInto, jsonText } from "./flatten.js";
+import { AttributePrefix, flattenUnder, jsonText } from "./flatten.js";
 import { clientOrInternal } from "./full.js";
 import { writeLlmEnd, writeLlmStart } from "./openinference-llm.js";
 import { toolOutputOf } from "./tool-output.js";
 import type { OpenSpan } from "./open-span.js";
 import type { MarkSpanMode, Projection } from "./projection.js";
-import { profileString, scopeTypeOf, writeAnnotation, writeEndData, writeIdentity, writeStartData } from "./scope-attributes.js";
+import { ScopeKeys, profileString, scopeTypeOf, writeAnnotation, writeEndData, writeIdentity, writeStartData } from "./scope-attributes.js";
 
 const KIND_BY_TYPE: Record<string, OpenInferenceSpanKind> = {
   agent: OpenInferenceSpanKind.AGENT,
@@ -25,13 +25,19 @@ const KIND_BY_TYPE: Record<string, OpenInferenceSpanKind> = {
 
 /** `openinference.span.kind` of a category; anything unlisted is a CHAIN. */
 export function openInferenceKindOf(category: string): OpenInferenceSpanKind {
-  return KIND_BY_TYPE[scopeTypeOf(category)] ?? OpenInferenceSpanKind.CHAIN;
+  return kindOfType(scopeTypeOf(category));
 }
+
+function kindOfType(type: Category): OpenInferenceSpanKind {
+  return KIND_BY_TYPE[type] ?? OpenInferenceSpanKind.CHAIN;
+}
+
+const METADATA_PREFIX = new AttributePrefix("openinference.metadata");
 
 function writeMetadata(attrs: Attributes, metadata: Json): void {
   if (metadata === null || metadata === undefined) return;
   attrs[SC.METADATA] = jsonText(metadata);
-  flattenInto(attrs, "openinference.metadata", metadata);
+  flattenUnder(attrs, METADATA_PREFIX, metadata);
 }
 
 /** `openinference`: the OpenInference conventions Phoenix/Arize read, plus `<ns>` identity keys. */
@@ -41,21 +47,25 @@ export class OpenInferenceProjection implements Projection {
   readonly writesErrorType = false;
   readonly writesSessionIdentity = true;
 
-  constructor(private readonly ns: string) {}
+  private readonly keys: ScopeKeys;
+
+  constructor(ns: string) {
+    this.keys = new ScopeKeys(ns);
+  }
 
   spanName(start: ScopeEvent): string {
     return start.name;
   }
 
-  spanKind(start: ScopeEvent): SpanKind {
-    return clientOrInternal(start.category);
+  spanKind(_start: ScopeEvent, type: Category): SpanKind {
+    return clientOrInternal(type);
   }
 
   onStart(start: ScopeEvent, span: OpenSpan): void {
     const attrs = span.attributes;
-    const type = scopeTypeOf(start.category);
-    attrs[SC.OPENINFERENCE_SPAN_KIND] = openInferenceKindOf(start.category);
-    writeIdentity(attrs, this.ns, start);
+    const type = span.scopeType;
+    attrs[SC.OPENINFERENCE_SPAN_KIND] = kindOfType(type);
+    writeIdentity(attrs, this.keys, start, type);
     const toolCallId = profileString(start, PROFILE_TOOL_CALL_ID);
     if (toolCallId) attrs[SC.TOOL_CALL_ID] = toolCallId;
     if (type === "llm") {
@@ -63,7 +73,7 @@ export class OpenInferenceProjection implements Projection {
       return;
     }
     writeMetadata(attrs, start.metadata);
-    writeStartData(attrs, this.ns, start);
+    writeStartData(attrs, this.keys, start);
     if (start.data !== null && start.data !== undefined) {
       const input = jsonText(start.data);
       attrs[SC.INPUT_VALUE] = input;
@@ -81,10 +91,11 @@ export class OpenInferenceProjection implements Projection {
 
   onEnd(end: ScopeEvent, span: OpenSpan, succeeded: boolean): void {
     const attrs = span.attributes;
-    writeEndData(attrs, this.ns, end);
+    const type = span.scopeType;
+    writeEndData(attrs, this.keys, end);
     writeMetadata(attrs, end.metadata);
-    writeAnnotation(attrs, this.ns, end, succeeded);
-    const output = scopeTypeOf(span.category) === "tool" ? toolOutputOf(end.data) : undefined;
+    writeAnnotation(attrs, this.keys, end, succeeded);
+    const output = type === "tool" ? toolOutputOf(end.data) : undefined;
     if (output !== undefined) {
       attrs[SC.OUTPUT_VALUE] = output.text;
       attrs[SC.OUTPUT_MIME_TYPE] = output.json ? MimeType.JSON : MimeType.TEXT;
@@ -93,7 +104,7 @@ export class OpenInferenceProjection implements Projection {
       attrs[SC.OUTPUT_VALUE] = text ?? jsonText(end.data);
       attrs[SC.OUTPUT_MIME_TYPE] = text !== undefined ? MimeType.TEXT : MimeType.JSON;
     }
-    if (scopeTypeOf(span.category) === "llm") writeLlmEnd(attrs, end);
+    if (type === "llm") writeLlmEnd(attrs, end);
   }
 
   decorateMarkSpan(mark: MarkEvent, attrs: Attributes, mode: MarkSpanMode): void {

@@ -15,6 +15,7 @@ import type { OpenSpan } from "./open-span.js";
 import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
 import { SpanRegistry } from "./span-registry.js";
+import { scopeTypeOf } from "./scope-attributes.js";
 import { recordedRemoteParent } from "./remote-parent.js";
 import { applyErrorOutcome, errorTypeOf, statusOf } from "./status.js";
 import { checkOtelOptions, type OtelExporterOptions } from "./options.js";
@@ -27,6 +28,7 @@ import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from
 import { sampleSpan } from "./sampling.js";
 import type { SignalMetrics } from "./signal-metrics.js";
 import { applySpanLimits } from "./span-limits.js";
+import { newSpanAttributes } from "./span-attributes.js";
 
 /** The private attribute namespace used when `namespace` is not set. */
 export { DEFAULT_NAMESPACE };
@@ -164,8 +166,9 @@ export class OtelExporter implements Exporter {
     const parent = this.registry.resolveParent(start.parent_uuid, appParent);
     const hex = idHex(start.uuid);
     const traceId = parent ? parent.context.traceId : hex;
-    const name = this.impl.spanName(start);
-    const kind = this.impl.spanKind(start);
+    const scopeType = scopeTypeOf(start.category);
+    const name = this.impl.spanName(start, scopeType);
+    const kind = this.impl.spanKind(start, scopeType);
     const context: SpanContext = {
       traceId,
       spanId: hex.slice(16),
@@ -176,13 +179,14 @@ export class OtelExporter implements Exporter {
       name,
       kind,
       category: start.category,
+      scopeType,
       context,
       parentContext: parent?.context,
       parentSpan: parent?.open,
       isTraceRoot: parent === undefined,
       startUs: us,
       start,
-      attributes: {},
+      attributes: newSpanAttributes(),
       events: [],
       ended: false,
     };

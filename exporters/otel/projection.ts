@@ -1,5 +1,5 @@
 import type { Attributes, SpanKind } from "@opentelemetry/api";
-import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import type { Category, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import type { OpenSpan } from "./open-span.js";
 
 /**
@@ -20,8 +20,9 @@ export interface Projection {
   readonly writesErrorType: boolean;
   /** Session identity (`session.id`, `user.id`) on the trace root. */
   readonly writesSessionIdentity: boolean;
-  spanName(start: ScopeEvent): string;
-  spanKind(start: ScopeEvent): SpanKind;
+  /** `type`: scopeTypeOf(start.category). */
+  spanName(start: ScopeEvent, type: Category): string;
+  spanKind(start: ScopeEvent, type: Category): SpanKind;
   onStart(start: ScopeEvent, span: OpenSpan): void;
   onEnd(end: ScopeEvent, span: OpenSpan, succeeded: boolean): void;
   /** Extra attributes on a `mark:{name}` span. */

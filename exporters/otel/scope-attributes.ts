@@ -2,42 +2,69 @@ import { PROFILE_TOOL_RESULT_ANNOTATION } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import { CATEGORIES, type Category, type ScopeEvent } from "../../src/events/types.js";
-import { attributeKey, flattenInto, jsonText } from "./flatten.js";
+import { AttributePrefix, attributeKey, flattenTwice, jsonText } from "./flatten.js";
 
 const KNOWN = new Set<string>(CATEGORIES);
 
 /** `<ns>.scope_type`: the lowercase category; unknown strings project as `unknown`. */
 export function scopeTypeOf(category: string | null | undefined): Category {
+  if (typeof category === "string" && KNOWN.has(category)) return category as Category; // already lowercase
   const lower = (category ?? "unknown").toLowerCase();
   return (KNOWN.has(lower) ? lower : "unknown") as Category;
 }
 
-/** Attributes every full/openinference scope span starts with. */
-export function writeIdentity(attrs: Attributes, ns: string, start: ScopeEvent): void {
-  attrs[attributeKey(ns, "uuid")] = start.uuid;
-  attrs[attributeKey(ns, "parent_uuid")] = start.parent_uuid ?? "";
-  attrs[attributeKey(ns, "scope_type")] = scopeTypeOf(start.category);
+/** The `<ns>.*` names full and openinference scope spans write, built once per projection. */
+export class ScopeKeys {
+  readonly uuid: string;
+  readonly parentUuid: string;
+  readonly scopeType: string;
+  readonly handleAttributes: string;
+  readonly annotation: string;
+  readonly startData: AttributePrefix;
+  readonly startInput: AttributePrefix;
+  readonly endData: AttributePrefix;
+  readonly endOutput: AttributePrefix;
+
+  constructor(ns: string) {
+    this.uuid = attributeKey(ns, "uuid");
+    this.parentUuid = attributeKey(ns, "parent_uuid");
+    this.scopeType = attributeKey(ns, "scope_type");
+    this.handleAttributes = attributeKey(ns, "handle_attributes");
+    this.annotation = attributeKey(ns, "tool.result.annotation");
+    this.startData = new AttributePrefix(attributeKey(ns, "start.data"));
+    this.startInput = new AttributePrefix(attributeKey(ns, "start.input"));
+    this.endData = new AttributePrefix(attributeKey(ns, "end.data"));
+    this.endOutput = new AttributePrefix(attributeKey(ns, "end.output"));
+  }
 }
 
+/** Attributes every full/openinference scope span starts with (`type`: the start's scopeTypeOf). */
+export function writeIdentity(attrs: Attributes, keys: ScopeKeys, start: ScopeEvent, type: Category): void {
+  attrs[keys.uuid] = start.uuid;
+  attrs[keys.parentUuid] = start.parent_uuid ?? "";
+  attrs[keys.scopeType] = type;
+}
+
+const NO_HANDLE_ATTRIBUTES = "[]";
+
 /** `<ns>.handle_attributes`, `<ns>.start.data.*` and its `<ns>.start.input.*` alias. */
-export function writeStartData(attrs: Attributes, ns: string, start: ScopeEvent): void {
-  attrs[attributeKey(ns, "handle_attributes")] = jsonText(Array.isArray(start.attributes) ? start.attributes : []);
-  flattenInto(attrs, attributeKey(ns, "start.data"), start.data);
-  flattenInto(attrs, attributeKey(ns, "start.input"), start.data);
+export function writeStartData(attrs: Attributes, keys: ScopeKeys, start: ScopeEvent): void {
+  const flags = start.attributes;
+  attrs[keys.handleAttributes] = Array.isArray(flags) && flags.length > 0 ? jsonText(flags) : NO_HANDLE_ATTRIBUTES;
+  flattenTwice(attrs, keys.startData, keys.startInput, start.data);
 }
 
 /** `<ns>.end.data.*` and its `<ns>.end.output.*` alias. */
-export function writeEndData(attrs: Attributes, ns: string, end: ScopeEvent): void {
-  flattenInto(attrs, attributeKey(ns, "end.data"), end.data);
-  flattenInto(attrs, attributeKey(ns, "end.output"), end.data);
+export function writeEndData(attrs: Attributes, keys: ScopeKeys, end: ScopeEvent): void {
+  flattenTwice(attrs, keys.endData, keys.endOutput, end.data);
 }
 
 /** The tool annotation as ONE JSON-text attribute, only on successful tool ends. */
-export function writeAnnotation(attrs: Attributes, ns: string, end: ScopeEvent, succeeded: boolean): void {
+export function writeAnnotation(attrs: Attributes, keys: ScopeKeys, end: ScopeEvent, succeeded: boolean): void {
   if (!succeeded || scopeTypeOf(end.category) !== "tool") return;
   const annotation = end.category_profile?.[PROFILE_TOOL_RESULT_ANNOTATION];
   if (annotation === null || annotation === undefined) return;
-  attrs[attributeKey(ns, "tool.result.annotation")] = jsonText(annotation);
+  attrs[keys.annotation] = jsonText(annotation);
 }
 
 /** `category_profile[key]` when it is a non-empty string. */

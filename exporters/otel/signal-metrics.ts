@@ -59,6 +59,7 @@ function scratchSpan(start: ScopeEvent, startUs: number): OpenSpan {
     name: start.name,
     kind: SpanKind.CLIENT,
     category: start.category,
+    scopeType: scopeTypeOf(start.category),
     context: { traceId: "", spanId: "", traceFlags: 0 },
     parentContext: undefined,
     parentSpan: undefined,
