@@ -52,7 +52,8 @@ export function requestMessages(request: WireRequest, withSystem = true): LlmMes
       }
       continue;
     }
-    const calls = m.parts.flatMap((p) => (p.type === "tool_call" ? [p.call] : []));
+    const calls: WireToolCall[] = [];
+    for (const p of m.parts) if (p.type === "tool_call") calls.push(p.call);
     out.push({ role: m.role, text: m.text, toolCalls: calls });
   }
   return out;

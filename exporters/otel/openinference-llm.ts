@@ -39,16 +39,21 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
   const { request } = decoded;
   const messages = requestMessages(request);
   const lines: string[] = [];
-  messages.forEach((message, i) => {
+  let hasTurnText = false; // a turn other than a tool result with text or tool calls
+  for (let i = 0; i < messages.length; i++) {
+    const message = messages[i]!;
     const keys = inputMessageKeys(i);
     attrs[keys.role] = message.role;
     if (message.text !== "") attrs[keys.content] = message.text; // an absent content writes nothing
     if (message.toolCallId !== undefined) attrs[keys.toolCallId] = message.toolCallId;
     writeToolCalls(attrs, keys, message.toolCalls);
     if (message.role === "tool") lines.push("tool: Tool result omitted");
-    else if (message.text !== "" || message.toolCalls.length > 0) lines.push(`${message.role}: ${turnText(message)}`);
-  });
-  if (messages.some((m) => m.role !== "tool" && (m.text !== "" || m.toolCalls.length > 0))) {
+    else if (message.text !== "" || message.toolCalls.length > 0) {
+      hasTurnText = true;
+      lines.push(`${message.role}: ${turnText(message)}`);
+    }
+  }
+  if (hasTurnText) {
     attrs[SC.INPUT_VALUE] = lines.join("\n\n");
     attrs[SC.INPUT_MIME_TYPE] = MimeType.TEXT;
   } else {
@@ -97,12 +102,13 @@ export function writeLlmEnd(attrs: Attributes, end: ScopeEvent): void {
 
 /** `<prefix>message.tool_calls.{j}.tool_call.*` of an assistant turn (OpenInference's tool-call keys). */
 function writeToolCalls(attrs: Attributes, message: MessageKeys, calls: readonly WireToolCall[]): void {
-  calls.forEach((call, j) => {
+  for (let j = 0; j < calls.length; j++) {
+    const call = calls[j]!;
     const keys = message.toolCall(j);
     attrs[keys.id] = call.id;
     attrs[keys.functionName] = call.name;
     attrs[keys.argumentsJson] = call.arguments;
-  });
+  }
 }
 
 /** A turn's line in `input.value`: its text, and the tools an assistant turn requested. */

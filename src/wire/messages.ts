@@ -8,6 +8,9 @@ export function message(role: WireRole, parts: WirePart[], content: Json): WireM
 }
 
 export function textOfParts(parts: readonly WirePart[], joiner: string): string {
+  // Most messages hold one text part or none: no array to build and join.
+  if (parts.length === 0) return "";
+  if (parts.length === 1) return parts[0]!.type === "text" ? parts[0]!.text : "";
   const out: string[] = [];
   for (const p of parts) if (p.type === "text") out.push(p.text);
   return out.join(joiner);

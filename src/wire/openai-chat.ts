@@ -32,14 +32,15 @@ const FINISH_WIRE: Record<FinishKind, string> = { stop: "stop", length: "length"
 
 const CALL_KEYS = new Set(["id", "type", "name", "function", "arguments", "input"]);
 
-function toolCall(raw: Dict, where: string, strict: boolean): WireToolCall | undefined {
+// `list[index]` names the entry in error messages: built only when one is thrown.
+function toolCall(raw: Dict, list: string, index: number, strict: boolean): WireToolCall | undefined {
   const id = nonEmptyStr(raw.id);
-  if (strict && id === undefined) throw new WireShapeError(`OpenAI reply: ${where} has no id`);
+  if (strict && id === undefined) throw new WireShapeError(`OpenAI reply: ${list}[${index}] has no id`);
   // Lenient readers also take the flat `{id, name, arguments}` entries some producers record.
   const fn = isDict(raw.function) ? raw.function : strict ? undefined : raw;
-  if (fn === undefined) throw new WireShapeError(`OpenAI reply: ${where} has no function object`);
+  if (fn === undefined) throw new WireShapeError(`OpenAI reply: ${list}[${index}] has no function object`);
   const name = nonEmptyStr(fn.name);
-  if (strict && name === undefined) throw new WireShapeError(`OpenAI reply: ${where}.function has no name`);
+  if (strict && name === undefined) throw new WireShapeError(`OpenAI reply: ${list}[${index}].function has no name`);
   // Some compatible servers send the arguments as an object rather than JSON text.
   const args = fn.arguments ?? (fn === raw ? raw.input : undefined);
   const call: WireToolCall = { id: id ?? "", name: name ?? "", arguments: argumentsText(args), input: argumentsValue(args) };
@@ -73,10 +74,12 @@ function decodeMessage(m: unknown): WireMessage {
     return message("tool", [part], content);
   }
   const parts = contentParts(content);
-  arr(m.tool_calls).forEach((c, i) => {
-    const call = isDict(c) ? toolCall(c, `tool_calls[${i}]`, false) : undefined;
+  const calls = arr(m.tool_calls);
+  for (let i = 0; i < calls.length; i++) {
+    const c = calls[i];
+    const call = isDict(c) ? toolCall(c, "tool_calls", i, false) : undefined;
     if (call) parts.push({ type: "tool_call", call });
-  });
+  }
   return message(role === "assistant" ? "assistant" : "user", parts, content);
 }
 
@@ -132,12 +135,11 @@ function assistantParts(msg: Dict, strict: boolean): WirePart[] {
     throw new WireShapeError(`OpenAI reply: choices[0].message.tool_calls is ${kindOf(calls)}, expected an array`);
   }
   arr(calls).forEach((c, i) => {
-    const where = `choices[0].message.tool_calls[${i}]`;
     if (!isDict(c)) {
-      if (strict) throw new WireShapeError(`OpenAI reply: ${where} is ${kindOf(c)}, expected an object`);
+      if (strict) throw new WireShapeError(`OpenAI reply: choices[0].message.tool_calls[${i}] is ${kindOf(c)}, expected an object`);
       return;
     }
-    const call = toolCall(c, where, strict);
+    const call = toolCall(c, "choices[0].message.tool_calls", i, strict);
     if (call) parts.push({ type: "tool_call", call });
   });
   return parts;
