@@ -38,13 +38,32 @@ export function normalizeArguments(raw: Json | undefined): JsonObject {
  */
 function toolCallsFrom(calls: readonly WireToolCall[]): AtifToolCall[] {
   const out: AtifToolCall[] = [];
-  calls.forEach((c, index) => {
-    if (c.name === "") return;
-    const call: AtifToolCall = { tool_call_id: c.id !== "" ? c.id : `${c.name}:${index + 1}`, function_name: c.name, arguments: normalizeArguments(c.input) };
+  for (let index = 0; index < calls.length; index++) {
+    const c = calls[index]!;
+    if (c.name === "") continue;
+    const call: AtifToolCall = { tool_call_id: c.id !== "" ? c.id : `${c.name}:${index + 1}`, function_name: c.name, arguments: argumentsOf(c) };
     if (c.extra !== undefined) call.extra = cloneJson(c.extra);
     out.push(call);
-  });
+  }
   return out;
+}
+
+/**
+ * A call's arguments for the document, never aliasing the shared decode: an object the decoder
+ * parsed from the argument text is parsed again from that text (one parse, where a copy would
+ * serialize and parse); anything else goes through `normalizeArguments`.
+ */
+function argumentsOf(call: WireToolCall): JsonObject {
+  const input = call.input;
+  if (isJsonObject(input) && !Object.isFrozen(input) && call.arguments !== "") {
+    try {
+      const parsed = JSON.parse(call.arguments) as Json;
+      if (isJsonObject(parsed)) return parsed;
+    } catch {
+      // not the text it was parsed from: copy it below
+    }
+  }
+  return normalizeArguments(input);
 }
 
 /** Reads message, reasoning, tool calls, model and usage from an LLM end, through its dialect's codec. */
