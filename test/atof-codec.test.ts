@@ -4,7 +4,8 @@ import { describe, expect, it } from "vitest";
 import { parseAtofLine, serializeEvent } from "../src/events/atof-codec.js";
 import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "../src/events/atof-errors.js";
 import { parseTimestamp } from "../src/events/timestamp.js";
-import type { MarkEvent, ScopeEvent } from "../src/events/types.js";
+import type { AtofEvent, MarkEvent, ScopeEvent } from "../src/events/types.js";
+import { createRuntime } from "../src/runtime/runtime.js";
 
 const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
 const fixtureFiles = readdirSync(fileURLToPath(fixtures)).filter((f) => f.endsWith(".jsonl"));
@@ -68,6 +69,28 @@ describe("serializeEvent", () => {
     const text = serializeEvent(event);
     expect(Object.keys(JSON.parse(text)).slice(-2)).toEqual(["zeta", "alpha"]);
     expect(JSON.parse(text).name).toBe('we"ird\nname');
+  });
+});
+
+describe("serializeEvent of runtime events", () => {
+  it("writes what JSON.stringify writes, whatever the ids, names and payloads hold and however they repeat", async () => {
+    const ids = ['id-"1"', "id-\\2", "id-\u00e93", "id-4", "id-5", "id-6", "id-7", "id-8"];
+    let next = 0;
+    const runtime = createRuntime({ idGenerator: () => ids[next++ % ids.length]! });
+    const events: AtofEvent[] = [];
+    runtime.subscribe("capture", (event) => void events.push(event));
+    for (const name of ["plain", 'quo"te', "tab\tline\n", "caf\u00e9 \u2028", "plain"]) {
+      await runtime.executeTool(name, { name }, async (args) => ({ result: args }), { toolCallId: `call_${name}` });
+      await runtime.executeTool(name, null, async () => ({ result: null }));
+    }
+    await runtime.withScope("outer", () => runtime.executeTool("inner", [1], async () => ({ result: "ok" }), { metadata: { k: "v" } }));
+    await runtime.flush();
+    expect(events.length).toBe(24);
+    for (const event of events) {
+      const line = serializeEvent(event);
+      expect(line).toBe(JSON.stringify(event));
+      expect(serializeEvent(parseAtofLine(line))).toBe(line); // the reader's copy takes the general path
+    }
   });
 });
 

@@ -2,15 +2,83 @@ import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "./atof
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
 import { sharedJsonText } from "./json-text.js";
 import { parseTimestamp } from "./timestamp.js";
-import { CANONICAL_EVENT, MARK_KEY_ORDER, SCOPE_KEY_ORDER, type AtofEvent, type DataSchema, type MarkEvent, type ScopeEvent } from "./types.js";
+import { ATOF_VERSION, CANONICAL_EVENT, MARK_KEY_ORDER, SCOPE_KEY_ORDER, type AtofEvent, type DataSchema, type MarkEvent, type ScopeEvent } from "./types.js";
 
 const SCOPE_KEYS: ReadonlySet<string> = new Set(SCOPE_KEY_ORDER);
 const MARK_KEYS: ReadonlySet<string> = new Set(MARK_KEY_ORDER);
 
 /** JSON text of a value; `undefined` (an absent key) is written as explicit `null`. */
 function j(value: unknown): string {
+  if (value === null) return "null";
   const text = JSON.stringify(value);
   return text === undefined ? "null" : text;
+}
+
+/** JSON text of a string field: printable ASCII without `"` or `\\` (ids, names, categories) is quoted as it is. */
+function stringText(value: unknown): string {
+  if (typeof value !== "string") return j(value);
+  for (let i = 0; i < value.length; i++) {
+    const c = value.charCodeAt(i);
+    if (c < 0x20 || c > 0x7e || c === 0x22 || c === 0x5c) return JSON.stringify(value);
+  }
+  return '"' + value + '"';
+}
+
+/**
+ * The JSON text of the last value one field of a runtime event held. Ids, names and payloads
+ * repeat from event to event: a scope's start and end share its uuid and category profile,
+ * siblings their parent, every OK end its status metadata. Strings compare by value, and a
+ * runtime event's payloads are deep-frozen, so the same object always has the same text.
+ */
+class LastFieldText {
+  private value: unknown = null;
+  private text = "null";
+
+  constructor(private readonly render: (value: unknown) => string) {}
+
+  of(value: unknown): string {
+    if (value === null) return "null"; // a start's null metadata leaves the end's text cached
+    if (value !== this.value) {
+      this.text = this.render(value);
+      this.value = value;
+    }
+    return this.text;
+  }
+}
+
+const last = {
+  uuid: new LastFieldText(stringText),
+  parentUuid: new LastFieldText(stringText),
+  name: new LastFieldText(stringText),
+  category: new LastFieldText(stringText),
+  profile: new LastFieldText(j),
+  metadata: new LastFieldText(j),
+};
+
+const START_HEAD = `{"kind":"scope","scope_category":"start","atof_version":"${ATOF_VERSION}","uuid":`;
+const END_HEAD = `{"kind":"scope","scope_category":"end","atof_version":"${ATOF_VERSION}","uuid":`;
+
+/**
+ * A runtime-delivered scope event: the same text as `JSON.stringify(event)` (its keys are exactly
+ * the known ones, in order, none undefined), with the fixed keys as constant text. Its timestamp
+ * is the runtime's own RFC 3339 text, which needs no escaping.
+ */
+function canonicalScopeLine(e: ScopeEvent, head: string): string {
+  const attributes = e.attributes;
+  return (
+    head + last.uuid.of(e.uuid) +
+    ',"parent_uuid":' + last.parentUuid.of(e.parent_uuid) +
+    ',"timestamp":"' + (e.timestamp as string) +
+    '","name":' + last.name.of(e.name) +
+    (attributes === undefined || attributes.length === 0 ? ',"attributes":[]' : ',"attributes":' + j(attributes)) +
+    ',"category":' + last.category.of(e.category) +
+    ',"category_profile":' + last.profile.of(e.category_profile) +
+    // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
+    ',"data":' + (e.category === "llm" ? sharedJsonText(e.data) : j(e.data)) +
+    ',"data_schema":' + j(e.data_schema) +
+    ',"metadata":' + last.metadata.of(e.metadata) +
+    "}"
+  );
 }
 
 /** Appends keys the reader preserved (or a caller added) after the known ones, in their original order. */
@@ -34,6 +102,11 @@ function unknownKeys(event: object, known: ReadonlySet<string>): string {
  */
 export function serializeEvent(event: AtofEvent): string {
   const canonical = (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] === true;
+  if (canonical && event.kind === "scope" && event.atof_version === ATOF_VERSION && typeof event.timestamp === "string") {
+    const phase = event.scope_category;
+    if (phase === "start") return canonicalScopeLine(event, START_HEAD);
+    if (phase === "end") return canonicalScopeLine(event, END_HEAD);
+  }
   // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
   const sharedData = canonical && event.kind === "scope" && event.category === "llm";
   if (canonical && !sharedData) return JSON.stringify(event);

@@ -1,4 +1,4 @@
-import { AsyncLocalStorage } from "node:async_hooks";
+import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import type { Json, JsonObject } from "./json.js";
 import { uuidv7 } from "./uuid.js";
 
@@ -112,8 +112,21 @@ export function currentScopeStack(): ScopeStack {
   return currentScopeContext().stack;
 }
 
+// Node 24 keeps async context in immutable frames (AsyncContextFrame, a Map per frame), and its
+// `AsyncLocalStorage.run` builds two of them per run: one to enter, and a copy again to restore
+// the caller's. An `AsyncResource` restores the exact frame it replaced, so entering inside one
+// builds a single frame per run. Node 20 (async hooks: no `_propagate` on Node 24's frame-based
+// class) keeps `run`, which is cheaper there than creating a resource.
+const FRAME_BASED = !("_propagate" in AsyncLocalStorage.prototype);
+
+function enterAndRun<A extends unknown[], T>(context: ScopeContext, fn: (...args: A) => T, args: A): T {
+  shared.storage.enterWith(context);
+  return fn(...args);
+}
+
 /** Runs `fn(...args)` with `context` as the current scope context (arguments instead of a closure save an allocation per call). */
 export function runInScopeContext<A extends unknown[], T>(context: ScopeContext, fn: (...args: A) => T, ...args: A): T {
+  if (FRAME_BASED) return new AsyncResource("relaytrace.scope").runInAsyncScope(enterAndRun<A, T>, null, context, fn, args);
   return shared.storage.run(context, fn, ...args);
 }
 

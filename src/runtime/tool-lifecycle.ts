@@ -15,7 +15,7 @@ import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
-import { buildToolChain, withMarks, withoutMarks } from "./intercept-chain.js";
+import { buildToolChain, withoutMarks } from "./intercept-chain.js";
 import { runManagedCall, type ManagedCall } from "./managed-call.js";
 import type { RegistryEntry } from "./registry.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
@@ -69,7 +69,7 @@ export class ToolLifecycle {
 
   start(name: string, args: Json, options: ToolOptions = {}): ToolHandle {
     const stack = currentScopeContext().stack;
-    return this.open(stack, name, args, options, options.parent?.uuid ?? stack.top().uuid);
+    return this.open(stack, name, args, options, options.parent?.uuid ?? stack.top().uuid, false);
   }
 
   end(handle: ToolHandle, outcome: ToolExecutionResult | { error: unknown }, options: EndToolOptions = {}): void {
@@ -93,21 +93,26 @@ export class ToolLifecycle {
     this.close(stack, internal, result, false, options);
   }
 
-  /** Creates the handle and emits the start. */
-  open(stack: ScopeStack, name: string, args: Json, options: ToolOptions, parentUuid: string): InternalToolHandle {
+  /**
+   * Creates the handle and emits the start. A managed handle never reaches the app, so when
+   * nothing listens its start time is not read (an end then emitted to a later subscriber is
+   * stamped `now`, as `end >= start + 1 µs` allows).
+   */
+  open(stack: ScopeStack, name: string, args: Json, options: ToolOptions, parentUuid: string, managed: boolean): InternalToolHandle {
+    const listening = this.core.listening(stack);
     const handle: InternalToolHandle = {
       uuid: this.core.newId(),
       name,
       category: "tool",
       parentUuid,
-      startedAtUs: this.core.startTime(options.timestamp),
+      startedAtUs: listening || !managed || options.timestamp !== undefined ? this.core.startTime(options.timestamp) : 0,
       attributes: normalizeAttributes(options.attributes),
       metadata: options.metadata ?? null,
       ended: false,
       fallbackData: options.data,
       toolCallId: options.toolCallId,
     };
-    if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
+    if (!listening) return handle; // nothing subscribed: build no event
     this.core.emitScope(
       stack,
       handle,
@@ -121,7 +126,8 @@ export class ToolLifecycle {
 
   /**
    * Emits a successful end; the annotation is attached outside the response chain, which never
-   * sees it. A suspended call ends OK with the pending request in its annotation.
+   * sees it. A suspended call ends OK with the pending request in its annotation. Returns the
+   * end time, or undefined when a managed call's end has nobody to reach (then not even read).
    */
   close(
     stack: ScopeStack,
@@ -129,8 +135,10 @@ export class ToolLifecycle {
     outcome: ToolExecutionResult,
     managed: boolean,
     options: EndToolOptions | undefined,
-  ): number {
+  ): number | undefined {
     handle.ended = true;
+    if (managed && !this.core.listening(stack)) return undefined;
+    // A manual end still checks (and clamps) an explicit timestamp when nothing listens.
     const endUs = this.core.endTime(handle.startedAtUs, options?.timestamp);
     if (!this.core.listening(stack)) return endUs;
     // Managed ends carry status OK; the manual path adds no status keys.
@@ -170,8 +178,10 @@ export class ToolLifecycle {
   }
 
   /** The `tool.pending` mark of a suspension first (it is the innermost outcome), then the intercepts' marks. */
-  emitPendingMarks(stack: ScopeStack, handle: InternalToolHandle, endUs: number, outcome: LayerOutcome): void {
-    const marks = outcome.pending === undefined ? outcome.marks : [pendingMark(handle, outcome.pending), ...outcome.marks];
+  emitPendingMarks(stack: ScopeStack, handle: InternalToolHandle, closedAtUs: number | undefined, pending: JsonObject | undefined, marksBelow: PendingMarkSpec[]): void {
+    if (pending === undefined && marksBelow.length === 0) return;
+    const marks = pending === undefined ? marksBelow : [pendingMark(handle, pending), ...marksBelow];
+    const endUs = closedAtUs ?? this.core.endTime(handle.startedAtUs, undefined); // the end was not stamped: nobody listened
     marks.forEach((spec, i) => {
       let metadata: Json = spec.metadata ?? null;
       if (spec.severity !== undefined) {
@@ -231,7 +241,7 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
   }
 
   open(input: Json): InternalToolHandle {
-    return this.tools.open(this.stack, this.name, input, this.options, this.parentUuid);
+    return this.tools.open(this.stack, this.name, input, this.options, this.parentUuid, true);
   }
 
   run(handle: InternalToolHandle, input: Json): unknown {
@@ -251,19 +261,22 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
   }
 
   close(handle: InternalToolHandle, value: unknown): ToolExecutionResult {
-    let outcome: LayerOutcome;
     if (this.direct) {
+      // The checked copy of the tool's value is what the app gets; there are no intercept marks.
+      let result: ToolExecutionResult;
       try {
-        outcome = withMarks(toToolResult(value), NO_MARKS);
+        result = toToolResult(value);
       } catch (error) {
         this.fail(handle, error, false); // a malformed tool result fails the call
         throw error;
       }
-    } else {
-      outcome = value as LayerOutcome;
+      const endUs = this.tools.close(this.stack, handle, result, true, undefined);
+      this.tools.emitPendingMarks(this.stack, handle, endUs, result.pending, NO_MARKS);
+      return result;
     }
+    const outcome = value as LayerOutcome;
     const endUs = this.tools.close(this.stack, handle, outcome, true, undefined);
-    this.tools.emitPendingMarks(this.stack, handle, endUs, outcome);
+    this.tools.emitPendingMarks(this.stack, handle, endUs, outcome.pending, outcome.marks);
     return withoutMarks(outcome); // what the app gets: the unsanitized result, its annotation, a suspension's request
   }
 
