@@ -4,7 +4,8 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtofParseError, UnsupportedAtofVersion } from "../src/events/atof-errors.js";
-import { parseAtof, readAtofFile, streamAtofFile } from "../src/events/atof-reader.js";
+import { MAX_KEPT_WARNINGS, parseAtof, readAtofFile, SKIPPED_LINE, streamAtofFile, WARNINGS_NOT_KEPT, type StreamAtofOptions } from "../src/events/atof-reader.js";
+import type { AtofWarning } from "../src/events/atof-errors.js";
 import type { AtofEvent } from "../src/events/types.js";
 
 const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
@@ -26,6 +27,17 @@ function scope(category: "start" | "end", uuid: string, extra: Record<string, un
     metadata: null,
     ...extra,
   });
+}
+
+/** Every event of a streamed file, and the warnings the stream returns when it ends. */
+async function streamAll(path: string, options: StreamAtofOptions): Promise<{ events: AtofEvent[]; warnings: AtofWarning[] }> {
+  const events: AtofEvent[] = [];
+  const stream = streamAtofFile(path, options);
+  for (;;) {
+    const step = await stream.next();
+    if (step.done) return { events, warnings: step.value };
+    events.push(step.value);
+  }
 }
 
 function failure(text: string): AtofParseError {
@@ -133,5 +145,32 @@ describe("streamAtofFile", () => {
     await expect(run()).rejects.toMatchObject({ name: "AtofParseError", lineNo: 3 });
     expect(seen).toEqual(["x", "a"]);
     expect(warned).toEqual([1]);
+  });
+
+  it("returns at most MAX_KEPT_WARNINGS warnings and counts the rest, while onWarning sees every one", async () => {
+    const path = join(dir, "many-bad.jsonl");
+    const bad = MAX_KEPT_WARNINGS + 2500;
+    const lines = [scope("start", "a")];
+    for (let i = 0; i < bad; i++) lines.push(`not json ${i}`);
+    lines.push(scope("end", "a"));
+    await writeFile(path, lines.join("\n") + "\n");
+    let seen = 0;
+    const { events, warnings } = await streamAll(path, { skipBadLines: true, onWarning: () => void seen++ });
+    expect(events.map((e) => e.uuid)).toEqual(["a", "a"]);
+    expect(seen).toBe(bad);
+    expect(warnings).toHaveLength(MAX_KEPT_WARNINGS + 1);
+    expect(warnings.slice(0, MAX_KEPT_WARNINGS).every((w) => w.code === SKIPPED_LINE)).toBe(true);
+    expect(warnings[0]!.lineNo).toBe(2);
+    expect(warnings.at(-1)).toMatchObject({ code: WARNINGS_NOT_KEPT, lineNo: bad + 2 });
+    expect(warnings.at(-1)!.message).toContain(`${bad - MAX_KEPT_WARNINGS} more warnings`);
+  });
+
+  it("returns every warning, with no count, when there are no more than MAX_KEPT_WARNINGS", async () => {
+    const path = join(dir, "some-bad.jsonl");
+    const lines = [scope("start", "a"), ...Array.from({ length: MAX_KEPT_WARNINGS }, (_, i) => `not json ${i}`), scope("end", "a")];
+    await writeFile(path, lines.join("\n") + "\n");
+    const { warnings } = await streamAll(path, { skipBadLines: true });
+    expect(warnings).toHaveLength(MAX_KEPT_WARNINGS);
+    expect(warnings.some((w) => w.code === WARNINGS_NOT_KEPT)).toBe(false);
   });
 });

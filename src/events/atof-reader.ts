@@ -45,6 +45,10 @@ export interface AtofReadResult {
 export const TORN_LAST_LINE = "torn_last_line";
 /** Warning code of a bad line skipped because `skipBadLines` is set. */
 export const SKIPPED_LINE = "skipped_line";
+/** Warnings a streaming read returns at most; `onWarning` still receives every one. */
+export const MAX_KEPT_WARNINGS = 1000;
+/** Warning code of the last returned warning when more than MAX_KEPT_WARNINGS were raised: how many were not kept. */
+export const WARNINGS_NOT_KEPT = "warnings_not_kept";
 
 /** The `torn_last_line` warning's text. */
 export function tornLastLineMessage(bytes: number): string {
@@ -132,7 +136,9 @@ export async function readAtofFile(path: string, options: ParseAtofOptions = {})
  * Streams the events of an ATOF JSONL file line by line, in memory bounded by `maxLineBytes`.
  * Throws AtofParseError (from the iteration) on the first bad or overlong line. A last line without
  * its `\n` that is not complete JSON (a writer killed mid-line) is skipped with a `torn_last_line`
- * warning: a reader never yields part of an event.
+ * warning: a reader never yields part of an event. Returns the first MAX_KEPT_WARNINGS warnings,
+ * then one `warnings_not_kept` warning counting the rest (a file of a million skipped lines must
+ * not hold a million warnings); `onWarning` receives every one as it is raised.
  */
 export async function* streamAtofFile(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofEvent, AtofWarning[]> {
   const records = streamAtofRecords(path, options);
@@ -151,6 +157,7 @@ export async function* streamAtofRecords(path: string, options: StreamAtofOption
   const every = Math.max(1, options.progressEvery ?? 1000);
   let reported = 0;
   let bytes = 0;
+  let notKept = 0;
   for await (const line of splitFileLines(path, max)) {
     bytes += line.terminated ? line.bytes + 1 : line.bytes;
     const before = warnings.length;
@@ -168,7 +175,13 @@ export async function* streamAtofRecords(path: string, options: StreamAtofOption
     } else {
       event = reader.next(line.text);
     }
-    if (options.onWarning) for (let i = before; i < warnings.length; i++) options.onWarning(warnings[i]!);
+    if (warnings.length > before) {
+      if (options.onWarning) for (let i = before; i < warnings.length; i++) options.onWarning(warnings[i]!);
+      if (warnings.length > MAX_KEPT_WARNINGS) {
+        notKept += warnings.length - MAX_KEPT_WARNINGS;
+        warnings.length = MAX_KEPT_WARNINGS;
+      }
+    }
     if (options.onProgress && reader.lineNo % every === 0) {
       reported = reader.lineNo;
       options.onProgress(reported, bytes);
@@ -176,5 +189,8 @@ export async function* streamAtofRecords(path: string, options: StreamAtofOption
     if (event !== null) yield { event, text: line.text, lineNo: reader.lineNo };
   }
   if (options.onProgress && reported !== reader.lineNo) options.onProgress(reader.lineNo, bytes);
+  if (notKept > 0) {
+    warnings.push({ lineNo: reader.lineNo, code: WARNINGS_NOT_KEPT, message: `${notKept} more warnings were raised and not kept (the first ${MAX_KEPT_WARNINGS} are)` });
+  }
   return warnings;
 }
