@@ -4,8 +4,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtofParseError, UnsupportedAtofVersion } from "../src/events/atof-errors.js";
-import { MAX_KEPT_WARNINGS, parseAtof, readAtofFile, SKIPPED_LINE, streamAtofFile, WARNINGS_NOT_KEPT, type StreamAtofOptions } from "../src/events/atof-reader.js";
-import type { AtofWarning } from "../src/events/atof-errors.js";
+import { MAX_KEPT_WARNINGS, parseAtof, readAtofFile, SKIPPED_LINE, streamAtofFile, WARNINGS_NOT_KEPT } from "../src/events/atof-reader.js";
 import type { AtofEvent } from "../src/events/types.js";
 
 const fixtures = new URL("./fixtures/nat-atof/", import.meta.url);
@@ -27,17 +26,6 @@ function scope(category: "start" | "end", uuid: string, extra: Record<string, un
     metadata: null,
     ...extra,
   });
-}
-
-/** Every event of a streamed file, and the warnings the stream returns when it ends. */
-async function streamAll(path: string, options: StreamAtofOptions): Promise<{ events: AtofEvent[]; warnings: AtofWarning[] }> {
-  const events: AtofEvent[] = [];
-  const stream = streamAtofFile(path, options);
-  for (;;) {
-    const step = await stream.next();
-    if (step.done) return { events, warnings: step.value };
-    events.push(step.value);
-  }
 }
 
 function failure(text: string): AtofParseError {
@@ -155,7 +143,7 @@ describe("streamAtofFile", () => {
     lines.push(scope("end", "a"));
     await writeFile(path, lines.join("\n") + "\n");
     let seen = 0;
-    const { events, warnings } = await streamAll(path, { skipBadLines: true, onWarning: () => void seen++ });
+    const { events, warnings } = await readAtofFile(path, { skipBadLines: true, onWarning: () => void seen++ });
     expect(events.map((e) => e.uuid)).toEqual(["a", "a"]);
     expect(seen).toBe(bad);
     expect(warnings).toHaveLength(MAX_KEPT_WARNINGS + 1);
@@ -169,7 +157,7 @@ describe("streamAtofFile", () => {
     const path = join(dir, "some-bad.jsonl");
     const lines = [scope("start", "a"), ...Array.from({ length: MAX_KEPT_WARNINGS }, (_, i) => `not json ${i}`), scope("end", "a")];
     await writeFile(path, lines.join("\n") + "\n");
-    const { warnings } = await streamAll(path, { skipBadLines: true });
+    const { warnings } = await readAtofFile(path, { skipBadLines: true });
     expect(warnings).toHaveLength(MAX_KEPT_WARNINGS);
     expect(warnings.some((w) => w.code === WARNINGS_NOT_KEPT)).toBe(false);
   });

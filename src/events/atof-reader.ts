@@ -121,8 +121,8 @@ export function parseAtof(text: string, options: ParseAtofOptions = {}): AtofRea
   return { events, warnings };
 }
 
-/** Reads and parses a whole ATOF JSONL file into memory (what `streamAtofFile` yields, collected). */
-export async function readAtofFile(path: string, options: ParseAtofOptions = {}): Promise<AtofReadResult> {
+/** Reads and parses a whole ATOF JSONL file into memory (what `streamAtofFile` yields and returns, collected; same options). */
+export async function readAtofFile(path: string, options: StreamAtofOptions = {}): Promise<AtofReadResult> {
   const events: AtofEvent[] = [];
   const stream = streamAtofFile(path, options);
   for (;;) {
