@@ -7,12 +7,7 @@ import { FROZEN_TEXT_MIN_LENGTH, frozenJsonTexts, jsonText as deepJsonText } fro
  * objects/arrays become JSON text, scalars keep their type, null and non-finite numbers vanish.
  */
 export function flattenInto(attrs: Attributes, prefix: string, value: Json | undefined): void {
-  if (value === null || value === undefined) return;
-  if (typeof value === "object" && !Array.isArray(value)) {
-    for (const key of Object.keys(value)) setScalarOrJson(attrs, attributeKey(prefix, key), value[key]);
-    return;
-  }
-  setScalarOrJson(attrs, prefix, value);
+  flattenUnder(attrs, prefixNamed(prefix), value);
 }
 
 // Attribute names repeat from span to span: building `prefix.key` once keeps one string per name
@@ -38,15 +33,19 @@ export class AttributePrefix {
 
 const prefixes = new Map<string, AttributePrefix>();
 
-/** `prefix.key`, one string per pair (attribute names repeat from span to span). */
-export function attributeKey(prefix: string, key: string): string {
+/** The shared AttributePrefix of `prefix` (past MAX_PREFIXES prefixes, a fresh one that is not kept). */
+function prefixNamed(prefix: string): AttributePrefix {
   let keys = prefixes.get(prefix);
   if (keys === undefined) {
-    if (prefixes.size >= MAX_PREFIXES) return `${prefix}.${key}`;
     keys = new AttributePrefix(prefix);
-    prefixes.set(prefix, keys);
+    if (prefixes.size < MAX_PREFIXES) prefixes.set(prefix, keys);
   }
-  return keys.key(key);
+  return keys;
+}
+
+/** `prefix.key`, one string per pair (attribute names repeat from span to span). */
+export function attributeKey(prefix: string, key: string): string {
+  return prefixNamed(prefix).key(key);
 }
 
 /** `flattenInto` with the prefix's names built once. */
