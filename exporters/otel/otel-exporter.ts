@@ -175,6 +175,8 @@ export class OtelExporter implements Exporter {
       spanId: hex.slice(16),
       traceFlags: sampleSpan(this.pipeline!.sampler, parent, appParent, traceId, name, kind, {}, this.counter),
     };
+    // W3C: a span carries its parent's trace state on.
+    if (parent?.context.traceState !== undefined) context.traceState = parent.context.traceState;
     const span: OpenSpan = {
       uuid: start.uuid,
       name,
