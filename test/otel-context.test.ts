@@ -148,6 +148,34 @@ describe("outbound: inside relaytrace callbacks the relaytrace span is the activ
     expect(user!.parentSpanContext?.spanId).toBe(tool.spanContext().spanId);
   });
 
+  it("uses the exporters' span ids when the runtime's idGenerator makes ids that are not uuids", async () => {
+    let n = 0;
+    const rt = createRuntime({ idGenerator: () => `job-${++n}` });
+    const capture = new SpanCapture({ projection: "full" });
+    capture.register(rt);
+    appSpans.reset();
+    const outgoing: Record<string, string> = {};
+    let traceparent = "";
+    await rt.withScope(
+      "agent",
+      () =>
+        rt.executeTool("search", {}, () => {
+          tracer.startActiveSpan("db.query", (span) => span.end());
+          injectTraceContext(outgoing);
+          traceparent = rt.captureTraceparent();
+          return { result: [] };
+        }),
+      { category: "agent" },
+    );
+    const tool = byName(await capture.spans(), "search");
+    const expected = `00-${tool.spanContext().traceId}-${tool.spanContext().spanId}-01`;
+    expect(outgoing.traceparent).toBe(expected);
+    expect(traceparent).toBe(expected);
+    const [user] = appSpans.getFinishedSpans().filter((s) => s.name === "db.query");
+    expect(user!.spanContext().traceId).toBe(tool.spanContext().traceId);
+    expect(user!.parentSpanContext?.spanId).toBe(tool.spanContext().spanId);
+  });
+
   it("nests the undici client span of the real provider request under the relaytrace llm span, inside the app's request span", async () => {
     const { rt, byProjection } = captures();
     appSpans.reset();

@@ -16,7 +16,8 @@ import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import { propagatedLinkOf, propagatedRootOf, recordPropagatedParent } from "../events/propagation-table.js";
 import { currentScopeContext, runInScopeContext, type ScopeContext } from "../events/scope-stack.js";
 import { formatTraceparent, parseTraceparent, TRACEPARENT_KEY, TRACESTATE_KEY, type RemoteParent } from "../events/traceparent.js";
-import { spanIdOf, uuidHex } from "../events/uuid.js";
+import { otelIdHex } from "../events/otel-ids.js";
+import { spanIdOf } from "../events/uuid.js";
 import type { PropagationContext } from "./types.js";
 
 /**
@@ -102,7 +103,7 @@ export function traceRootUuid(context: ScopeContext, self?: { uuid: string; pare
  * parent the trace was continued from (`extractTraceContext`), else sampled without state.
  */
 function spanContextFor(rootUuid: string, spanUuid: string, parent: Context): SpanContext {
-  const traceId = uuidHex(rootUuid);
+  const traceId = otelIdHex(rootUuid);
   const active = trace.getSpanContext(parent);
   const spanId = spanIdOf(spanUuid);
   if (active !== undefined && active.traceId === traceId) {

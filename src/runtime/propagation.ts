@@ -1,6 +1,7 @@
 import type { ScopeContext } from "../events/scope-stack.js";
 import { ScopeStack, currentScopeContext, hiddenRoot } from "../events/scope-stack.js";
 import { propagatedLinkOf, recordPropagatedLink, recordPropagatedParent } from "../events/propagation-table.js";
+import { otelIdHex } from "../events/otel-ids.js";
 import { isUuid, spanIdOf, uuidHex } from "../events/uuid.js";
 import { formatTraceparent } from "../events/traceparent.js";
 import { RelaytraceError } from "./errors.js";
@@ -111,7 +112,7 @@ export function contextFromPropagation(ctx: PropagationContext | PropagationCont
 
 /** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled unless a remote parent said otherwise). */
 export function traceparentOf(rootUuid: string, spanUuid: string, traceFlags = propagatedLinkOf(rootUuid)?.traceFlags ?? 1): string {
-  return formatTraceparent(uuidHex(rootUuid), spanIdOf(spanUuid), traceFlags);
+  return formatTraceparent(otelIdHex(rootUuid), spanIdOf(spanUuid), traceFlags);
 }
 
 export function traceparentFrom(context: ScopeContext): string {
