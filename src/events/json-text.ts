@@ -170,9 +170,15 @@ function partText(value: unknown, levels: number): string | undefined {
     if (levels <= 0 || (!(frozen && levels === COMPOSED_LEVELS) && !holdsRecurring(value, levels))) return wholeText(value, frozen);
     text = "{";
     const record = value as Record<string, unknown>;
+    // A frozen event payload's member texts are what each projection's `<ns>.*.data.<key>`
+    // attributes hold: remembered whatever their size, since another exporter asks for them next.
+    const shareMembers = frozen && levels === COMPOSED_LEVELS;
     for (const key of Object.keys(record)) {
-      const member = partText(record[key], levels - 1);
-      if (member !== undefined) text += (text.length > 1 ? "," : "") + JSON.stringify(key) + ":" + member;
+      const item = record[key];
+      const member = partText(item, levels - 1);
+      if (member === undefined) continue;
+      text += (text.length > 1 ? "," : "") + JSON.stringify(key) + ":" + member;
+      if (shareMembers && typeof item === "object" && item !== null && Object.isFrozen(item)) frozenJsonTexts.set(item, member);
     }
     text += "}";
   }
