@@ -90,6 +90,15 @@ export function sharingFrozenPayloads<T>(fn: () => T): T {
   }
 }
 
+/**
+ * Whether documents being built may share what the exporter's readers share (see
+ * sharingFrozenPayloads): frozen payloads, and values decoded once from them (a tool call's parsed
+ * arguments, a usage's extra keys), which no reader mutates.
+ */
+export function sharingPayloads(): boolean {
+  return shareFrozen;
+}
+
 /** Deep copy through JSON, so the document never aliases (frozen) event payloads (see sharingFrozenPayloads). */
 export function cloneJson<T extends Json | JsonObject>(value: T): T {
   if (shareFrozen && typeof value === "object" && value !== null && Object.isFrozen(value)) return value;

@@ -1,5 +1,6 @@
 import type { WireUsage } from "../../src/wire/index.js";
 import { cachedTokensOf } from "../../src/wire/index.js";
+import { sharingPayloads } from "./content.js";
 import type { AtifFinalMetrics, AtifMetrics, AtifStep } from "./types.js";
 
 function count(value: number | undefined): number | undefined {
@@ -21,7 +22,7 @@ export function metricsFromUsage(usage: WireUsage | undefined, costUsd?: number)
   if (cached !== undefined) m.cached_tokens = cached;
   const cost = costUsd ?? usage?.costUsd;
   if (cost !== undefined) m.cost_usd = cost;
-  if (usage?.extra) m.extra = JSON.parse(JSON.stringify(usage.extra)) as NonNullable<AtifMetrics["extra"]>;
+  if (usage?.extra) m.extra = (sharingPayloads() ? usage.extra : JSON.parse(JSON.stringify(usage.extra))) as NonNullable<AtifMetrics["extra"]>;
   return Object.keys(m).length > 0 ? m : undefined;
 }
 

@@ -2,7 +2,7 @@ import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.
 import type { AtofEvent } from "../../src/events/types.js";
 import { codecForEvent, recordedCost, sharedDecodeResponse } from "../../src/wire/index.js";
 import type { WireToolCall } from "../../src/wire/index.js";
-import { cloneJson, unwrapBody } from "./content.js";
+import { cloneJson, sharingPayloads, unwrapBody } from "./content.js";
 import { metricsFromUsage } from "./metrics.js";
 import type { AtifMessage, AtifMetrics, AtifToolCall } from "./types.js";
 
@@ -55,6 +55,8 @@ function toolCallsFrom(calls: readonly WireToolCall[]): AtifToolCall[] {
  */
 function argumentsOf(call: WireToolCall): JsonObject {
   const input = call.input;
+  // The exporter's documents are only validated and written: the shared decode's arguments serve.
+  if (sharingPayloads() && isJsonObject(input)) return input;
   if (isJsonObject(input) && !Object.isFrozen(input) && call.arguments !== "") {
     try {
       const parsed = JSON.parse(call.arguments) as Json;
