@@ -90,13 +90,14 @@ describe("the transcript a traced run records", () => {
     expect(JSON.stringify(recorded)).toBe(before);
   });
 
-  it("hands back history that was passed in as plain copies too, and records it as sent", async () => {
-    const history = [{ role: "system", content: "be brief" }, { role: "user", content: "earlier" }, { role: "assistant", content: "noted" }];
+  it("hands back history that was passed in as it was, and records it as sent", async () => {
+    const history = [{ role: "system", content: "be brief" }, { role: "user", content: "earlier" }, { role: "assistant", content: "noted", at: new Date(0) }];
     const { srv, result, recorded } = await tracedRun({ history });
     expect(result.messages.slice(0, 3)).toEqual(history);
+    expect((result.messages[2] as { at: unknown }).at).toBeInstanceOf(Date); // not made JSON for the run's own use
     for (const message of result.messages) expect(Object.isFrozen(message)).toBe(false);
     expect(JSON.stringify(recorded[0])).toBe(JSON.stringify(srv.requests[0]!.body));
-    expect((recorded[0]!.messages as unknown[]).slice(0, 3)).toEqual(history);
+    expect((recorded[0]!.messages as unknown[]).slice(0, 3)).toEqual(JSON.parse(JSON.stringify(history)));
   });
 
   it("lets a beforeLLM hook edit a message in place, and records the edited transcript", async () => {

@@ -151,30 +151,49 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
  * that sends the same value in call after call (the agent loop's transcript messages, its tool
  * list): events then hold it without copying it again, and exporters remember its text and
  * decode. The copy is marked, and with `items` each item of a copied array too (a tool list,
- * whose entries the projections serialize one by one). Undefined when the value is not plain
- * JSON as it is (the copy would have had to change something) or nests deeper than
- * LONG_LIVED_MAX_HEIGHT: the caller keeps its own value, copied per event as any other. A
- * value already marked is returned as it is.
+ * whose entries the projections serialize one by one). Undefined unless the value is plain JSON
+ * as it is (plain objects and arrays of strings, finite numbers, booleans and null: a copy that
+ * had to change anything, even a Date into its text, would not be the caller's value) and nests
+ * at most LONG_LIVED_MAX_HEIGHT levels: the caller keeps its own value, copied per event as any
+ * other. A value already marked is returned as it is.
  */
 export function longLivedJson(value: unknown, items = false): Json | undefined {
   if (typeof value !== "object" || value === null) return undefined;
   if (isLongLived(value)) return value as Json;
-  const issues: JsonCopyIssues = { count: 0 };
-  const copy = toJsonSafe(value, issues, true);
-  if (issues.count > 0 || typeof copy !== "object" || copy === null || !nestsWithin(copy, LONG_LIVED_MAX_HEIGHT)) return undefined;
+  if (!isPlainJson(value, LONG_LIVED_MAX_HEIGHT)) return undefined;
+  const copy = toJsonSafe(value, undefined, true) as object;
   markLongLived(copy);
   if (items && Array.isArray(copy)) for (const item of copy) if (typeof item === "object" && item !== null) markLongLived(item);
-  return copy;
+  return copy as Json;
 }
 
-/** Whether no object in `value` sits more than `height` levels below it (explicit stack, stops early). */
-function nestsWithin(value: object, height: number): boolean {
+/** Whether `value` is plain JSON nesting at most `height` levels (explicit stack, stops at the first misfit). */
+function isPlainJson(value: object, height: number): boolean {
   const stack: { node: object; depth: number }[] = [{ node: value, depth: 0 }];
   while (stack.length > 0) {
     const { node, depth } = stack.pop()!;
     if (depth > height) return false;
-    const members = Array.isArray(node) ? node : Object.values(node);
-    for (const member of members) if (typeof member === "object" && member !== null) stack.push({ node: member, depth: depth + 1 });
+    let members: unknown[];
+    if (Array.isArray(node)) members = node;
+    else if (Object.getPrototypeOf(node) === Object.prototype) members = Object.values(node);
+    else return false;
+    for (let i = 0; i < members.length; i++) {
+      const member = members[i];
+      switch (typeof member) {
+        case "string":
+        case "boolean":
+          continue;
+        case "number":
+          if (Number.isFinite(member)) continue;
+          return false;
+        case "object":
+          if (member === null) continue;
+          stack.push({ node: member, depth: depth + 1 });
+          continue;
+        default:
+          return false; // undefined, function, symbol, bigint
+      }
+    }
   }
   return true;
 }
