@@ -66,6 +66,18 @@ describe("uuidv7", () => {
     expect(new Set(ids).size).toBe(ids.length);
   });
 
+  it("gives ids made in the same millisecond independent random tails, across many pools of randomness", () => {
+    const ids = Array.from({ length: 5000 }, () => uuidv7(2_100_000_000_000));
+    const tails = new Set(ids.map((id) => id.slice(19)));
+    expect(tails.size).toBe(ids.length);
+    // Each of the 62 random bits takes both values somewhere in the sample.
+    const bits = ids.map((id) => BigInt(`0x${id.slice(19).replace("-", "")}`) & ((1n << 62n) - 1n));
+    const ones = bits.reduce((a, b) => a | b, 0n);
+    const zeros = bits.reduce((a, b) => a | (~b & ((1n << 62n) - 1n)), 0n);
+    expect(ones).toBe((1n << 62n) - 1n);
+    expect(zeros).toBe((1n << 62n) - 1n);
+  });
+
   it("stays increasing when the clock stands still or steps back", () => {
     const a = uuidv7(2_000_000_000_000);
     const b = uuidv7(2_000_000_000_000);
