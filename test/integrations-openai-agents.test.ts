@@ -1,5 +1,5 @@
 import { Agent, Runner, getGlobalTraceProvider, setTraceProcessors, tool, withCustomSpan, withTrace } from "@openai/agents-core";
-import { OpenAIChatCompletionsModel } from "@openai/agents-openai";
+import { OpenAIChatCompletionsModel, OpenAIResponsesModel } from "@openai/agents-openai";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { z } from "zod";
@@ -19,15 +19,16 @@ afterEach(async () => {
   provider = undefined;
 });
 
-function weatherAgent(url: string) {
+function weatherAgent(url: string, api: "chat" | "responses" = "chat") {
   const client = new OpenAI({ baseURL: url, apiKey: "sk-test-key" });
+  const model = api === "chat" ? new OpenAIChatCompletionsModel(client, "gpt-4.1-mini") : new OpenAIResponsesModel(client, "gpt-4.1-mini");
   const getWeather = tool({
     name: "get_weather",
     description: "Current weather of a city",
     parameters: z.object({ city: z.string() }),
     execute: async ({ city }) => (city === "Atlantis" ? Promise.reject(new Error("no such city")) : { city, temp_c: 4 }),
   });
-  return new Agent({ name: "weather-agent", instructions: "Be brief.", model: new OpenAIChatCompletionsModel(client, "gpt-4.1-mini"), tools: [getWeather] });
+  return new Agent({ name: "weather-agent", instructions: "Be brief.", model, tools: [getWeather] });
 }
 
 describe("relaytrace/openai-agents with the real Agents SDK against a scripted OpenAI-compatible server", () => {
@@ -109,6 +110,59 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     const llmSpan = spans.find((s) => s.name === "openai.chat_completions")!;
     expect(attr(llmSpan, "llm.token_count.prompt")).toBe(40);
     expect(attr(llmSpan, "llm.model_name")).toBe("gpt-4.1-mini");
+  });
+
+  it("response spans (the Responses model) become openai/responses llm scopes with the input, the response, usage and the tool call ids", async () => {
+    provider = await startScriptedProvider({
+      style: "openai-responses",
+      model: "gpt-4.1-mini",
+      turns: [
+        { toolCalls: [{ id: "call_o", name: "get_weather", arguments: { city: "Oslo" } }], usage: { promptTokens: 40, completionTokens: 12 } },
+        { text: "Oslo is at 4 °C.", usage: { promptTokens: 75, completionTokens: 10 } },
+      ],
+    });
+    const run = integrationRun("openinference");
+    const processor = new RelaytraceProcessor({ runtime: run.runtime });
+    setTraceProcessors([processor]);
+    const result = await new Runner().run(weatherAgent(provider.url, "responses"), "Weather in Oslo?");
+    expect(result.finalOutput).toBe("Oslo is at 4 °C.");
+    expect(provider.requests.map((r) => r.path)).toEqual(["/v1/responses", "/v1/responses"]);
+    await processor.forceFlush();
+    const { events, spans, trajectories } = await run.finish();
+    expect(processor.failureCount()).toBe(0);
+    const llmStarts = starts(events, "llm");
+    expect(llmStarts.map((e) => [e.name, e.data_schema])).toEqual([
+      ["openai.responses", { name: "openai/responses", version: "1" }],
+      ["openai.responses", { name: "openai/responses", version: "1" }],
+    ]);
+    // the second request's input, in the Responses wire form the schema names
+    expect((llmStarts[1]!.data as { content: { input: unknown[] } }).content.input).toEqual([
+      { type: "message", role: "user", content: "Weather in Oslo?" },
+      expect.objectContaining({ type: "function_call", call_id: "call_o", name: "get_weather", arguments: '{"city":"Oslo"}' }),
+      expect.objectContaining({ type: "function_call_output", call_id: "call_o", output: '{"city":"Oslo","temp_c":4}' }),
+    ]);
+    const llmEnds = ends(events, "llm");
+    expect(llmEnds.map((e) => e.category_profile)).toEqual([{ model_name: "gpt-4.1-mini" }, { model_name: "gpt-4.1-mini" }]);
+    expect(llmEnds[0]!.data).toMatchObject({ object: "response", usage: { input_tokens: 40, output_tokens: 12 } });
+    // the function span got the call id the response asked for
+    expect(ends(events, "tool").map((e) => [e.name, e.category_profile?.["tool_call_id"], e.data])).toEqual([["get_weather", "call_o", { city: "Oslo", temp_c: 4 }]]);
+
+    // openinference: the second call's input has the assistant's call and the tool's answer, by call id
+    const [, second] = spans.filter((s) => s.name === "openai.responses");
+    expect(attr(second!, "llm.model_name")).toBe("gpt-4.1-mini");
+    expect(attr(second!, "llm.input_messages.1.message.tool_calls.0.tool_call.id")).toBe("call_o");
+    expect(attr(second!, "llm.input_messages.2.message.role")).toBe("tool");
+    expect(attr(second!, "llm.input_messages.2.message.tool_call_id")).toBe("call_o");
+    expect(attr(second!, "llm.input_messages.2.message.content")).toBe('{"city":"Oslo","temp_c":4}');
+    expect(attr(second!, "llm.token_count.prompt")).toBe(75);
+
+    // ATIF: the call, its observation and the final answer
+    const steps = trajectories[0]!.steps;
+    expect(steps.map((x) => x.source)).toEqual(["user", "agent", "agent"]);
+    expect(steps[1]!.tool_calls?.map((c) => [c.tool_call_id, c.function_name])).toEqual([["call_o", "get_weather"]]);
+    expect(steps[1]!.observation?.results.map((r) => r.source_call_id)).toEqual(["call_o"]);
+    expect(steps[1]!.metrics).toMatchObject({ prompt_tokens: 40, completion_tokens: 12 });
+    expect(steps[2]!.message).toBe("Oslo is at 4 °C.");
   });
 
   it("a failing model call ends the llm scope with its error; what the library leaves open ends at shutdown", async () => {

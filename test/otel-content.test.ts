@@ -6,7 +6,8 @@ import { afterEach, describe, expect, it, vi } from "vitest";
 import { SpanCapture, startScriptedProvider, type ScriptedProvider } from "../exporters/testing/index.js";
 import { createClient, createToolkit, defineTool } from "../src/index.js";
 import { createRuntime } from "../src/runtime/runtime.js";
-import type { OtelExporterOptions } from "../exporters/otel/index.js";
+import { OtelExporter, type OtelExporterOptions } from "../exporters/otel/index.js";
+import { attributesOf, startOtlpReceiver, type OtlpReceiver } from "./support/otlp.js";
 
 const SECRET_PROMPT = "my locker code is 8841";
 const SECRET_ARG = "Tromsø-harbour";
@@ -15,9 +16,11 @@ const SECRET_REPLY = "pack a raincoat";
 const SECRET_SYSTEM = "You are the harbour master";
 
 const providers: ScriptedProvider[] = [];
+const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
   vi.unstubAllEnvs();
   await Promise.all(providers.splice(0).map((p) => p.close()));
+  await Promise.all(receivers.splice(0).map((r) => r.close()));
 });
 
 /** One real loop run: the model asks for a tool, then answers; every projection captured. */
@@ -84,6 +87,29 @@ describe("captureContent", () => {
     expect(genAi["gen_ai.usage.input_tokens"]).toBe(20);
     expect(genAi["gen_ai.response.finish_reasons"]).toEqual(["tool_call"]);
     expect(toolSpan(spans.gen_ai).attributes["gen_ai.tool.call.id"]).toBe("call_1");
+  });
+
+  it("off: a mark's log record carries no body (its data); name, severity and the enclosing span's ids stay", async () => {
+    type Obj = Record<string, unknown>;
+    const records = async (options: Pick<OtelExporterOptions, "captureContent">) => {
+      const receiver = await startOtlpReceiver();
+      receivers.push(receiver);
+      const rt = createRuntime();
+      new OtelExporter({ projection: "full", endpoint: `${receiver.url}/v1/traces`, logs: true, ...options }).register(rt);
+      await rt.withScope("agent", () => void rt.mark("note.taken", { data: { note: SECRET_PROMPT }, severity: "warn" }), { category: "agent" });
+      await rt.shutdown();
+      const logs = receiver.received.filter((r) => r.signal === "logs");
+      return logs.flatMap((r) => (r.body["resourceLogs"] as Obj[]).flatMap((rl) => (rl["scopeLogs"] as Obj[]).flatMap((sl) => sl["logRecords"] as Obj[])));
+    };
+    const [shown] = await records({});
+    expect(JSON.stringify(shown!["body"])).toContain(SECRET_PROMPT);
+    const withheld = await records({ captureContent: false });
+    expect(withheld).toHaveLength(1);
+    expect(JSON.stringify(withheld)).not.toContain(SECRET_PROMPT);
+    expect(withheld[0]!["body"] ?? null).toBeNull();
+    expect(attributesOf(withheld[0]!["attributes"])["nemo_relay.mark.name"]).toBe("note.taken");
+    expect(withheld[0]!["severityText"]).toBe("WARN");
+    expect(String(withheld[0]!["spanId"] ?? "")).not.toBe("");
   });
 
   it("OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=false turns it off; the option in code wins", async () => {

@@ -16,7 +16,16 @@ import { request } from "undici";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtofExporter } from "../exporters/atof/index.js";
 import { SpanCapture } from "../exporters/testing/index.js";
-import { createClient, createToolkit, extractTraceContext, injectTraceContext } from "../src/index.js";
+import {
+  capturePropagationContext,
+  createClient,
+  createToolkit,
+  extractTraceContext,
+  injectTraceContext,
+  propagationContextFromJson,
+  propagationContextToJson,
+  type PropagationContext,
+} from "../src/index.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 
 const CLI = fileURLToPath(new URL("../dist/src/cli/main.js", import.meta.url));
@@ -134,6 +143,34 @@ describe("outbound: inside relaytrace callbacks the relaytrace span is the activ
     );
     const spans = await byProjection[0]!.spans();
     const tool = byName(spans, "search");
+    const [user] = appSpans.getFinishedSpans().filter((s) => s.name === "db.query");
+    expect(user!.spanContext().traceId).toBe(tool.spanContext().traceId);
+    expect(user!.parentSpanContext?.spanId).toBe(tool.spanContext().spanId);
+  });
+
+  it("uses the exporters' span ids when the runtime's idGenerator makes ids that are not uuids", async () => {
+    let n = 0;
+    const rt = createRuntime({ idGenerator: () => `job-${++n}` });
+    const capture = new SpanCapture({ projection: "full" });
+    capture.register(rt);
+    appSpans.reset();
+    const outgoing: Record<string, string> = {};
+    let traceparent = "";
+    await rt.withScope(
+      "agent",
+      () =>
+        rt.executeTool("search", {}, () => {
+          tracer.startActiveSpan("db.query", (span) => span.end());
+          injectTraceContext(outgoing);
+          traceparent = rt.captureTraceparent();
+          return { result: [] };
+        }),
+      { category: "agent" },
+    );
+    const tool = byName(await capture.spans(), "search");
+    const expected = `00-${tool.spanContext().traceId}-${tool.spanContext().spanId}-01`;
+    expect(outgoing.traceparent).toBe(expected);
+    expect(traceparent).toBe(expected);
     const [user] = appSpans.getFinishedSpans().filter((s) => s.name === "db.query");
     expect(user!.spanContext().traceId).toBe(tool.spanContext().traceId);
     expect(user!.parentSpanContext?.spanId).toBe(tool.spanContext().spanId);
@@ -265,6 +302,53 @@ describe("across services: extractTraceContext / injectTraceContext", () => {
         expect(root!.parentSpanContext?.spanId).toBe(spanId);
       }
     }
+  });
+
+  it("keeps the caller's tracestate and sampled flag: on the spans, in outgoing headers and through the JSON text", async () => {
+    const sampledTrace = "5bf92f3577b34da6a3ce929d0e0e4737";
+    const incoming = { traceparent: `00-${sampledTrace}-${spanId}-01`, tracestate: "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7" };
+    const ctx = extractTraceContext(incoming)!;
+    expect(ctx).toMatchObject({ traceFlags: 1, tracestate: "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7" });
+    // A context stored as JSON text (a durable resume, a queue message) keeps them too.
+    const restored = propagationContextFromJson(propagationContextToJson(ctx));
+    expect(restored).toEqual(ctx);
+    const { rt, byProjection } = captures();
+    const outgoing: Record<string, string> = {};
+    let captured: PropagationContext | undefined;
+    await rt.withPropagation(restored, () =>
+      rt.withScope("handler", () => rt.executeTool("call-next", {}, () => {
+        injectTraceContext(outgoing);
+        captured = capturePropagationContext();
+        return { result: null };
+      }), { category: "agent" }),
+    );
+    expect(outgoing.tracestate).toBe(incoming.tracestate);
+    expect(outgoing.traceparent).toMatch(new RegExp(`^00-${sampledTrace}-[0-9a-f]{16}-01$`));
+    expect(captured).toMatchObject({ traceFlags: 1, tracestate: incoming.tracestate });
+    for (const capture of byProjection) {
+      const spans = await capture.spans();
+      const root = byName(spans, "handler");
+      expect(root.parentSpanContext?.traceState?.serialize()).toBe(incoming.tracestate);
+      for (const span of spans) expect(span.spanContext().traceState?.serialize()).toBe(incoming.tracestate);
+    }
+  });
+
+  it("an unsampled caller stays unsampled: no spans are exported and outgoing headers say 00", async () => {
+    const unsampledTrace = "6bf92f3577b34da6a3ce929d0e0e4738";
+    const ctx = extractTraceContext(new Headers({ traceparent: `00-${unsampledTrace}-${spanId}-00` }))!;
+    expect(ctx.traceFlags).toBe(0);
+    const { rt, byProjection } = captures();
+    const outgoing = new Headers();
+    let traceparent = "";
+    await rt.withPropagation(ctx, () =>
+      rt.withScope("handler", () => {
+        injectTraceContext(outgoing);
+        traceparent = rt.captureTraceparent();
+      }, { category: "agent" }),
+    );
+    expect(outgoing.get("traceparent")).toMatch(new RegExp(`^00-${unsampledTrace}-[0-9a-f]{16}-00$`));
+    expect(traceparent).toMatch(/-00$/);
+    for (const capture of byProjection) expect(await capture.spans()).toEqual([]);
   });
 
   it("returns undefined for missing or malformed traceparent headers", () => {

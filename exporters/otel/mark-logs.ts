@@ -52,6 +52,7 @@ function bodyOf(data: Json): AnyValue {
  * Marks as OTLP log records (the logs signal; NeMo Relay's record shape): severity from
  * `<ns>.log.severity` (INFO when absent), body = the mark's data, the mark's identity and
  * metadata as `<ns>.*` attributes, and the trace and span ids of the enclosing span, if any.
+ * With `captureContent: false` a record has no body, as a mark span has no `<ns>.mark.data`.
  */
 export class MarkLogs {
   private readonly provider: LoggerProvider;
@@ -63,6 +64,7 @@ export class MarkLogs {
     scope: InstrumentationScope,
     private readonly ns: string,
     counter: DiagnosticCounter,
+    private readonly captureContent: boolean,
   ) {
     this.provider = new LoggerProvider({
       resource,
@@ -92,7 +94,7 @@ export class MarkLogs {
       timestamp: hrTimeFromMicros(us),
       severityNumber,
       severityText,
-      body: bodyOf(mark.data),
+      ...(this.captureContent ? { body: bodyOf(mark.data) } : {}),
       attributes,
       context: enclosing ? trace.setSpanContext(ROOT_CONTEXT, enclosing) : ROOT_CONTEXT,
     });

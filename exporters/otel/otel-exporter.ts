@@ -77,7 +77,8 @@ export class OtelExporter implements Exporter {
     this.markSetting = options.markProjection ?? "inherit";
     this.markExclude = new Set(options.markExcludeNames ?? DEFAULT_MARK_EXCLUDE_NAMES);
     this.controls = AttributeControls.create(options, options.projection, this.namespace, this.counter);
-    this.contentFilter = ContentFilter.create(options.captureContent ?? captureContentFromEnv() ?? true, options.aliases ?? true, this.namespace);
+    const captureContent = options.captureContent ?? captureContentFromEnv() ?? true;
+    this.contentFilter = ContentFilter.create(captureContent, options.aliases ?? true, this.namespace);
     this.timeoutMillis = options.timeoutMillis ?? 3000;
     this.scope = { name: options.instrumentationScope ?? "relaytrace", version: VERSION };
     this.disabled = sdkDisabled();
@@ -85,7 +86,7 @@ export class OtelExporter implements Exporter {
     this.pipeline = tracePipeline(options, endpoints.endpoint, this.scope, this.counter);
     this.timeoutMillis = this.pipeline.timeoutMillis;
     this.resource = this.pipeline.resource;
-    this.logs = logsPipeline(options, endpoints, this.resource, this.scope, this.namespace, this.counter);
+    this.logs = logsPipeline(options, endpoints, this.resource, this.scope, this.namespace, this.counter, captureContent);
     this.metrics = metricsPipeline(options, endpoints, this.resource, this.scope, this.counter);
   }
 
@@ -174,6 +175,8 @@ export class OtelExporter implements Exporter {
       spanId: hex.slice(16),
       traceFlags: sampleSpan(this.pipeline!.sampler, parent, appParent, traceId, name, kind, {}, this.counter),
     };
+    // W3C: a span carries its parent's trace state on.
+    if (parent?.context.traceState !== undefined) context.traceState = parent.context.traceState;
     const span: OpenSpan = {
       uuid: start.uuid,
       name,

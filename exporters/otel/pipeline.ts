@@ -103,7 +103,15 @@ function signalOptions<T extends object>(value: boolean | T | undefined): T | un
 }
 
 /** The logs signal, when `logs` is on and `OTEL_LOGS_EXPORTER` is not `none`. */
-export function logsPipeline(options: OtelExporterOptions, endpoints: Endpoints, resource: Resource, scope: InstrumentationScope, ns: string, counter: DiagnosticCounter): MarkLogs | undefined {
+export function logsPipeline(
+  options: OtelExporterOptions,
+  endpoints: Endpoints,
+  resource: Resource,
+  scope: InstrumentationScope,
+  ns: string,
+  counter: DiagnosticCounter,
+  captureContent: boolean,
+): MarkLogs | undefined {
   const logs = signalOptions(options.logs);
   if (!logs) return undefined;
   const problems: EnvProblem[] = [];
@@ -113,7 +121,7 @@ export function logsPipeline(options: OtelExporterOptions, endpoints: Endpoints,
   const protocol = options.protocol ?? protocolFromEnv(OWNER, "logs");
   const url = endpoints.logsEndpoint ?? siblingUrl(endpoints.endpoint, "logs");
   const exporter = logExporterFor(choice, protocol, { url, headers: logs.headers ?? options.headers, timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("logs", problems) });
-  return new MarkLogs(exporter, resource, scope, ns, counter);
+  return new MarkLogs(exporter, resource, scope, ns, counter, captureContent);
 }
 
 /** The metrics signal, when `metrics` is on and `OTEL_METRICS_EXPORTER` is not `none`. */

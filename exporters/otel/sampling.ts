@@ -22,7 +22,9 @@ export function sampleSpan(
   counter: DiagnosticCounter,
 ): TraceFlags {
   if (parent !== undefined && parent.context !== appParent && parent.context.isRemote !== true) return parent.context.traceFlags & TraceFlags.SAMPLED;
-  const context = parent !== undefined && parent.context === appParent ? trace.setSpanContext(ROOT_CONTEXT, appParent) : ROOT_CONTEXT;
+  // The app's span and a caller's W3C parent are asked about; relaytrace's own propagated parent (a resume) is not, so a ratio gives the same answer.
+  const asked = parent !== undefined && (parent.context === appParent || parent.fromCaller === true);
+  const context = asked ? trace.setSpanContext(ROOT_CONTEXT, parent.context) : ROOT_CONTEXT;
   try {
     const result = sampler.shouldSample(context, traceId, name, kind, attributes, []);
     return result.decision === SamplingDecision.RECORD_AND_SAMPLED ? TraceFlags.SAMPLED : TraceFlags.NONE;

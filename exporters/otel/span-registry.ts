@@ -1,5 +1,5 @@
-import { TraceFlags, type SpanContext } from "@opentelemetry/api";
-import { propagatedRootOf } from "../../src/events/propagation-table.js";
+import { TraceFlags, createTraceState, type SpanContext } from "@opentelemetry/api";
+import { propagatedLinkOf, propagatedRootOf } from "../../src/events/propagation-table.js";
 import { spanIdFromUuid, traceIdFromUuid } from "./ids.js";
 import type { OpenSpan } from "./open-span.js";
 
@@ -10,6 +10,8 @@ export interface ResolvedParent {
   context: SpanContext;
   /** Set when the parent span is still open. */
   open?: OpenSpan;
+  /** Set for the remote W3C parent a trace was continued from (`extractTraceContext`): the sampler honours its decision. */
+  fromCaller?: true;
 }
 
 /**
@@ -86,14 +88,16 @@ export class SpanRegistry {
     if (linked) return { context: linked };
     const root = propagatedRootOf(parentUuid);
     if (root !== undefined) {
-      return {
-        context: {
-          traceId: traceIdFromUuid(root),
-          spanId: spanIdFromUuid(parentUuid),
-          traceFlags: TraceFlags.SAMPLED,
-          isRemote: true,
-        },
+      // Sampled unless the remote parent the trace continues said otherwise (`extractTraceContext`).
+      const link = propagatedLinkOf(root);
+      const context: SpanContext = {
+        traceId: traceIdFromUuid(root),
+        spanId: spanIdFromUuid(parentUuid),
+        traceFlags: link === undefined ? TraceFlags.SAMPLED : link.traceFlags & TraceFlags.SAMPLED,
+        isRemote: true,
       };
+      if (link?.tracestate !== undefined) context.traceState = createTraceState(link.tracestate);
+      return link === undefined ? { context } : { context, fromCaller: true };
     }
     return undefined;
   }

@@ -6,6 +6,7 @@ import type { ToolExecutionResult } from "../runtime/types.js";
 import { GuardrailRejectedError } from "../runtime/errors.js";
 import { isRelayRequest, stampRelayRequest } from "./relay.js";
 import { toToolResult } from "./tool.js";
+import { failureOf } from "./tool-failure.js";
 import { markSkillLoad } from "./skill-mark.js";
 import { emitMetric, raceAbort, type RunContext } from "./loop-context.js";
 
@@ -46,6 +47,7 @@ async function executeManaged(
   };
   if (opts.retryOf) metadata[META_RETRY_OF] = opts.retryOf;
   let toolUuid = "";
+  let failed: { error: unknown; result: ToolResult } | undefined;
   const outcome = await run.settings.runtime.executeTool(
     call.name,
     args as Json,
@@ -66,6 +68,12 @@ async function executeManaged(
         return { result: { output: `invalid arguments for ${call.name}: not valid JSON (${unparseable})`, isError: true } };
       }
       let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
+      const failure = failureOf(result);
+      if (failure) {
+        // The tool threw: the trace records the failure; the model still reads the error result (below).
+        failed = { error: failure.error, result };
+        throw failure.error;
+      }
       const req = pendingOf(result);
       // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the runtime records the suspension.
       if (req && isRelayRequest(req)) {
@@ -85,6 +93,7 @@ async function executeManaged(
     // A guardrail's refusal is the model's to read, as any tool error is: the run goes on. The
     // runtime has already recorded the guardrail scope and its rejection mark.
     if (error instanceof GuardrailRejectedError) return refusal(error);
+    if (failed && error === failed.error) return { result: failed.result as unknown as Json };
     throw error;
   });
   // The runtime hands the suspension back; an execution intercept may have resolved it.

@@ -2,6 +2,7 @@ import { Ajv, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../events/json.js";
 import type { Answer, ToolResult } from "./pending.js";
 import { raceAbort } from "./loop-context.js";
+import { failedResult } from "./tool-failure.js";
 import type { FromJsonSchema } from "./schema-types.js";
 import { isStandardSchema, jsonSchemaOf, validateStandard, type StandardSchemaLike } from "./standard-schema.js";
 
@@ -166,8 +167,11 @@ export function defineTool<const S extends object = JsonObject>(definition: Tool
       } catch (err) {
         // An abort by the run is not a tool failure: let the run see it.
         if (ctx?.signal?.aborted) throw ctx.signal.reason;
-        if (deadline?.aborted) return { output: `tool ${name} timed out after ${timeoutMs} ms`, isError: true };
-        return { output: errorMessage(err), isError: true };
+        if (deadline?.aborted) {
+          const output = `tool ${name} timed out after ${timeoutMs} ms`;
+          return failedResult(output, Object.assign(new Error(output), { name: "TimeoutError" }));
+        }
+        return failedResult(errorMessage(err), err);
       }
     },
   });

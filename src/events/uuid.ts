@@ -1,4 +1,5 @@
 import { randomFillSync } from "node:crypto";
+import { otelIdHex } from "./otel-ids.js";
 
 // "-7ccc-" for each value of the 12-bit counter (version nibble 7), from a lookup table.
 const COUNTER_PART: string[] = Array.from({ length: 4096 }, (_, c) => `-7${c.toString(16).padStart(3, "0")}-`);
@@ -77,7 +78,7 @@ export function uuidHex(uuid: string): string {
   return uuid.replace(/-/g, "").toLowerCase();
 }
 
-/** The OTel span id of a uuid: its last 8 bytes as 16 hex digits. */
+/** The OTel span id of an event id, as the exporters write it: a uuid's last 8 bytes as 16 hex digits (other ids are hashed, see otelIdHex). */
 export function spanIdOf(uuid: string): string {
-  return uuidHex(uuid).slice(16);
+  return otelIdHex(uuid).slice(16);
 }

@@ -1,6 +1,7 @@
 import {
   context as otelContext,
   createContextKey,
+  createTraceState,
   INVALID_SPAN_CONTEXT,
   isSpanContextValid,
   propagation,
@@ -12,10 +13,11 @@ import {
   type SpanContext,
 } from "@opentelemetry/api";
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
-import { propagatedRootOf, recordPropagatedParent } from "../events/propagation-table.js";
+import { propagatedLinkOf, propagatedRootOf, recordPropagatedParent } from "../events/propagation-table.js";
 import { currentScopeContext, runInScopeContext, type ScopeContext } from "../events/scope-stack.js";
 import { formatTraceparent, parseTraceparent, TRACEPARENT_KEY, TRACESTATE_KEY, type RemoteParent } from "../events/traceparent.js";
-import { spanIdOf, uuidHex } from "../events/uuid.js";
+import { otelIdHex } from "../events/otel-ids.js";
+import { spanIdOf } from "../events/uuid.js";
 import type { PropagationContext } from "./types.js";
 
 /**
@@ -44,7 +46,9 @@ export function remoteParentUuids(traceId: string, spanId: string): { rootUuid: 
 /** The propagation context that continues a remote span's trace (see `withPropagation`). */
 export function propagationFromRemote(parent: RemoteParent): PropagationContext {
   const { rootUuid, parentUuid } = remoteParentUuids(parent.traceId, parent.spanId);
-  return { version: 1, rootUuid, parentUuid };
+  const out: PropagationContext = { version: 1, rootUuid, parentUuid, traceFlags: parent.traceFlags };
+  if (parent.tracestate !== undefined) out.tracestate = parent.tracestate;
+  return out;
 }
 
 /** What a trace root started under an active OTel span is parented to, and the metadata recording it. */
@@ -95,14 +99,22 @@ export function traceRootUuid(context: ScopeContext, self?: { uuid: string; pare
 
 /**
  * The OTel span context of relaytrace span `self` whose trace root is `rootUuid`; flags and trace
- * state follow the span active in `parent` when it belongs to the same trace.
+ * state follow the span active in `parent` when it belongs to the same trace, else the remote
+ * parent the trace was continued from (`extractTraceContext`), else sampled without state.
  */
 function spanContextFor(rootUuid: string, spanUuid: string, parent: Context): SpanContext {
-  const traceId = uuidHex(rootUuid);
+  const traceId = otelIdHex(rootUuid);
   const active = trace.getSpanContext(parent);
-  const sameTrace = active !== undefined && active.traceId === traceId;
-  const spanContext: SpanContext = { traceId, spanId: spanIdOf(spanUuid), traceFlags: sameTrace ? active.traceFlags : TraceFlags.SAMPLED };
-  if (sameTrace && active.traceState !== undefined) spanContext.traceState = active.traceState;
+  const spanId = spanIdOf(spanUuid);
+  if (active !== undefined && active.traceId === traceId) {
+    const spanContext: SpanContext = { traceId, spanId, traceFlags: active.traceFlags };
+    if (active.traceState !== undefined) spanContext.traceState = active.traceState;
+    return spanContext;
+  }
+  const link = propagatedLinkOf(rootUuid);
+  if (link === undefined) return { traceId, spanId, traceFlags: TraceFlags.SAMPLED };
+  const spanContext: SpanContext = { traceId, spanId, traceFlags: link.traceFlags & TraceFlags.SAMPLED };
+  if (link.tracestate !== undefined) spanContext.traceState = createTraceState(link.tracestate);
   return spanContext;
 }
 
@@ -202,7 +214,8 @@ export function extractTraceContext(headers: HeaderBag): PropagationContext | un
   const value = headerValue(headers, "traceparent");
   if (value === undefined) return undefined;
   const first = value.split(",")[0]!;
-  const parent = parseTraceparent(first);
+  // Several tracestate headers are one list (W3C Trace Context §3.3.1), joined by commas.
+  const parent = parseTraceparent(first, headerValue(headers, "tracestate"));
   return parent === undefined ? undefined : propagationFromRemote(parent);
 }
 

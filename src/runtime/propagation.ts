@@ -1,6 +1,7 @@
 import type { ScopeContext } from "../events/scope-stack.js";
 import { ScopeStack, currentScopeContext, hiddenRoot } from "../events/scope-stack.js";
-import { recordPropagatedParent } from "../events/propagation-table.js";
+import { propagatedLinkOf, recordPropagatedLink, recordPropagatedParent } from "../events/propagation-table.js";
+import { otelIdHex } from "../events/otel-ids.js";
 import { isUuid, spanIdOf, uuidHex } from "../events/uuid.js";
 import { formatTraceparent } from "../events/traceparent.js";
 import { RelaytraceError } from "./errors.js";
@@ -41,8 +42,20 @@ export function propagationContextFromJson(text: string | PropagationContext | P
   }
   const parentUuid = checkUuid(v.parent_uuid ?? v.parentUuid, "parent_uuid");
   const root = v.root_uuid ?? v.rootUuid;
-  if (root === undefined || root === null) return { version: 1, parentUuid };
-  return { version: 1, rootUuid: checkUuid(root, "root_uuid"), parentUuid };
+  const out: PropagationContext = root === undefined || root === null ? { version: 1, parentUuid } : { version: 1, rootUuid: checkUuid(root, "root_uuid"), parentUuid };
+  const flags = v.trace_flags ?? v.traceFlags;
+  if (flags !== undefined && flags !== null) {
+    if (typeof flags !== "number" || !Number.isInteger(flags) || flags < 0 || flags > 255) {
+      throw new RelaytraceError("invalid_argument", "propagation context trace_flags must be an integer from 0 to 255");
+    }
+    out.traceFlags = flags;
+  }
+  const state = v.tracestate;
+  if (state !== undefined && state !== null) {
+    if (typeof state !== "string") throw new RelaytraceError("invalid_argument", "propagation context tracestate must be a string");
+    if (state.trim() !== "") out.tracestate = state.trim();
+  }
+  return out;
 }
 
 /**
@@ -54,10 +67,13 @@ export function capturePropagationContext(): PropagationContext {
   return captureFrom(currentScopeContext());
 }
 
-/** The wire object of a context (snake_case keys; `root_uuid` omitted when absent). */
+/** The wire object of a context (snake_case keys; `root_uuid`, `trace_flags` and `tracestate` omitted when absent). */
 export function propagationContextToWire(ctx: PropagationContext): PropagationContextWire {
   const valid = propagationContextFromJson(ctx);
-  return valid.rootUuid === undefined ? { version: 1, parent_uuid: valid.parentUuid } : { version: 1, root_uuid: valid.rootUuid, parent_uuid: valid.parentUuid };
+  const wire: PropagationContextWire = valid.rootUuid === undefined ? { version: 1, parent_uuid: valid.parentUuid } : { version: 1, root_uuid: valid.rootUuid, parent_uuid: valid.parentUuid };
+  if (valid.traceFlags !== undefined) wire.trace_flags = valid.traceFlags;
+  if (valid.tracestate !== undefined) wire.tracestate = valid.tracestate;
+  return wire;
 }
 
 /** NeMo Relay's JSON text of a context: `{"version":1,"root_uuid":"…","parent_uuid":"…"}`. */
@@ -69,7 +85,11 @@ export function propagationContextToJson(ctx: PropagationContext): string {
 export function captureFrom(context: ScopeContext): PropagationContext {
   const parentUuid = context.activeEventUuid ?? context.stack.top().uuid;
   const rootUuid = traceRootUuid(context) ?? context.activeEventUuid;
-  return rootUuid === undefined ? { version: 1, parentUuid } : { version: 1, rootUuid, parentUuid };
+  if (rootUuid === undefined) return { version: 1, parentUuid };
+  const link = propagatedLinkOf(rootUuid);
+  if (link === undefined) return { version: 1, rootUuid, parentUuid };
+  // A trace continued from a remote parent hands its flags and trace state on.
+  return link.tracestate === undefined ? { version: 1, rootUuid, parentUuid, traceFlags: link.traceFlags } : { version: 1, rootUuid, parentUuid, traceFlags: link.traceFlags, tracestate: link.tracestate };
 }
 
 /**
@@ -77,9 +97,12 @@ export function captureFrom(context: ScopeContext): PropagationContext {
  * emit, and the parent→root pair recorded for exporters). Rootless: parentage kept, new trace.
  */
 export function contextFromPropagation(ctx: PropagationContext | PropagationContextWire): ScopeContext {
-  const { rootUuid, parentUuid } = propagationContextFromJson(ctx);
+  const { rootUuid, parentUuid, traceFlags, tracestate } = propagationContextFromJson(ctx);
   if (rootUuid === undefined) {
     return { stack: new ScopeStack([hiddenRoot(parentUuid, "propagated-root")]) };
+  }
+  if (traceFlags !== undefined || tracestate !== undefined) {
+    recordPropagatedLink(rootUuid, tracestate === undefined ? { traceFlags: traceFlags ?? 1 } : { traceFlags: traceFlags ?? 1, tracestate });
   }
   const frames = [hiddenRoot(rootUuid, "propagated-root")];
   if (parentUuid !== rootUuid) frames.push(hiddenRoot(parentUuid, "propagated-parent", "unknown", rootUuid));
@@ -87,9 +110,9 @@ export function contextFromPropagation(ctx: PropagationContext | PropagationCont
   return { stack: new ScopeStack(frames), propagatedRootUuid: rootUuid };
 }
 
-/** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled). */
-export function traceparentOf(rootUuid: string, spanUuid: string): string {
-  return formatTraceparent(uuidHex(rootUuid), spanIdOf(spanUuid), 1);
+/** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled unless a remote parent said otherwise). */
+export function traceparentOf(rootUuid: string, spanUuid: string, traceFlags = propagatedLinkOf(rootUuid)?.traceFlags ?? 1): string {
+  return formatTraceparent(otelIdHex(rootUuid), spanIdOf(spanUuid), traceFlags);
 }
 
 export function traceparentFrom(context: ScopeContext): string {
@@ -102,9 +125,9 @@ export function traceparentFrom(context: ScopeContext): string {
 }
 
 export function propagationContextToTraceparent(ctx: PropagationContext | PropagationContextWire): string {
-  const { rootUuid, parentUuid } = propagationContextFromJson(ctx);
+  const { rootUuid, parentUuid, traceFlags } = propagationContextFromJson(ctx);
   if (rootUuid === undefined) {
     throw new RelaytraceError("invalid_argument", "rootless propagation context cannot be converted to traceparent");
   }
-  return traceparentOf(rootUuid, parentUuid);
+  return traceparentOf(rootUuid, parentUuid, traceFlags ?? 1);
 }

@@ -199,6 +199,12 @@ export interface PropagationContext {
   version: 1;
   rootUuid?: string;
   parentUuid: string;
+  /**
+   * The remote parent's W3C trace flags (sampled = 1) and `tracestate`, when the context came
+   * from one (`extractTraceContext`). Absent: sampled, no trace state. Only rooted contexts use them.
+   */
+  traceFlags?: number;
+  tracestate?: string;
 }
 
 /** The wire object of a propagation context, as NeMo Relay reads and writes it. */
@@ -206,6 +212,9 @@ export interface PropagationContextWire {
   version: 1;
   root_uuid?: string;
   parent_uuid: string;
+  /** Written only when set, so a context without them is NeMo Relay's text exactly. */
+  trace_flags?: number;
+  tracestate?: string;
 }
 
 export interface ShutdownOptions {

@@ -8,7 +8,7 @@ import { openaiResponsesCodec } from "../../wire/index.js";
 import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError, parseJsonText } from "../json-text.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
-import { generationRequest, generationResponse, requestedToolCalls, responseRequest, responseResponse } from "./span-bodies.js";
+import { generationRequest, generationResponse, requestedToolCalls, responseModel, responseRequest, responseResponse } from "./span-bodies.js";
 
 /** Options of `RelaytraceProcessor`. */
 export type RelaytraceProcessorOptions = AdapterOptions;
@@ -244,8 +244,10 @@ export class RelaytraceProcessor implements TracingProcessor {
       case "llm": {
         const response = data.type === "generation" ? generationResponse(data) : data.type === "response" ? responseResponse(data) : null;
         state.unclaimed.push(...requestedToolCalls(response));
+        // A response span does not know its model until the response names it.
+        const modelName = data.type === "response" ? responseModel(response) : undefined;
         if (error) runtime.endLlm(opened.handle, null, { error, timestamp });
-        else runtime.endLlm(opened.handle, response, { timestamp });
+        else runtime.endLlm(opened.handle, response, modelName === undefined ? { timestamp } : { timestamp, modelName });
         return;
       }
       case "tool": {

@@ -32,12 +32,47 @@ export function generationResponse(data: GenerationSpanData): Json {
   };
 }
 
+/**
+ * The span keeps the SDK's own input items (`callId`, `function_call_result`, `providerData`):
+ * written as the Responses wire input (`call_id`, `function_call_output`), which the event's
+ * `openai/responses` schema promises and the decoders read.
+ */
 export function responseRequest(data: ResponseSpanData): JsonObject {
-  return { input: toJsonSafe(data._input ?? null) };
+  const input = toJsonSafe(data._input ?? null);
+  return { input: Array.isArray(input) ? input.map(wireInputItem) : input };
 }
 
 export function responseResponse(data: ResponseSpanData): Json {
   return toJsonSafe(data._response ?? (data.response_id !== undefined ? { id: data.response_id } : null));
+}
+
+/** The model a Responses response names, if any. */
+export function responseModel(response: Json): string | undefined {
+  return isJsonObject(response) && typeof response["model"] === "string" ? response["model"] : undefined;
+}
+
+function wireInputItem(item: Json): Json {
+  if (!isJsonObject(item)) return item;
+  const out: JsonObject = {};
+  for (const [key, value] of Object.entries(item)) {
+    if (key === "providerData") continue;
+    out[key === "callId" ? "call_id" : key] = value;
+  }
+  if (out["type"] === "function_call_result") {
+    out["type"] = "function_call_output";
+    out["output"] = wireToolOutput(out["output"] ?? "");
+  }
+  return out;
+}
+
+/** A tool result as the Responses wire carries it: text, or a list of input parts. */
+function wireToolOutput(output: Json): Json {
+  if (typeof output === "string") return output;
+  if (isJsonObject(output) && output["type"] === "text" && typeof output["text"] === "string") return output["text"];
+  if (Array.isArray(output)) {
+    return output.map((part) => (isJsonObject(part) && part["type"] === "text" && typeof part["text"] === "string" ? { type: "input_text", text: part["text"] } : part));
+  }
+  return JSON.stringify(output);
 }
 
 /** The tool calls a model span's response asked for (to give function spans their call ids). */

@@ -1,0 +1,40 @@
+import { createHash } from "node:crypto";
+
+// One mapping from event ids to OpenTelemetry ids, shared by the runtime (the active OTel span,
+// outgoing traceparent headers) and the exporters, so both name a span by the same ids.
+
+const HEX32 = /^[0-9a-f]{32}$/;
+const cache = new Map<string, string>();
+
+/**
+ * The 16 bytes of an event id as 32 lowercase hex digits. Foreign producers sometimes use
+ * non-uuid ids (e.g. `root-001`); those are hashed so they still map to stable, valid ids.
+ */
+export function otelIdHex(id: string): string {
+  // fast path: the runtime's own lowercase canonical uuids (all-zero span ids take the hashed path)
+  if (id.length === 36 && isCanonical(id) && !id.endsWith("0000-000000000000")) {
+    return id.slice(0, 8) + id.slice(9, 13) + id.slice(14, 18) + id.slice(19, 23) + id.slice(24);
+  }
+  const plain = id.replace(/-/g, "").toLowerCase();
+  if (HEX32.test(plain) && !/^0{16}/.test(plain.slice(16))) return plain;
+  let hashed = cache.get(id);
+  if (hashed === undefined) {
+    hashed = createHash("sha256").update(id).digest("hex").slice(0, 32);
+    if (cache.size > 4096) cache.clear();
+    cache.set(id, hashed);
+  }
+  return hashed;
+}
+
+/** Lowercase 8-4-4-4-12 hex (checked by char codes: this runs for every span). */
+function isCanonical(id: string): boolean {
+  for (let i = 0; i < 36; i++) {
+    const c = id.charCodeAt(i);
+    if (i === 8 || i === 13 || i === 18 || i === 23) {
+      if (c !== 45) return false;
+    } else if (!((c >= 48 && c <= 57) || (c >= 97 && c <= 102))) {
+      return false;
+    }
+  }
+  return true;
+}
