@@ -8,6 +8,10 @@ describe("timestamps", () => {
   it("writes RFC 3339 with exactly six fraction digits and Z", () => {
     expect(formatTimestamp(1_772_366_400_412_000)).toBe("2026-03-01T12:00:00.412000Z");
     expect(formatTimestamp(1_772_366_400_000_001)).toBe("2026-03-01T12:00:00.000001Z");
+    expect(formatTimestamp(1_772_366_400_012_345)).toBe("2026-03-01T12:00:00.012345Z");
+    expect(formatTimestamp(1_772_366_400_100_010)).toBe("2026-03-01T12:00:00.100010Z");
+    expect(formatTimestamp(1_772_366_400_999_999)).toBe("2026-03-01T12:00:00.999999Z");
+    expect(formatTimestamp(1_772_366_401_000_000)).toBe("2026-03-01T12:00:01.000000Z");
   });
 
   it("reads both wire forms, offsets, and truncates past microseconds", () => {
