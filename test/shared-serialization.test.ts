@@ -3,7 +3,8 @@ import { AtifExporter, atofToAtif } from "../exporters/atif/index.js";
 import { SpanCapture } from "../exporters/testing/index.js";
 import { serializeEvent } from "../src/events/atof-codec.js";
 import type { Json, JsonObject } from "../src/events/json.js";
-import { sharedJsonText } from "../src/events/json-text.js";
+import { recurringJsonText, sharedJsonText } from "../src/events/json-text.js";
+import { longLivedJson } from "../src/runtime/json-safe.js";
 import type { AtofEvent } from "../src/events/types.js";
 import { createRuntime } from "../src/runtime/runtime.js";
 
@@ -89,6 +90,34 @@ describe("exporters sharing one serialization of an LLM body", () => {
       expect(sharedJsonText(frozen)).toBe(JSON.stringify(frozen));
       expect(sharedJsonText(frozen)).toBe(JSON.stringify(frozen)); // remembered: same text again
     }
+  });
+
+  it("writes a body holding recurring transcript messages as JSON.stringify would, turn after turn", () => {
+    const messages = (request.messages as Json[]).map((m) => longLivedJson(m)!);
+    const tools = longLivedJson([{ type: "function", function: { name: "get_weather", parameters: { type: "object", required: ["city"] } } }], true)!;
+    const odd = { at: new Date(0), own: { toJSON: () => "own text" }, gone: undefined, fn: () => 1 };
+    for (let turn = 1; turn <= messages.length; turn++) {
+      const body = { model: "m", messages: messages.slice(0, turn), tools, tool_choice: "auto", ...odd, items: [messages[0], undefined, () => 1] };
+      expect(recurringJsonText(body)).toBe(JSON.stringify(body));
+      const frozen = deepFreeze({ headers: { a: "1" }, content: { ...body, messages: [...body.messages] } });
+      expect(sharedJsonText(frozen as unknown as Json)).toBe(JSON.stringify(frozen));
+    }
+    const cyclic: Record<string, unknown> = { messages };
+    cyclic.self = cyclic;
+    expect(() => recurringJsonText(cyclic)).toThrow(TypeError);
+    expect(() => recurringJsonText({ messages, big: 1n })).toThrow(TypeError);
+  });
+
+  it("keeps a value that is not plain JSON out of the recurring copies: the caller's own value is copied per event", () => {
+    expect(longLivedJson({ role: "user", content: "hi", at: new Date(0) })).toEqual({ role: "user", content: "hi", at: "1970-01-01T00:00:00.000Z" });
+    expect(longLivedJson({ role: "user", big: 1n })).toBeUndefined();
+    expect(longLivedJson({ role: "user", skipped: undefined })).toEqual({ role: "user" });
+    let deep: Record<string, unknown> = { leaf: true };
+    for (let i = 0; i < 60; i++) deep = { deep };
+    expect(longLivedJson(deep)).toBeUndefined();
+    const copy = longLivedJson({ role: "user", content: [{ type: "text", text: "hi" }] });
+    expect(Object.isFrozen(copy)).toBe(true);
+    expect(longLivedJson(copy)).toBe(copy);
   });
 
   it("lets ATIF documents share no frozen payload with their caller: toJSON() and atofToAtif give editable copies", async () => {

@@ -1,6 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import type { Json } from "../../src/events/json.js";
 import { FROZEN_TEXT_MIN_LENGTH, frozenJsonTexts, jsonText as deepJsonText } from "../../src/events/json-text.js";
+import { isLongLived } from "../../src/events/long-lived-json.js";
 
 /**
  * Writes `value` under `prefix`: objects give one attribute per top-level key, nested
@@ -149,6 +150,7 @@ export function jsonText(value: unknown): string {
       return String(value);
     }
   }
-  if (isObject && text.length >= JSON_CACHE_MIN_LENGTH && Object.isFrozen(value)) jsonCache.set(value as object, text);
+  // A long-lived object (a transcript message, a declared tool) comes back in the next call's body.
+  if (isObject && (text.length >= JSON_CACHE_MIN_LENGTH || isLongLived(value)) && Object.isFrozen(value)) jsonCache.set(value as object, text);
   return text;
 }

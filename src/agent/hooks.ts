@@ -7,6 +7,8 @@ import type { AfterLlmEvent, AfterToolEvent, BeforeLlmEvent, BeforeToolEvent, Ho
  * `{args}` rewrites on and stops at the first `{result}`, `afterLLM` runs every slot.
  */
 export interface ChainedHooks {
+  /** Whether a `beforeLLM` slot is set: it sees the transcript, and may edit it in place. */
+  readonly seesMessages: boolean;
   beforeLLM(e: BeforeLlmEvent): Promise<{ messages?: unknown[]; tools?: ToolDeclaration[] }>;
   afterLLM(e: AfterLlmEvent): Promise<void>;
   beforeTool(e: BeforeToolEvent): Promise<{ args?: Record<string, unknown>; result?: ToolResult }>;
@@ -20,6 +22,7 @@ export interface ChainedHooks {
 export function chainHooks(...sets: (Hooks | Hooks[] | undefined)[]): ChainedHooks {
   const slots: Hooks[] = sets.flat().filter((h): h is Hooks => !!h);
   return {
+    seesMessages: slots.some((h) => h.beforeLLM !== undefined),
     async beforeLLM(e: BeforeLlmEvent) {
       let messages: unknown[] | undefined;
       let tools: ToolDeclaration[] | undefined;

@@ -5,6 +5,7 @@ import type { Request } from "./pending.js";
 import { appendResults, balanceHalt, recordsOf, surfacedRequest } from "./halt.js";
 import { callLlm, streamLlm } from "./llm-call.js";
 import type { RunContext } from "./loop-context.js";
+import { RecordedTranscript } from "./recorded-transcript.js";
 import { shapeBody } from "./request-body.js";
 import { runToolCall, type CallSlot } from "./tool-runner.js";
 import type { RunResult, RunUsage, ToolCallRecord } from "./types.js";
@@ -46,6 +47,13 @@ export function haltResult(run: RunContext, messages: unknown[], slots: CallSlot
 
 /** The turn loop: call the model, run the turn's tools, repeat until text, a halt or `maxTurns`. */
 export async function runTurns(run: RunContext, messages: unknown[], stream: boolean, prior: ToolCallRecord[] = []): Promise<LoopResult> {
+  const transcript = new RecordedTranscript(run.settings);
+  const result = await turnLoop(run, messages, stream, prior, transcript);
+  transcript.release(result.messages);
+  return result;
+}
+
+async function turnLoop(run: RunContext, messages: unknown[], stream: boolean, prior: ToolCallRecord[], transcript: RecordedTranscript): Promise<LoopResult> {
   const { settings } = run;
   const usage = zeroUsage();
   const toolCalls: ToolCallRecord[] = [...prior];
@@ -58,8 +66,11 @@ export async function runTurns(run: RunContext, messages: unknown[], stream: boo
     const hooked = await settings.hooks.beforeLLM({ messages, tools, model: settings.model, turn });
     if (hooked.messages) messages.splice(0, messages.length, ...hooked.messages);
     if (hooked.tools) tools = hooked.tools;
+    transcript.prepare(messages);
+    const built = settings.codec.buildBody({ model: settings.model, systemPrompt, messages, tools, stream });
+    transcript.shareTools(built, tools);
     // base → requestParams → bodyTransform: the result is both what is sent and what is traced.
-    const body = shapeBody(settings, settings.codec.buildBody({ model: settings.model, systemPrompt, messages, tools, stream }));
+    const body = shapeBody(settings, built);
     const { parsed, raw } = stream ? await streamLlm(run, body, turn) : await callLlm(run, body, turn);
     turns++;
     usage.promptTokens += parsed.usage.promptTokens;

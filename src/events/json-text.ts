@@ -1,4 +1,5 @@
 import type { Json } from "./json.js";
+import { isLongLived } from "./long-lived-json.js";
 
 interface Frame {
   /** The keys still to write (objects) or the items (arrays). */
@@ -114,33 +115,91 @@ function remember(value: object, text: string): void {
   if (text.length >= FROZEN_TEXT_MIN_LENGTH) frozenJsonTexts.set(value, text);
 }
 
-function memberText(value: Json): string {
-  if (value === null || typeof value !== "object" || !Object.isFrozen(value)) return JSON.stringify(value);
-  let text = frozenJsonTexts.get(value);
-  if (text === undefined) {
-    text = JSON.stringify(value);
-    remember(value, text);
+/** Levels of a provider body composed from its parts' texts: the body, its members, a member array's items. */
+const COMPOSED_LEVELS = 2;
+
+/** A plain object or array without its own `toJSON` (whose text is its members' or items' texts). */
+function composable(value: object): boolean {
+  if (typeof (value as { toJSON?: unknown }).toJSON === "function") return false;
+  return Array.isArray(value) || Object.getPrototypeOf(value) === Object.prototype;
+}
+
+/**
+ * `JSON.stringify(value)`, written from the texts of its parts where a part recurs: an object
+ * the runtime marked long-lived (a transcript message, the tool list) is serialized once and its
+ * text remembered whatever its size, and so is any frozen object whose text is long. The body,
+ * its plain members and the items of a member array whose first item recurs are composed from
+ * their parts' texts, so a conversation's history is serialized once per message, not once per
+ * turn. Anything else goes to `JSON.stringify` as it is (same text: undefined, functions and
+ * symbols skipped in objects and null in arrays; a cycle or BigInt throws TypeError; very deep
+ * values RangeError).
+ */
+export function recurringJsonText(value: unknown): string {
+  return partText(value, COMPOSED_LEVELS) ?? "null";
+}
+
+function partText(value: unknown, levels: number): string | undefined {
+  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+  const frozen = Object.isFrozen(value);
+  if (frozen) {
+    const known = frozenJsonTexts.get(value);
+    if (known !== undefined) return known;
   }
+  if (isLongLived(value)) {
+    const text = JSON.stringify(value);
+    frozenJsonTexts.set(value, text);
+    return text;
+  }
+  if (!composable(value)) return wholeText(value, frozen);
+  let text: string;
+  if (Array.isArray(value)) {
+    if (levels < 0 || levels === COMPOSED_LEVELS || value.length === 0 || !isLongLived(value[0])) return wholeText(value, frozen);
+    text = "[";
+    for (let i = 0; i < value.length; i++) text += (i > 0 ? "," : "") + (partText(value[i], -1) ?? "null");
+    text += "]";
+  } else {
+    // A frozen event payload's members are what the projections serialize on their own: always
+    // composed at the top. Below it, and for a body still being sent, only what holds recurring
+    // parts (else one flat text is cheaper to build and to write out).
+    if (levels <= 0 || (!(frozen && levels === COMPOSED_LEVELS) && !holdsRecurring(value, levels))) return wholeText(value, frozen);
+    text = "{";
+    const record = value as Record<string, unknown>;
+    for (const key of Object.keys(record)) {
+      const member = partText(record[key], levels - 1);
+      if (member !== undefined) text += (text.length > 1 ? "," : "") + JSON.stringify(key) + ":" + member;
+    }
+    text += "}";
+  }
+  if (frozen) remember(value, text);
+  return text;
+}
+
+/** Whether `value` (an object `levels` above the last composed one) holds a part partText reuses. */
+function holdsRecurring(value: object, levels: number): boolean {
+  if (isLongLived(value)) return true;
+  if (Array.isArray(value)) return levels >= 0 && value.length > 0 && isLongLived(value[0]);
+  if (levels <= 0) return false;
+  const record = value as Record<string, unknown>;
+  for (const key of Object.keys(record)) {
+    const member = record[key];
+    if (typeof member === "object" && member !== null && holdsRecurring(member, levels - 1)) return true;
+  }
+  return false;
+}
+
+function wholeText(value: object, frozen: boolean): string | undefined {
+  const text = JSON.stringify(value) as string | undefined;
+  if (frozen && text !== undefined) remember(value, text);
   return text;
 }
 
 /**
- * `JSON.stringify(value)` of a frozen plain object, written from its members' shared texts (and
- * remembered itself): the members (an LLM event's `headers` and `content`) are what the
+ * `JSON.stringify(value)` of a frozen LLM event payload (`{headers, content}` or a reply),
+ * written from its members' shared texts (see recurringJsonText): the members are what the
  * projections serialize on their own, one attribute per key. Anything else is stringified as is.
  * Like `JSON.stringify`, it recurses: a caller that may meet very deep values catches RangeError.
  */
 export function sharedJsonText(value: Json): string {
   if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.isFrozen(value)) return JSON.stringify(value ?? null);
-  const known = frozenJsonTexts.get(value);
-  if (known !== undefined) return known;
-  let text = "{";
-  for (const key of Object.keys(value)) {
-    const member = value[key];
-    if (member === undefined) continue;
-    text += `${text.length > 1 ? "," : ""}${JSON.stringify(key)}:${memberText(member)}`;
-  }
-  text += "}";
-  remember(value, text);
-  return text;
+  return recurringJsonText(value);
 }

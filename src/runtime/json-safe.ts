@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
+import { isLongLived, LONG_LIVED_MAX_HEIGHT, markLongLived } from "../events/long-lived-json.js";
 
 /** Nesting deeper than this is cut (a 10,000-level document must not overflow the stack). */
 export const MAX_JSON_DEPTH = 100;
@@ -65,6 +66,8 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
 
 // `freeze` freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
 function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
+  // A recurring tree the runtime already copied and froze is taken as it is (it fits below this depth).
+  if (freeze && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;
   if (depth >= MAX_JSON_DEPTH) {
     note(issues, "nesting too deep");
     return DEPTH_MARKER;
@@ -141,6 +144,39 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
   } finally {
     path.pop();
   }
+}
+
+/**
+ * A deep-frozen JSON copy of `value` marked as recurring (see long-lived-json.ts), for a caller
+ * that sends the same value in call after call (the agent loop's transcript messages, its tool
+ * list): events then hold it without copying it again, and exporters remember its text and
+ * decode. The copy is marked, and with `items` each item of a copied array too (a tool list,
+ * whose entries the projections serialize one by one). Undefined when the value is not plain
+ * JSON as it is (the copy would have had to change something) or nests deeper than
+ * LONG_LIVED_MAX_HEIGHT: the caller keeps its own value, copied per event as any other. A
+ * value already marked is returned as it is.
+ */
+export function longLivedJson(value: unknown, items = false): Json | undefined {
+  if (typeof value !== "object" || value === null) return undefined;
+  if (isLongLived(value)) return value as Json;
+  const issues: JsonCopyIssues = { count: 0 };
+  const copy = toJsonSafe(value, issues, true);
+  if (issues.count > 0 || typeof copy !== "object" || copy === null || !nestsWithin(copy, LONG_LIVED_MAX_HEIGHT)) return undefined;
+  markLongLived(copy);
+  if (items && Array.isArray(copy)) for (const item of copy) if (typeof item === "object" && item !== null) markLongLived(item);
+  return copy;
+}
+
+/** Whether no object in `value` sits more than `height` levels below it (explicit stack, stops early). */
+function nestsWithin(value: object, height: number): boolean {
+  const stack: { node: object; depth: number }[] = [{ node: value, depth: 0 }];
+  while (stack.length > 0) {
+    const { node, depth } = stack.pop()!;
+    if (depth > height) return false;
+    const members = Array.isArray(node) ? node : Object.values(node);
+    for (const member of members) if (typeof member === "object" && member !== null) stack.push({ node: member, depth: depth + 1 });
+  }
+  return true;
 }
 
 /**

@@ -412,6 +412,14 @@ export class Runtime {
     return currentScopeContext().stack.top();
   }
 
+  /**
+   * Whether an event emitted at the current position would reach a subscriber: work that only
+   * recording needs (the agent loop preparing its transcript for events) is skipped otherwise.
+   */
+  isRecording(): boolean {
+    return this.core.listening(currentScopeContext().stack);
+  }
+
   // ---- internals ----------------------------------------------------------------------------
 
 }

@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
+import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
 import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
@@ -68,10 +69,13 @@ function decodeMessage(m: unknown): WireMessage {
   return message(onlyResults ? "tool" : "user", parts, content);
 }
 
+/** Transcript messages the loop froze are decoded once per run (see recurring-decode.ts). */
+const recurringDecodeMessage = recurringDecoder(decodeMessage);
+
 function decodeRequest(body: Json): WireRequest {
   const b = asObject(body);
   const req: WireRequest = {
-    messages: arr(b.messages).map(decodeMessage),
+    messages: arr(b.messages).map((m) => recurringDecodeMessage(m)),
     tools: arr(b.tools).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
     settings: settingsOf(b, {
       maxTokens: num(b.max_tokens),

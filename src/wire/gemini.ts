@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
+import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
 import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
@@ -76,12 +77,15 @@ function toolChoiceOf(config: unknown): WireToolChoice | undefined {
   return undefined;
 }
 
+/** Transcript messages the loop froze are decoded once per run (see recurring-decode.ts). */
+const recurringDecodeContent = recurringDecoder(decodeContent);
+
 function decodeRequest(body: Json): WireRequest {
   const b = asObject(body);
   const g = isDict(b.generationConfig) ? b.generationConfig : {};
   const thinking = isDict(g.thinkingConfig) ? g.thinkingConfig : {};
   const req: WireRequest = {
-    messages: arr(b.contents).map(decodeContent),
+    messages: arr(b.contents).map((m) => recurringDecodeContent(m)),
     tools: arr(b.tools).flatMap((t) => (isDict(t) ? arr(t.functionDeclarations) : [])).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
     settings: settingsOf(b, {
       maxTokens: num(g.maxOutputTokens),

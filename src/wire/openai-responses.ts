@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
+import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { replyFinish } from "./finish.js";
 import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
@@ -72,11 +73,14 @@ function decodeItem(item: unknown): WireMessage {
   return message("assistant", [{ type: "media", raw: item as Json }], null);
 }
 
+/** Transcript messages the loop froze are decoded once per run (see recurring-decode.ts). */
+const recurringDecodeItem = recurringDecoder(decodeItem);
+
 function decodeRequest(body: Json): WireRequest {
   const b = asObject(body);
   const input = b.input;
   const req: WireRequest = {
-    messages: typeof input === "string" ? [decodeItem(input)] : arr(input).map(decodeItem),
+    messages: typeof input === "string" ? [decodeItem(input)] : arr(input).map((m) => recurringDecodeItem(m)),
     tools: arr(b.tools).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
     settings: settingsOf(b, {
       maxTokens: num(b.max_output_tokens),

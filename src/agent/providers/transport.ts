@@ -4,6 +4,7 @@ import { isRetryableStatus, ProviderConnectionError, ProviderError, ProviderHttp
 import { mergeHeaders, scrubCredentials } from "./headers.js";
 import { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
 import { parseSse } from "./sse.js";
+import { recurringJsonText } from "../../events/json-text.js";
 import { redactUrl, redactUrlsInText, splitUserinfo } from "../../wire/urls.js";
 import type { SseEvent } from "./types.js";
 
@@ -160,7 +161,8 @@ function isCallerMistake(err: unknown): boolean {
 function serialize(body: unknown): string {
   if (typeof body === "string") return body;
   try {
-    return JSON.stringify(body);
+    // The transcript's messages recur from call to call: their texts are written once per run.
+    return recurringJsonText(body);
   } catch (err) {
     throw new TypeError(`LLM request body is not JSON-serializable: ${errorText(err)}`);
   }
