@@ -1,6 +1,7 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { SpanStatusCode } from "@opentelemetry/api";
-import { createRuntime } from "../src/runtime/runtime.js";
+import { createRuntime, type Runtime } from "../src/runtime/runtime.js";
+import { atofToAtif } from "../exporters/atif/index.js";
 import type { ScopeEvent } from "../src/events/types.js";
 import { createClient, createToolkit, defineTool } from "../src/agent/index.js";
 import { reply, startProvider } from "./support/agent-provider-server.js";
@@ -15,17 +16,18 @@ const boom = defineTool({ name: "boom", description: "", execute: () => { throw 
 const declines = defineTool({ name: "declines", description: "", execute: () => ({ output: "no such city", isError: true }) });
 const slow = defineTool({ name: "slow", description: "", timeoutMs: 20, execute: () => new Promise<string>((r) => setTimeout(() => r("late"), 2_000).unref()) });
 
-async function runWith(calls: { id: string; name: string }[]) {
+async function runWith(calls: { id: string; name: string }[], setup: (runtime: Runtime) => void = () => {}) {
   const srv = await startProvider([reply("openai", "", calls.map((c) => ({ ...c, arguments: "{}" }))), reply("openai", "done anyway")]);
   closers.push(srv.close);
   const runtime = createRuntime();
+  setup(runtime);
   const finish = captureFull(runtime);
   const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", runtime, retryBaseMs: 1 });
   const res = await client.run("go", { toolkit: await createToolkit({ tools: [boom, declines, slow] }) });
   const { events, spans } = await finish();
   const toolEnds = new Map(events.filter((e): e is ScopeEvent => e.kind === "scope" && e.category === "tool" && e.scope_category === "end").map((e) => [e.name, e]));
   const sent = (srv.requests[1]!.body.messages as { role: string; tool_call_id?: string; content: string }[]).filter((m) => m.role === "tool");
-  return { res, toolEnds, spans, sent };
+  return { res, events, toolEnds, spans, sent };
 }
 
 describe("agent loop tool failures", () => {
@@ -53,5 +55,15 @@ describe("agent loop tool failures", () => {
     expect(toolEnds.get("declines")!.data).toEqual({ output: "no such city", isError: true });
     expect(spans.find((s) => s.name === "slow")!.status.code).toBe(SpanStatusCode.ERROR);
     expect(spans.find((s) => s.name === "declines")!.status.code).toBe(SpanStatusCode.OK);
+  });
+
+  it("a tool that threw keeps the error result the model read as its end's data, through the response sanitizers, so the ATIF observation has it", async () => {
+    const { events, toolEnds } = await runWith([{ id: "c1", name: "boom" }], (runtime) => {
+      runtime.registerToolSanitizeResponse("mask-fire", 10, (_tool, result) => JSON.parse(JSON.stringify(result).replaceAll("fire", "[masked]")));
+    });
+    expect(toolEnds.get("boom")!.data).toEqual({ output: "disk on [masked]", isError: true });
+    const [doc] = atofToAtif(events);
+    const results = doc!.steps.flatMap((s) => s.observation?.results ?? []);
+    expect(results).toContainEqual(expect.objectContaining({ source_call_id: "c1", content: "disk on [masked]" }));
   });
 });

@@ -7,6 +7,7 @@ import { GuardrailRejectedError } from "../runtime/errors.js";
 import { isRelayRequest, stampRelayRequest } from "./relay.js";
 import { toToolResult } from "./tool.js";
 import { failureOf } from "./tool-failure.js";
+import { recordFailureData } from "../runtime/failure-data.js";
 import { markSkillLoad } from "./skill-mark.js";
 import { emitMetric, raceAbort, type RunContext } from "./loop-context.js";
 
@@ -72,6 +73,7 @@ async function executeManaged(
       if (failure) {
         // The tool threw: the trace records the failure; the model still reads the error result (below).
         failed = { error: failure.error, result };
+        recordFailureData(failure.error, result as unknown as Json);
         throw failure.error;
       }
       const req = pendingOf(result);

@@ -12,6 +12,7 @@ import {
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
 import { NEVER_ABORTED } from "./abort.js";
+import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
@@ -156,14 +157,25 @@ export class ToolLifecycle {
     return endUs;
   }
 
-  /** The failed end of a managed call. */
+  /**
+   * The failed end of a managed call. Data recorded for the error (the loop's error result for a
+   * tool that threw) is the end's data and goes through the response sanitizers like a result.
+   */
   fail(stack: ScopeStack, handle: InternalToolHandle, error: unknown, cancelled: boolean): void {
     handle.ended = true;
-    this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
-      data: handle.fallbackData ?? null,
-      metadata: cancelled ? cancelledMetadata(handle.metadata, "tool") : errorMetadata(handle.metadata, error),
-      profile: toolProfile(handle.toolCallId),
-    });
+    const recorded = cancelled ? undefined : failureDataOf(error);
+    this.core.emitScope(
+      stack,
+      scopeOf(handle),
+      "end",
+      this.core.endTime(handle.startedAtUs, undefined),
+      {
+        data: recorded ?? handle.fallbackData ?? null,
+        metadata: cancelled ? cancelledMetadata(handle.metadata, "tool") : errorMetadata(handle.metadata, error),
+        profile: toolProfile(handle.toolCallId),
+      },
+      recorded === undefined ? undefined : this.payloadTransform(stack, handle.name, "response", undefined),
+    );
   }
 
   private payloadTransform(stack: ScopeStack, tool: string, which: "request" | "response", fallback: Json | undefined) {
