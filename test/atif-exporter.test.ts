@@ -41,6 +41,21 @@ describe("AtifExporter (hand-fed events)", () => {
     expect(exporter.diagnostics()).toEqual([]);
   });
 
+  it("makes its output directory again when it is removed between two trajectories", async () => {
+    const out = join(dir, "out", "nested");
+    const exporter = new AtifExporter({ agent, outputDirectory: out });
+    const first = weatherRun();
+    for (const e of first) exporter.onEvent(e);
+    await exporter.forceFlush();
+    await rm(join(dir, "out"), { recursive: true });
+    const second = weatherRun().map((e) => JSON.parse(JSON.stringify(e).replaceAll(AGENT, "AGENT-2")) as AtofEvent);
+    for (const e of second) exporter.onEvent(e);
+    await exporter.forceFlush();
+    expect(await readdir(out)).toEqual(["relaytrace-atif-AGENT-2.json"]);
+    expect(validateAtif(await readTrajectory(join(out, "relaytrace-atif-AGENT-2.json")))).toEqual({ valid: true, errors: [] });
+    expect(exporter.diagnostics()).toEqual([]);
+  });
+
   it("ignores plain scopes and lone marks, and maps a resumed run to its own file that refers back", async () => {
     const exporter = new AtifExporter({ agent, outputDirectory: dir });
     exporter.onEvent(scope("start", { uuid: "F", parent: ROOT, ts: "2026-01-01T00:00:00Z", name: "housekeeping", category: "function" }));

@@ -97,6 +97,8 @@ export class AtifExporter implements Exporter {
   /** Temp file names: random per exporter (two processes may share a pid across containers), then a counter. */
   private readonly tempTag = randomBytes(4).toString("hex");
   private tempCount = 0;
+  /** Whether the output directory was made (or found) before an earlier write. */
+  private directoryMade = false;
 
   /** Throws a `TypeError` naming the option on a configuration mistake (missing agent, unknown key). */
   constructor(private readonly config: AtifExporterOptions) {
@@ -215,15 +217,18 @@ export class AtifExporter implements Exporter {
     const target = join(dir, `relaytrace-atif-${id}.json`);
     const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${this.tempTag}${(++this.tempCount).toString(36)}.tmp`);
     try {
-      makeDirectory(dir);
+      // The directory is made before the first file, and again whenever it has gone missing
+      // (a write failing with ENOENT), instead of being looked up before every file.
+      if (!this.directoryMade) makeDirectory(dir);
+      this.directoryMade = true;
       const text = `${jsonText(trajectory as unknown as Json, 2)}\n`;
       // rename is atomic within one directory: readers never see half a file
-      if (text.length <= SYNC_WRITE_MAX_CHARS) {
-        writeFileSync(temp, text, "utf8");
-        renameSync(temp, target);
-      } else {
-        await writeFile(temp, text, "utf8");
-        await rename(temp, target);
+      try {
+        await this.writeAtomically(temp, target, text);
+      } catch (error) {
+        if ((error as NodeJS.ErrnoException).code !== "ENOENT") throw error;
+        makeDirectory(dir);
+        await this.writeAtomically(temp, target, text);
       }
       this.written.push(target);
       const max = this.config.maxRetained ?? 1000;
@@ -231,6 +236,17 @@ export class AtifExporter implements Exporter {
     } catch (error) {
       this.report("atif.write_failed", error);
       await rm(temp, { force: true }).catch(() => undefined);
+    }
+  }
+
+  /** The temp file, then the rename into place: small files synchronously (see SYNC_WRITE_MAX_CHARS). */
+  private async writeAtomically(temp: string, target: string, text: string): Promise<void> {
+    if (text.length <= SYNC_WRITE_MAX_CHARS) {
+      writeFileSync(temp, text, "utf8");
+      renameSync(temp, target);
+    } else {
+      await writeFile(temp, text, "utf8");
+      await rename(temp, target);
     }
   }
 

@@ -60,27 +60,23 @@ export function* jsonTextChunks(value: Json, indent = 0): Generator<string> {
   if (buffer.length > 0) yield buffer;
 }
 
-/**
- * Whether every object or array in `value` sits fewer than `limit` levels below the top (the
- * top value is level 0). Walked with an explicit stack; stops at the first one too deep.
- */
-function nestsWithin(value: Json, limit: number): boolean {
-  if (value === null || typeof value !== "object") return true;
-  const stack: { node: object; depth: number }[] = [{ node: value, depth: 0 }];
-  while (stack.length > 0) {
-    const { node, depth } = stack.pop()!;
-    if (depth >= limit) return false;
-    const items = Array.isArray(node) ? node : Object.values(node);
-    for (const item of items) if (item !== null && typeof item === "object") stack.push({ node: item, depth: depth + 1 });
+const deepIndents = new Map<number, string>();
+
+/** A newline and the indentation of a member MAX_INDENTED_DEPTH + 1 levels down, which the pretty form never writes. */
+function tooDeepIndent(indent: number): string {
+  let needle = deepIndents.get(indent);
+  if (needle === undefined) {
+    needle = "\n" + " ".repeat((MAX_INDENTED_DEPTH + 1) * indent);
+    if (deepIndents.size < 16) deepIndents.set(indent, needle);
   }
-  return true;
+  return needle;
 }
 
 /**
  * The whole text of `jsonTextChunks`. V8's own `JSON.stringify` writes the same text many times
  * faster wherever it can: unindented text unless its recursion overflows the stack, indented
- * text when the value nests less deeply than MAX_INDENTED_DEPTH (nearly every document). Only
- * the rest takes the stack-free path.
+ * text when it nests less deeply than MAX_INDENTED_DEPTH (nearly every document). Only the rest
+ * takes the stack-free path.
  */
 export function jsonText(value: Json, indent = 0): string {
   if (indent === 0) {
@@ -90,8 +86,18 @@ export function jsonText(value: Json, indent = 0): string {
     } catch (error) {
       if (!(error instanceof RangeError)) throw error;
     }
-  } else if (nestsWithin(value, MAX_INDENTED_DEPTH)) {
-    return JSON.stringify(value ?? null, null, indent);
+  } else {
+    // V8's text is the same unless a non-empty object or array sits MAX_INDENTED_DEPTH or more
+    // levels down: then one of its members' lines is indented deeper than the pretty form goes.
+    // (A newline inside a string is escaped, so every newline in the text starts an indented line.)
+    // Searching the text for such a line is much cheaper than walking the value first.
+    let text: string | undefined;
+    try {
+      text = JSON.stringify(value ?? null, null, indent);
+    } catch (error) {
+      if (!(error instanceof RangeError)) throw error;
+    }
+    if (text !== undefined && !text.includes(tooDeepIndent(indent))) return text;
   }
   let out = "";
   for (const chunk of jsonTextChunks(value, indent)) out += chunk;
@@ -164,9 +170,15 @@ function partText(value: unknown, levels: number): string | undefined {
     if (levels <= 0 || (!(frozen && levels === COMPOSED_LEVELS) && !holdsRecurring(value, levels))) return wholeText(value, frozen);
     text = "{";
     const record = value as Record<string, unknown>;
+    // A frozen event payload's member texts are what each projection's `<ns>.*.data.<key>`
+    // attributes hold: remembered whatever their size, since another exporter asks for them next.
+    const shareMembers = frozen && levels === COMPOSED_LEVELS;
     for (const key of Object.keys(record)) {
-      const member = partText(record[key], levels - 1);
-      if (member !== undefined) text += (text.length > 1 ? "," : "") + JSON.stringify(key) + ":" + member;
+      const item = record[key];
+      const member = partText(item, levels - 1);
+      if (member === undefined) continue;
+      text += (text.length > 1 ? "," : "") + JSON.stringify(key) + ":" + member;
+      if (shareMembers && typeof item === "object" && item !== null && Object.isFrozen(item)) frozenJsonTexts.set(item, member);
     }
     text += "}";
   }

@@ -21,10 +21,14 @@ export function codecForDialect(dialect: string): WireCodec {
   return codec;
 }
 
+// Every LLM event is looked up here by each exporter that reads its body: a map, not a scan.
+const BY_SCHEMA_NAME = new Map(WIRE_CODECS.map((c) => [c.schema.name, c]));
+
 /** The codec registered for a `data_schema` name (any version "1"), or undefined. */
 export function codecForSchema(schema: DataSchema | null | undefined): WireCodec | undefined {
   if (!schema) return undefined;
-  return WIRE_CODECS.find((c) => c.schema.name === schema.name && c.schema.version === schema.version);
+  const codec = BY_SCHEMA_NAME.get(schema.name);
+  return codec !== undefined && codec.schema.version === schema.version ? codec : undefined;
 }
 
 /** What an `llm` event says about its body: its schema, name and request/response data. */
