@@ -108,6 +108,18 @@ describe("AtofExporter file sink", () => {
     expect(exporter.diagnostics()).toEqual([]);
   });
 
+  it("writes every line byte for byte and in order, however many arrive between writes and whatever text they hold", async () => {
+    const exporter = new AtofExporter({ type: "file", path: join(dir, "many.jsonl"), maxBufferedLines: 1000 });
+    const texts = ["plain", "caf\u00e9", "\u20ac".repeat(300), "\ud83d\ude00 emoji", 'quo"te\n', "x".repeat(5000)];
+    const events = Array.from({ length: 700 }, (_, i) => mark(`m${i}`, { text: texts[i % texts.length]!, i }));
+    events.slice(0, 130).forEach((e) => exporter.onEvent(e));
+    await exporter.forceFlush(); // a write between two lines of one batch
+    events.slice(130).forEach((e) => exporter.onEvent(e));
+    await exporter.shutdown();
+    expect(await readFile(exporter.filePath!, "utf8")).toBe(events.map((e) => `${JSON.stringify(e)}\n`).join(""));
+    expect(exporter.diagnostics()).toEqual([]);
+  });
+
   it("counts an event it cannot serialize and keeps writing the others", async () => {
     const exporter = new AtofExporter({ type: "file", path: join(dir, "bad-event.jsonl") });
     exporter.onEvent(mark("ok1", 1));

@@ -8,6 +8,10 @@ describe("timestamps", () => {
   it("writes RFC 3339 with exactly six fraction digits and Z", () => {
     expect(formatTimestamp(1_772_366_400_412_000)).toBe("2026-03-01T12:00:00.412000Z");
     expect(formatTimestamp(1_772_366_400_000_001)).toBe("2026-03-01T12:00:00.000001Z");
+    expect(formatTimestamp(1_772_366_400_012_345)).toBe("2026-03-01T12:00:00.012345Z");
+    expect(formatTimestamp(1_772_366_400_100_010)).toBe("2026-03-01T12:00:00.100010Z");
+    expect(formatTimestamp(1_772_366_400_999_999)).toBe("2026-03-01T12:00:00.999999Z");
+    expect(formatTimestamp(1_772_366_401_000_000)).toBe("2026-03-01T12:00:01.000000Z");
   });
 
   it("reads both wire forms, offsets, and truncates past microseconds", () => {
@@ -64,6 +68,18 @@ describe("uuidv7", () => {
     const sorted = [...ids].sort();
     expect(sorted).toEqual(ids);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it("gives ids made in the same millisecond independent random tails, across many pools of randomness", () => {
+    const ids = Array.from({ length: 5000 }, () => uuidv7(2_100_000_000_000));
+    const tails = new Set(ids.map((id) => id.slice(19)));
+    expect(tails.size).toBe(ids.length);
+    // Each of the 62 random bits takes both values somewhere in the sample.
+    const bits = ids.map((id) => BigInt(`0x${id.slice(19).replace("-", "")}`) & ((1n << 62n) - 1n));
+    const ones = bits.reduce((a, b) => a | b, 0n);
+    const zeros = bits.reduce((a, b) => a | (~b & ((1n << 62n) - 1n)), 0n);
+    expect(ones).toBe((1n << 62n) - 1n);
+    expect(zeros).toBe((1n << 62n) - 1n);
   });
 
   it("stays increasing when the clock stands still or steps back", () => {

@@ -3,6 +3,11 @@ const NEWLINE = 0x0a;
 const INITIAL_BYTES = 64 * 1024;
 /** Capacity kept between batches; past it the buffer is reallocated small after a write, not retained. */
 const RETAINED_BYTES = 1024 * 1024;
+/**
+ * Lines that surely fit wait as text and are encoded together, this many at a time: one encode
+ * call (and one flattening of the joined text) per batch instead of one per line.
+ */
+const LINES_PER_ENCODE = 64;
 
 /**
  * Bounded FIFO of lines held as UTF-8 bytes, each ended by `\n`. A line is encoded once, as it
@@ -14,6 +19,9 @@ export class LineBuffer {
   private bytes = Buffer.allocUnsafe(INITIAL_BYTES);
   private used = 0;
   private lines = 0;
+  /** Text of the newest lines, each ended by `\n`, not encoded yet (counted in `lines`). */
+  private pending = "";
+  private pendingLines = 0;
 
   constructor(
     private readonly maxLines: number,
@@ -23,7 +31,16 @@ export class LineBuffer {
   /** Adds one line (JSON text without its line end); false (nothing added) when the buffer is full. */
   push(text: string): boolean {
     if (this.lines >= this.maxLines) return false;
-    // A UTF-16 code unit takes at most 3 UTF-8 bytes: only a line that may not fit is measured.
+    // A UTF-16 code unit takes at most 3 UTF-8 bytes: a line that surely fits (in the room there
+    // is and within the bound) joins the pending text; only a line that may not fit is measured.
+    const pendingChars = this.pending.length + text.length + 1;
+    if (this.used + pendingChars * 3 <= this.bytes.length && this.used + pendingChars * 3 <= this.maxBytes) {
+      this.pending = this.pending + text + "\n";
+      this.lines++;
+      if (++this.pendingLines >= LINES_PER_ENCODE) this.encodePending();
+      return true;
+    }
+    this.encodePending();
     if (this.used + text.length * 3 + 1 > this.bytes.length) {
       const size = Buffer.byteLength(text, "utf8") + 1;
       if (this.lines > 0 && this.used + size > this.maxBytes) return false;
@@ -39,7 +56,7 @@ export class LineBuffer {
 
   /** Half full: time to write synchronously rather than wait for an event-loop turn that may not come. */
   get pastHighWater(): boolean {
-    return this.lines * 2 >= this.maxLines || this.used * 2 >= this.maxBytes;
+    return this.lines * 2 >= this.maxLines || (this.used + this.pending.length) * 2 >= this.maxBytes;
   }
 
   /** Lines held. */
@@ -52,6 +69,7 @@ export class LineBuffer {
    * next `push` (the caller writes it synchronously).
    */
   takeAll(): { bytes: Buffer; lines: number } {
+    this.encodePending();
     const taken = { bytes: this.bytes.subarray(0, this.used), lines: this.lines };
     this.used = 0;
     this.lines = 0;
@@ -62,6 +80,7 @@ export class LineBuffer {
 
   /** Removes up to `max` oldest lines and returns a copy of their bytes. */
   take(max: number): { bytes: Buffer; lines: number } {
+    this.encodePending();
     if (max >= this.lines) {
       const all = this.takeAll();
       return { bytes: Buffer.from(all.bytes), lines: all.lines };
@@ -73,6 +92,14 @@ export class LineBuffer {
     this.used -= end;
     this.lines -= max;
     return { bytes, lines: max };
+  }
+
+  /** Encodes the pending lines after the others (`push` made sure there is room). */
+  private encodePending(): void {
+    if (this.pendingLines === 0) return;
+    this.used += this.bytes.write(this.pending, this.used, "utf8");
+    this.pending = "";
+    this.pendingLines = 0;
   }
 
   private grow(needed: number): void {

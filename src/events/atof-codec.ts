@@ -25,34 +25,44 @@ function stringText(value: unknown): string {
 }
 
 /**
- * The JSON text of the last value one field of a runtime event held. Ids, names and payloads
- * repeat from event to event: a scope's start and end share its uuid and category profile,
+ * The JSON text of a stretch of a runtime event's line that depends only on a few of its fields,
+ * for the last values those fields held. Ids, names and payloads repeat from event to event: a
+ * scope's start and end share its uuid, parent, name, flags, category and category profile,
  * siblings their parent, every OK end its status metadata. Strings compare by value, and a
- * runtime event's payloads are deep-frozen, so the same object always has the same text.
+ * runtime event's payloads are deep-frozen, so the same objects always give the same text. A
+ * line built from a few such stretches is a few string pieces rather than two dozen, which V8
+ * then has fewer of to allocate and to flatten when the line is encoded.
  */
-class LastFieldText {
-  private value: unknown = null;
-  private text = "null";
+class LastStretch {
+  private a: unknown = LastStretch;
+  private b: unknown = LastStretch;
+  private c: unknown = LastStretch;
+  private d: unknown = LastStretch;
+  text = "";
 
-  constructor(private readonly render: (value: unknown) => string) {}
+  /** Whether `text` is the stretch for these values; if not, `set` it. */
+  holds(a: unknown, b?: unknown, c?: unknown, d?: unknown): boolean {
+    return a === this.a && b === this.b && c === this.c && d === this.d;
+  }
 
-  of(value: unknown): string {
-    if (value === null) return "null"; // a start's null metadata leaves the end's text cached
-    if (value !== this.value) {
-      this.text = this.render(value);
-      this.value = value;
-    }
-    return this.text;
+  set(text: string, a: unknown, b?: unknown, c?: unknown, d?: unknown): string {
+    this.a = a;
+    this.b = b;
+    this.c = c;
+    this.d = d;
+    return (this.text = text);
   }
 }
 
-const last = {
-  uuid: new LastFieldText(stringText),
-  parentUuid: new LastFieldText(stringText),
-  name: new LastFieldText(stringText),
-  category: new LastFieldText(stringText),
-  profile: new LastFieldText(j),
-  metadata: new LastFieldText(j),
+const stretches = {
+  uuid: new LastStretch(),
+  /** `,"parent_uuid":…,"timestamp":"` */
+  parent: new LastStretch(),
+  /** `","name":…,"data":` */
+  middle: new LastStretch(),
+  /** `,"data_schema":…}`: a start and an end carry different metadata (none, then the status), so each phase keeps its own. */
+  startTail: new LastStretch(),
+  endTail: new LastStretch(),
 };
 
 const START_HEAD = `{"kind":"scope","scope_category":"start","atof_version":"${ATOF_VERSION}","uuid":`;
@@ -63,21 +73,30 @@ const END_HEAD = `{"kind":"scope","scope_category":"end","atof_version":"${ATOF_
  * the known ones, in order, none undefined), with the fixed keys as constant text. Its timestamp
  * is the runtime's own RFC 3339 text, which needs no escaping.
  */
-function canonicalScopeLine(e: ScopeEvent, head: string): string {
+function canonicalScopeLine(e: ScopeEvent, head: string, tail: LastStretch): string {
+  const { uuid, parent, middle } = stretches;
   const attributes = e.attributes;
   return (
-    head + last.uuid.of(e.uuid) +
-    ',"parent_uuid":' + last.parentUuid.of(e.parent_uuid) +
-    ',"timestamp":"' + (e.timestamp as string) +
-    '","name":' + last.name.of(e.name) +
-    (attributes === undefined || attributes.length === 0 ? ',"attributes":[]' : ',"attributes":' + j(attributes)) +
-    ',"category":' + last.category.of(e.category) +
-    ',"category_profile":' + last.profile.of(e.category_profile) +
+    head +
+    (uuid.holds(e.uuid) ? uuid.text : uuid.set(stringText(e.uuid), e.uuid)) +
+    (parent.holds(e.parent_uuid) ? parent.text : parent.set(',"parent_uuid":' + stringText(e.parent_uuid) + ',"timestamp":"', e.parent_uuid)) +
+    (e.timestamp as string) +
+    (middle.holds(e.name, attributes, e.category, e.category_profile)
+      ? middle.text
+      : middle.set(
+          '","name":' + stringText(e.name) +
+            (attributes === undefined || attributes.length === 0 ? ',"attributes":[]' : ',"attributes":' + j(attributes)) +
+            ',"category":' + stringText(e.category) +
+            ',"category_profile":' + j(e.category_profile) +
+            ',"data":',
+          e.name,
+          attributes,
+          e.category,
+          e.category_profile,
+        )) +
     // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
-    ',"data":' + (e.category === "llm" ? sharedJsonText(e.data) : j(e.data)) +
-    ',"data_schema":' + j(e.data_schema) +
-    ',"metadata":' + last.metadata.of(e.metadata) +
-    "}"
+    (e.category === "llm" ? sharedJsonText(e.data) : j(e.data)) +
+    (tail.holds(e.data_schema, e.metadata) ? tail.text : tail.set(',"data_schema":' + j(e.data_schema) + ',"metadata":' + j(e.metadata) + "}", e.data_schema, e.metadata))
   );
 }
 
@@ -104,8 +123,8 @@ export function serializeEvent(event: AtofEvent): string {
   const canonical = (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] === true;
   if (canonical && event.kind === "scope" && event.atof_version === ATOF_VERSION && typeof event.timestamp === "string") {
     const phase = event.scope_category;
-    if (phase === "start") return canonicalScopeLine(event, START_HEAD);
-    if (phase === "end") return canonicalScopeLine(event, END_HEAD);
+    if (phase === "start") return canonicalScopeLine(event, START_HEAD, stretches.startTail);
+    if (phase === "end") return canonicalScopeLine(event, END_HEAD, stretches.endTail);
   }
   // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
   const sharedData = canonical && event.kind === "scope" && event.category === "llm";

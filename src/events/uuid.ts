@@ -1,14 +1,34 @@
 import { randomFillSync } from "node:crypto";
 import { otelIdHex } from "./otel-ids.js";
 
-// Lookup tables: "-7ccc-" for each value of the 12-bit counter (version nibble 7), and two hex
-// digits per byte. Building an id from table entries keeps it cheap.
+// "-7ccc-" for each value of the 12-bit counter (version nibble 7), from a lookup table.
 const COUNTER_PART: string[] = Array.from({ length: 4096 }, (_, c) => `-7${c.toString(16).padStart(3, "0")}-`);
-const HEX: string[] = Array.from({ length: 256 }, (_, v) => v.toString(16).padStart(2, "0"));
+const HEX_CODES = Uint8Array.from("0123456789abcdef", (c) => c.charCodeAt(0));
 
-const POOL_BYTES = 8192;
-const pool = new Uint8Array(POOL_BYTES);
-let poolOffset = POOL_BYTES;
+// The random tails ("vxxx-xxxxxxxxxxxx", 62 random bits after the RFC variant bits `10`) are
+// written as text for a whole pool of ids at once and decoded into one string: an id is then its
+// time part, its counter part and a slice of that string, three pieces instead of a dozen.
+const TAIL_CHARS = 17;
+const POOL_IDS = 512;
+const randomBytes = new Uint8Array(POOL_IDS * 8);
+const tailBytes = Buffer.allocUnsafe(POOL_IDS * TAIL_CHARS);
+let tails = "";
+let nextTail = POOL_IDS;
+
+function refillTails(): void {
+  randomFillSync(randomBytes);
+  let out = 0;
+  for (let r = 0; r < randomBytes.length; r += 8) {
+    for (let k = 0; k < 8; k++) {
+      if (k === 2) tailBytes[out++] = 0x2d; // "-"
+      const byte = k === 0 ? (randomBytes[r]! & 0x3f) | 0x80 : randomBytes[r + k]!;
+      tailBytes[out++] = HEX_CODES[byte >> 4]!;
+      tailBytes[out++] = HEX_CODES[byte & 15]!;
+    }
+  }
+  tails = tailBytes.toString("latin1", 0, out);
+  nextTail = 0;
+}
 
 let lastMs = -1;
 let counter = 0;
@@ -33,17 +53,9 @@ export function uuidv7(nowMs: number = Date.now()): string {
     prefix = `${hex.slice(0, 8)}-${hex.slice(8, 12)}`;
     prefixMs = lastMs;
   }
-  if (poolOffset + 8 > POOL_BYTES) {
-    randomFillSync(pool);
-    poolOffset = 0;
-  }
-  const at = poolOffset;
-  poolOffset += 8;
-  // 62 random bits after the RFC variant bits `10`.
-  return (
-    prefix + COUNTER_PART[counter]! + HEX[(pool[at]! & 0x3f) | 0x80]! + HEX[pool[at + 1]!]! + "-" +
-    HEX[pool[at + 2]!]! + HEX[pool[at + 3]!]! + HEX[pool[at + 4]!]! + HEX[pool[at + 5]!]! + HEX[pool[at + 6]!]! + HEX[pool[at + 7]!]!
-  );
+  if (nextTail === POOL_IDS) refillTails();
+  const at = nextTail++ * TAIL_CHARS;
+  return prefix + COUNTER_PART[counter]! + tails.slice(at, at + TAIL_CHARS);
 }
 
 const UUID_RE = /^[0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12}$/i;
