@@ -1,3 +1,4 @@
+import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -45,6 +46,34 @@ async function collect(files: string[], runBytes: number): Promise<string[]> {
   for await (const event of eventsInTimeOrder(files, { runBytes })) uuids.push(event.uuid);
   return uuids;
 }
+
+/** A named pipe fed once with `lines` by a real writer process: it can be read exactly once. */
+async function fifoWith(name: string, lines: string[]): Promise<string> {
+  const source = join(dir, `${name}.src.jsonl`);
+  await writeLines(source, lines);
+  const fifo = join(dir, name);
+  execFileSync("mkfifo", [fifo]);
+  spawn("cp", [source, fifo], { stdio: "ignore" }).unref();
+  return fifo;
+}
+
+describe("each input file is read once", () => {
+  const lines = (n: number, order: (i: number) => number) => Array.from({ length: n }, (_, i) => JSON.stringify({ kind: "mark", atof_version: "0.1", uuid: `m${i}`, parent_uuid: null, timestamp: BASE + order(i), name: "m", category: null, category_profile: null, data: null, data_schema: null, metadata: null }));
+
+  it("a file already in time order (what relaytrace writes) is read once: from a pipe, every event arrives in order", async () => {
+    const fifo = await fifoWith("ordered.fifo", lines(200, (i) => i));
+    const warnings: string[] = [];
+    const uuids: string[] = [];
+    for await (const event of eventsInTimeOrder([fifo], { onWarning: (_f, w) => void warnings.push(w.code) })) uuids.push(event.uuid);
+    expect(uuids).toEqual(Array.from({ length: 200 }, (_, i) => `m${i}`));
+    expect(warnings).toEqual([]);
+  }, 10_000);
+
+  it("a file out of order is sorted from that one read", async () => {
+    const fifo = await fifoWith("unordered.fifo", lines(200, (i) => 199 - i));
+    expect(await collect([fifo], 1 << 20)).toEqual(Array.from({ length: 200 }, (_, i) => `m${199 - i}`));
+  }, 10_000);
+});
 
 describe("reading unsorted and several ATOF files in time order, in bounded memory", () => {
   it("an unsorted file sorted through more runs than are merged at once comes out as a stable sort would order it", async () => {

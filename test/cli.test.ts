@@ -178,6 +178,24 @@ describe("relaytrace convert / validate / tree", () => {
     expect(badAtof.stdout).toContain(`bad.jsonl:${lines.length}:`);
   }, 60_000); // nine CLI processes one after another: past the default timeout on a loaded machine
 
+  it("validate: a custom scope or mark without a string category_profile.subtype is a problem (a warning with --lenient)", async () => {
+    const { atof } = await demoFiles();
+    const lines = (await readFile(atof, "utf8")).trim().split("\n");
+    const custom = lines.findIndex((l) => (JSON.parse(l) as { category?: string }).category === "custom");
+    expect(custom).toBeGreaterThanOrEqual(0);
+    const mark = JSON.parse(lines[custom]!) as Record<string, unknown>;
+    lines[custom] = JSON.stringify({ ...mark, category_profile: null });
+    await writeFile(join(work, "no-subtype.jsonl"), lines.join("\n") + "\n");
+    const strict = await cli(["validate", "no-subtype.jsonl"], work);
+    expect(strict.code).toBe(1);
+    expect(strict.stdout).toBe(`no-subtype.jsonl:${custom + 1}: category "custom" without a string category_profile.subtype (ATOF requires one)\n`);
+    expect(strict.stderr).toMatch(/invalid ATOF \(1 problem in \d+ lines\)/);
+    const lenient = await cli(["validate", "no-subtype.jsonl", "--lenient"], work);
+    expect(lenient.code).toBe(0);
+    expect(lenient.stderr).toContain(`relaytrace: warning: no-subtype.jsonl:${custom + 1}: category "custom" without a string category_profile.subtype`);
+    expect(lenient.stdout).toMatch(/valid ATOF \(\d+ events\)/);
+  });
+
   it("prints trees of ATOF and ATIF files", async () => {
     const { atof, atif } = await demoFiles();
     const spanTree = await cli(["tree", atof], work);

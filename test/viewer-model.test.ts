@@ -167,9 +167,9 @@ describe("conversations in each dialect", () => {
       { role: "tool", text: "42", toolCallId: "tu1" },
     ]);
     expect(requestMessages({ instructions: "sys", input: [{ role: "user", content: "q" }, { type: "function_call", call_id: "c", name: "g", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "ok" }] }).map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
-    expect(responseMessages({ candidates: [{ content: { role: "model", parts: [{ text: "yes" }, { functionCall: { name: "h", args: { q: 1 } } }] } }] })).toEqual([{ role: "assistant", text: "yes", toolCalls: [{ id: "", name: "h", arguments: '{"q":1}' }] }]);
-    expect(usageOf({ usage: { input_tokens: 5, output_tokens: 7 } })).toEqual({ promptTokens: 5, completionTokens: 7, totalTokens: 12 });
-    expect(usageOf({ usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })).toEqual({ promptTokens: 1, completionTokens: 2, totalTokens: 3 });
+    expect(responseMessages({ candidates: [{ content: { role: "model", parts: [{ text: "yes" }, { functionCall: { name: "h", args: { q: 1 } } }] } }] })).toEqual([{ role: "assistant", text: "yes", toolCalls: [{ id: "call_0", name: "h", arguments: '{"q":1}' }] }]);
+    expect(usageOf({ type: "message", content: [], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7 } })).toEqual({ promptTokens: 5, completionTokens: 7, totalTokens: 12 });
+    expect(usageOf({ candidates: [], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })).toEqual({ promptTokens: 1, completionTokens: 2, totalTokens: 3 });
   });
 });
 

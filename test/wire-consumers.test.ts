@@ -3,6 +3,7 @@ import { atofToAtif } from "../exporters/atif/index.js";
 import type { ProjectionName } from "../exporters/otel/index.js";
 import { SpanCapture } from "../exporters/testing/index.js";
 import { codecFor } from "../src/agent/providers/index.js";
+import { AtofSpanCollector } from "../src/cli/viewer/from-atof.js";
 import type { AtofEvent, ScopeEvent } from "../src/events/types.js";
 import { allWireFixtures, replay, type WireFixture } from "./support/wire-fixtures.js";
 
@@ -93,6 +94,23 @@ describe.each(allWireFixtures())("$dialect bodies, read by every consumer", (f) 
     expect(a["llm.output_messages.0.message.tool_calls.0.tool_call.id"]).toBe(x.toolCall.id);
     expect(a["llm.output_messages.0.message.tool_calls.0.tool_call.function.name"]).toBe(x.toolCall.name);
     expect(a["llm.finish_reason"]).toBe("tool_use");
+  });
+
+  it("the HTML viewer: usage (prompt includes cached), model and the conversation by call id", () => {
+    const viewed = (response: typeof f.response) => {
+      const collector = new AtofSpanCollector();
+      for (const e of llmEvents(f, response)) collector.add(e, "t.jsonl");
+      return collector.spans().find((s) => s.kind === "llm")!;
+    };
+    const llm = viewed(f.response);
+    expect(llm.usage).toEqual({ promptTokens: x.usage.inputTokens, completionTokens: x.usage.outputTokens, totalTokens: x.usage.totalTokens });
+    expect(llm.model).toBe(x.responseModel);
+    const messages = llm.messages!;
+    if (x.system !== null) expect(messages[0]).toEqual({ role: "system", text: x.system });
+    expect(messages.find((m) => m.toolCalls)!.toolCalls).toEqual([x.requestToolCall]);
+    expect(messages.find((m) => m.role === "tool")).toEqual({ role: "tool", text: x.toolResult.text, toolCallId: x.toolResult.toolCallId });
+    expect(messages.at(-1)).toEqual({ role: "assistant", text: x.text });
+    expect(viewed(f.toolResponse).messages!.at(-1)!.toolCalls).toEqual([x.toolCall]);
   });
 
   it("ATIF: prompt_tokens include cached tokens; cached_tokens, message and model", () => {

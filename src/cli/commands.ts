@@ -15,7 +15,7 @@ import { DataLossError, projectSpans } from "./span-stream.js";
 import { jsonTextChunks } from "../events/json-text.js";
 import type { Json } from "../events/json.js";
 import { DEFAULT_MAX_LINE_BYTES, isCompleteJson, tornLastLineMessage } from "../events/atof-reader.js";
-import { AtofParseError } from "../events/atof-errors.js";
+import { AtofParseError, type AtofWarning } from "../events/atof-errors.js";
 import { readWarningLine } from "./read-warnings.js";
 import { StreamingTree } from "./streaming-tree.js";
 import { eventsInTimeOrder, type TimeOrderedReadOptions } from "./time-ordered-input.js";
@@ -165,9 +165,20 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
         continue;
       }
       try {
-        const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo);
+        const findings: AtofWarning[] = [];
+        const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo, findings);
         pairing.check(event, lineNo);
         events++;
+        // What a reader only warns about (it keeps the event) is still not valid ATOF: a custom event needs its subtype.
+        for (const finding of findings) {
+          const reason = finding.code === "atof.custom_without_subtype" ? 'category "custom" without a string category_profile.subtype (ATOF requires one)' : finding.message;
+          if (lenient) {
+            io.err(`relaytrace: warning: ${file}:${lineNo}: ${reason}`);
+          } else {
+            problems++;
+            io.out(`${file}:${lineNo}: ${reason}`);
+          }
+        }
       } catch (error) {
         if (lenient && error instanceof AtofParseError) {
           io.err(`relaytrace: warning: ${file}:${lineNo}: skipped: ${error.reason}`);

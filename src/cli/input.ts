@@ -1,7 +1,6 @@
 import { open, readFile } from "node:fs/promises";
 import type { AtofEvent } from "../events/types.js";
 import { streamAtofFile, streamAtofRecords, type AtofRecord, type StreamAtofOptions } from "../events/atof-reader.js";
-import { parseTimestamp } from "../events/timestamp.js";
 
 export type InputKind = "atif" | "atof";
 
@@ -87,16 +86,4 @@ export async function* atofRecordsOf(path: string, options: StreamAtofOptions = 
   } catch (error) {
     throw inputErrorOf(path, error);
   }
-}
-
-/** True when the file's events are already in time order (ours are): then it can be projected as a stream. */
-export async function isTimeOrdered(path: string, lenient = false, inspect?: (event: AtofEvent) => void): Promise<boolean> {
-  let last = -Infinity;
-  for await (const event of atofEventsOf(path, { checkPairing: false, skipBadLines: lenient })) {
-    inspect?.(event);
-    const us = parseTimestamp(event.timestamp);
-    if (us < last) return false;
-    last = us;
-  }
-  return true;
 }

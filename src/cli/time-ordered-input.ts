@@ -3,8 +3,8 @@ import type { StreamAtofOptions } from "../events/atof-reader.js";
 import { parseTimestamp } from "../events/timestamp.js";
 import type { AtofEvent } from "../events/types.js";
 import { mergeByTime, type TimedRecord } from "./event-merge.js";
-import { RunSorter } from "./external-sort.js";
-import { atofRecordsOf, isTimeOrdered } from "./input.js";
+import { DEFAULT_RUN_BYTES, RunSorter } from "./external-sort.js";
+import { atofRecordsOf } from "./input.js";
 import { SpillDirectory } from "./spill-directory.js";
 
 export interface TimeOrderedReadOptions {
@@ -27,34 +27,84 @@ function readOptions(file: string, options: TimeOrderedReadOptions): StreamAtofO
   };
 }
 
-async function* timed(file: string, options: TimeOrderedReadOptions): AsyncGenerator<TimedRecord> {
-  for await (const { event, text } of atofRecordsOf(file, readOptions(file, options))) yield { event, us: parseTimestamp(event.timestamp), text };
+async function* timed(file: string, options: StreamAtofOptions): AsyncGenerator<TimedRecord> {
+  for await (const { event, text } of atofRecordsOf(file, options)) yield { event, us: parseTimestamp(event.timestamp), text };
+}
+
+async function* heldRecords(records: TimedRecord[]): AsyncGenerator<TimedRecord> {
+  yield* records;
+}
+
+/** Text of time-ordered files kept as parsed events for the merge; a quarter of a sort run, since a parsed event takes a few times its line's memory. */
+function heldBudget(runBytes: number): number {
+  return Math.floor(runBytes / 4);
 }
 
 /**
  * The events of ATOF files as one stream in time order, ties in file order then line order
- * (what a stable sort of all files' events, concatenated, gives), in bounded memory: a file
- * already in time order (what relaytrace writes) is streamed as it is; another is sorted
- * externally (runs of `runBytes` spilled to a private temp directory, removed afterwards even
- * on error or signal); then all are merged k ways. Lines are checked (and warnings reported)
- * in file order.
+ * (what a stable sort of all files' events, concatenated, gives), in bounded memory. Each file is
+ * read once, and its lines are checked (and warnings reported) then, in file order. While a
+ * file is in time order (what relaytrace writes), its events are kept as read, up to a budget
+ * shared by all files; past the budget only their order is checked, and such a file is read a
+ * second time (silently) when the merge reaches it. A file out of order is sorted externally
+ * (runs of `runBytes` spilled to a private temp directory, removed afterwards even on error or
+ * signal). Then all are merged k ways.
  */
 export async function* eventsInTimeOrder(files: readonly string[], options: TimeOrderedReadOptions = {}): AsyncGenerator<AtofEvent> {
   let spill: SpillDirectory | undefined;
   const spillDirectory = () => (spill ??= new SpillDirectory());
+  const silent: StreamAtofOptions = options.lenient ? { skipBadLines: true } : {};
+  let budget = heldBudget(options.runBytes ?? DEFAULT_RUN_BYTES);
   try {
     const streams: AsyncIterable<TimedRecord>[] = [];
     for (const file of files) {
-      if (await isTimeOrdered(file, options.lenient === true, options.beforeMerge)) {
-        streams.push(timed(file, options));
-        continue;
-      }
-      const sorter = new RunSorter(spillDirectory, options.runBytes);
+      let held: TimedRecord[] | undefined = [];
+      let heldChars = 0;
+      let sorter: RunSorter | undefined;
+      let last = -Infinity;
+      let outOfOrderPastBudget = false;
       for await (const { event, text, lineNo } of atofRecordsOf(file, readOptions(file, options))) {
         options.beforeMerge?.(event);
-        sorter.add(parseTimestamp(event.timestamp), lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+        const us = parseTimestamp(event.timestamp);
+        const line = lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text;
+        if (sorter) {
+          sorter.add(us, line);
+          continue;
+        }
+        if (us < last) {
+          if (held === undefined) {
+            // The first events are no longer held: sort the file from a second (silent) read.
+            outOfOrderPastBudget = true;
+            continue;
+          }
+          sorter = new RunSorter(spillDirectory, options.runBytes);
+          for (const r of held) sorter.add(r.us, r.text);
+          budget += heldChars;
+          held = undefined;
+          sorter.add(us, line);
+          continue;
+        }
+        last = us;
+        if (held === undefined) continue;
+        held.push({ event, us, text: line });
+        heldChars += line.length;
+        if (heldChars > budget) {
+          held = undefined; // past the budget: checked for order only, read again by the merge
+          heldChars = 0;
+        }
       }
-      streams.push(...(await sorter.finish()));
+      if (sorter) {
+        streams.push(...(await sorter.finish()));
+      } else if (outOfOrderPastBudget) {
+        const late = new RunSorter(spillDirectory, options.runBytes);
+        for await (const { event, text, lineNo } of atofRecordsOf(file, silent)) late.add(parseTimestamp(event.timestamp), lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+        streams.push(...(await late.finish()));
+      } else if (held) {
+        budget -= heldChars;
+        streams.push(heldRecords(held));
+      } else {
+        streams.push(timed(file, silent));
+      }
     }
     for await (const record of mergeByTime(streams)) yield record.event;
   } finally {

@@ -1,22 +1,39 @@
 /**
- * Process-wide table of propagated parents: `parent_uuid -> root_uuid` for work continued from a
- * rooted propagation context. OTel exporters read it to build remote parent span contexts.
- * Kept under a global symbol so duplicated package copies share it; bounded so it cannot grow forever.
+ * Process-wide tables of propagated work: `parent_uuid -> root_uuid` for work continued from a
+ * rooted propagation context (OTel exporters read it to build remote parent span contexts), and
+ * `root_uuid ->` the remote W3C parent's flags and trace state. Kept under global symbols so
+ * duplicated package copies share them; bounded (oldest entry out) so they cannot grow forever.
  */
-const KEY = Symbol.for("relaytrace.propagatedParents");
 const MAX_ENTRIES = 4096;
-const holder = globalThis as unknown as Record<symbol, Map<string, string> | undefined>;
-const table: Map<string, string> = holder[KEY] ?? (holder[KEY] = new Map());
+
+interface SharedTable<V> {
+  set(key: string, value: V): void;
+  get(key: string): V | undefined;
+}
+
+function sharedTable<V>(name: string): SharedTable<V> {
+  const key = Symbol.for(name);
+  const holder = globalThis as unknown as Record<symbol, Map<string, V> | undefined>;
+  const table: Map<string, V> = holder[key] ?? (holder[key] = new Map());
+  return {
+    set(k, value) {
+      table.delete(k);
+      table.set(k, value);
+      if (table.size > MAX_ENTRIES) table.delete(table.keys().next().value!);
+    },
+    get: (k) => table.get(k),
+  };
+}
+
+const parents = sharedTable<string>("relaytrace.propagatedParents");
 
 export function recordPropagatedParent(parentUuid: string, rootUuid: string): void {
-  table.delete(parentUuid);
-  table.set(parentUuid, rootUuid);
-  if (table.size > MAX_ENTRIES) table.delete(table.keys().next().value!);
+  parents.set(parentUuid, rootUuid);
 }
 
 /** The propagated root uuid recorded for `parentUuid`, if any. */
 export function propagatedRootOf(parentUuid: string): string | undefined {
-  return table.get(parentUuid);
+  return parents.get(parentUuid);
 }
 
 /** What a remote W3C parent said about its trace besides the ids: the sampled flag and `tracestate`. */
@@ -26,18 +43,14 @@ export interface PropagatedTraceLink {
   tracestate?: string;
 }
 
-const LINKS_KEY = Symbol.for("relaytrace.propagatedTraceLinks");
-const linkHolder = globalThis as unknown as Record<symbol, Map<string, PropagatedTraceLink> | undefined>;
-const links: Map<string, PropagatedTraceLink> = linkHolder[LINKS_KEY] ?? (linkHolder[LINKS_KEY] = new Map());
+const links = sharedTable<PropagatedTraceLink>("relaytrace.propagatedTraceLinks");
 
 /**
  * Records the flags and trace state of the remote trace rooted at `rootUuid`, so the spans and
  * outgoing headers of work continuing it keep the caller's sampling decision and `tracestate`.
  */
 export function recordPropagatedLink(rootUuid: string, link: PropagatedTraceLink): void {
-  links.delete(rootUuid);
   links.set(rootUuid, link);
-  if (links.size > MAX_ENTRIES) links.delete(links.keys().next().value!);
 }
 
 /** The flags and trace state recorded for the remote trace rooted at `rootUuid`, if any. */

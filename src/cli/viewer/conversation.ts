@@ -1,165 +1,107 @@
 import { isJsonObject, type Json, type JsonObject } from "../../events/json.js";
+import type { DataSchema } from "../../events/types.js";
+import { codecForEvent, sharedDecodeRequest, sharedDecodeResponse, type WirePart, type WireRequest, type WireResponse, type WireToolCall } from "../../wire/index.js";
 import type { ViewMessage, ViewUsage } from "./model.js";
 
 /**
- * Reads an `llm` span's recorded request and response as a conversation, whatever the dialect
- * (OpenAI Chat Completions and Responses, Anthropic Messages, Gemini, or a producer's plain
- * `{messages}`). Tolerant by design: an unknown shape yields no messages, never an error.
+ * An `llm` span's recorded request and response as a conversation, read through the wire
+ * codecs (the one place that knows the dialects): by the event's `data_schema`, else its name,
+ * else the body's shape. Tolerant by design: an unknown or malformed body yields no messages.
  */
 
-type Call = NonNullable<ViewMessage["toolCalls"]>[number];
-
-function text(value: Json | undefined): string {
-  if (value === undefined || value === null) return "";
-  if (typeof value === "string") return value;
-  if (Array.isArray(value)) {
-    return value
-      .map((part) => {
-        if (typeof part === "string") return part;
-        if (!isJsonObject(part)) return "";
-        if (typeof part["text"] === "string") return part["text"];
-        if (part["type"] === "image" || part["type"] === "image_url" || part["type"] === "input_image") return "[image]";
-        return "";
-      })
-      .filter((s) => s !== "")
-      .join("\n");
-  }
-  if (isJsonObject(value) && typeof value["text"] === "string") return value["text"];
-  return JSON.stringify(value);
-}
-
-function argumentsText(value: Json | undefined): string {
-  if (typeof value === "string") return value;
-  return value === undefined ? "" : JSON.stringify(value);
-}
-
-function str(value: Json | undefined): string {
-  return typeof value === "string" ? value : "";
+/** What the span says about its bodies, to pick the codec without guessing. */
+export interface BodyHint {
+  dataSchema?: DataSchema | null;
+  name?: string;
 }
 
 /** The request body: ours wrap it as `{headers, content}`. */
 function requestBody(input: Json): JsonObject | undefined {
   if (!isJsonObject(input)) return undefined;
   const content = input["content"];
-  if (isJsonObject(content) && ("messages" in content || "input" in content || "contents" in content)) return content;
-  return input;
+  return isJsonObject(content) ? content : input;
 }
 
-function chatMessage(m: JsonObject): ViewMessage[] {
-  const role = str(m["role"]) || "user";
-  const content = m["content"];
-  // Anthropic blocks: tool_use inside assistant content, tool_result inside user content.
-  if (Array.isArray(content) && content.some((b) => isJsonObject(b) && (b["type"] === "tool_use" || b["type"] === "tool_result"))) {
-    const out: ViewMessage[] = [];
-    const calls: Call[] = [];
-    const texts: string[] = [];
-    for (const block of content) {
-      if (!isJsonObject(block)) continue;
-      if (block["type"] === "tool_use") calls.push({ id: str(block["id"]), name: str(block["name"]), arguments: argumentsText(block["input"]) });
-      else if (block["type"] === "tool_result") out.push({ role: "tool", text: text(block["content"]), toolCallId: str(block["tool_use_id"]) });
-      else texts.push(text([block]));
-    }
-    if (texts.length > 0 || calls.length > 0) out.unshift({ role, text: texts.join("\n"), ...(calls.length ? { toolCalls: calls } : {}) });
-    return out;
-  }
-  const message: ViewMessage = { role, text: text(content) };
-  const toolCalls = m["tool_calls"];
-  if (Array.isArray(toolCalls) && toolCalls.length > 0) {
-    message.toolCalls = toolCalls.filter(isJsonObject).map((c) => {
-      const fn = isJsonObject(c["function"]) ? c["function"] : c;
-      return { id: str(c["id"]), name: str(fn["name"]), arguments: argumentsText(fn["arguments"]) };
-    });
-  }
-  if (typeof m["tool_call_id"] === "string") message.toolCallId = m["tool_call_id"];
-  return [message];
-}
-
-function responsesItem(item: Json): ViewMessage[] {
-  if (typeof item === "string") return [{ role: "user", text: item }];
-  if (!isJsonObject(item)) return [];
-  const type = item["type"];
-  if (type === "function_call") return [{ role: "assistant", text: "", toolCalls: [{ id: str(item["call_id"]), name: str(item["name"]), arguments: argumentsText(item["arguments"]) }] }];
-  if (type === "function_call_output") return [{ role: "tool", text: text(item["output"]), toolCallId: str(item["call_id"]) }];
-  if (type === "reasoning") return [];
-  return [{ role: str(item["role"]) || "assistant", text: text(item["content"]) }];
-}
-
-function geminiContent(c: Json): ViewMessage[] {
-  if (!isJsonObject(c) || !Array.isArray(c["parts"])) return [];
-  const role = c["role"] === "model" ? "assistant" : str(c["role"]) || "user";
-  const out: ViewMessage[] = [];
-  const texts: string[] = [];
-  const calls: Call[] = [];
-  for (const part of c["parts"]) {
-    if (!isJsonObject(part)) continue;
-    if (typeof part["text"] === "string") texts.push(part["text"]);
-    const call = part["functionCall"];
-    if (isJsonObject(call)) calls.push({ id: str(call["id"]), name: str(call["name"]), arguments: argumentsText(call["args"]) });
-    const response = part["functionResponse"];
-    if (isJsonObject(response)) out.push({ role: "tool", text: argumentsText(response["response"]), toolCallId: str(response["id"]) || str(response["name"]) });
-  }
-  if (texts.length > 0 || calls.length > 0) out.unshift({ role, text: texts.join("\n"), ...(calls.length ? { toolCalls: calls } : {}) });
-  return out;
-}
-
-/** The messages sent to the model. */
-export function requestMessages(input: Json): ViewMessage[] {
+function decodedRequest(input: Json, hint: BodyHint): WireRequest | undefined {
   const body = requestBody(input);
-  if (!body) return [];
+  if (!body) return undefined;
+  const codec = codecForEvent({ ...hint, body, which: "request" });
+  if (!codec || !codec.looksLikeRequest(body)) return undefined;
+  try {
+    return sharedDecodeRequest(codec, body);
+  } catch {
+    return undefined;
+  }
+}
+
+function decodedResponse(output: Json, hint: BodyHint): WireResponse | undefined {
+  if (!isJsonObject(output)) return undefined;
+  const codec = codecForEvent({ ...hint, body: output, which: "response" });
+  if (!codec || !codec.looksLikeResponse(output)) return undefined;
+  try {
+    return sharedDecodeResponse(codec, output);
+  } catch {
+    return undefined;
+  }
+}
+
+function viewCalls(calls: readonly WireToolCall[]): Pick<ViewMessage, "toolCalls"> {
+  return calls.length > 0 ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {};
+}
+
+/** Text parts as they read, media as a placeholder. */
+function partsText(parts: readonly WirePart[]): string {
+  const texts: string[] = [];
+  for (const p of parts) {
+    if (p.type === "text") texts.push(p.text);
+    else if (p.type === "media") texts.push("[media]");
+  }
+  return texts.join("\n");
+}
+
+/** The messages sent to the model: the system prompt first, one `tool` message per tool result. */
+export function requestMessages(input: Json, hint: BodyHint = {}): ViewMessage[] {
+  const request = decodedRequest(input, hint);
+  if (!request) return [];
   const out: ViewMessage[] = [];
-  const system = body["system"] ?? body["instructions"];
-  if (system !== undefined && system !== null) out.push({ role: "system", text: text(system) });
-  const geminiSystem = body["systemInstruction"] ?? body["system_instruction"];
-  if (isJsonObject(geminiSystem)) out.push({ role: "system", text: text(geminiSystem["parts"]) });
-  if (Array.isArray(body["messages"])) for (const m of body["messages"]) if (isJsonObject(m)) out.push(...chatMessage(m));
-  if (typeof body["input"] === "string") out.push({ role: "user", text: body["input"] });
-  else if (Array.isArray(body["input"])) for (const item of body["input"]) out.push(...responsesItem(item));
-  if (Array.isArray(body["contents"])) for (const c of body["contents"]) out.push(...geminiContent(c));
+  if (request.system !== undefined && request.system !== "") out.push({ role: "system", text: request.system });
+  for (const m of request.messages) {
+    const calls: WireToolCall[] = [];
+    const results: ViewMessage[] = [];
+    for (const p of m.parts) {
+      if (p.type === "tool_result") results.push({ role: "tool", text: p.text, toolCallId: p.toolCallId });
+      else if (p.type === "tool_call") calls.push(p.call);
+    }
+    // A message that only carries tool results is those results.
+    const text = partsText(m.parts);
+    if (m.role !== "tool" && (text !== "" || calls.length > 0 || results.length === 0)) out.push({ role: m.role, text, ...viewCalls(calls) });
+    out.push(...results);
+  }
   return out;
 }
 
 /** The model's answer. */
-export function responseMessages(output: Json): ViewMessage[] {
-  if (!isJsonObject(output)) return typeof output === "string" && output !== "" ? [{ role: "assistant", text: output }] : [];
-  if (Array.isArray(output["choices"])) {
-    const first = output["choices"][0];
-    if (isJsonObject(first) && isJsonObject(first["message"])) return chatMessage({ role: "assistant", ...first["message"] });
-    return [];
-  }
-  if (Array.isArray(output["candidates"])) {
-    const first = output["candidates"][0];
-    return isJsonObject(first) ? geminiContent({ role: "model", ...(isJsonObject(first["content"]) ? first["content"] : {}) }) : [];
-  }
-  if (Array.isArray(output["output"])) return output["output"].flatMap(responsesItem).filter((m) => m.text !== "" || m.toolCalls);
-  if (Array.isArray(output["content"])) return chatMessage({ role: "assistant", content: output["content"] });
-  // A producer's plain shape: `{content, tool_calls}`.
-  if ("content" in output || "tool_calls" in output) return chatMessage({ role: "assistant", ...output });
-  return [];
+export function responseMessages(output: Json, hint: BodyHint = {}): ViewMessage[] {
+  if (typeof output === "string") return output !== "" ? [{ role: "assistant", text: output }] : [];
+  const response = decodedResponse(output, hint);
+  if (!response || (response.text === "" && response.toolCalls.length === 0)) return [];
+  return [{ role: "assistant", text: response.text, ...viewCalls(response.toolCalls) }];
 }
 
-function num(value: Json | undefined): number | undefined {
-  return typeof value === "number" && Number.isFinite(value) ? value : undefined;
-}
-
-/** Token usage of a response, from whichever dialect's field names it uses. */
-export function usageOf(output: Json): ViewUsage | undefined {
-  if (!isJsonObject(output)) return undefined;
-  const u = isJsonObject(output["usage"]) ? output["usage"] : isJsonObject(output["usageMetadata"]) ? output["usageMetadata"] : undefined;
-  if (!u) return undefined;
-  const promptTokens = num(u["prompt_tokens"]) ?? num(u["input_tokens"]) ?? num(u["promptTokenCount"]);
-  const completionTokens = num(u["completion_tokens"]) ?? num(u["output_tokens"]) ?? num(u["candidatesTokenCount"]);
-  const totalTokens = num(u["total_tokens"]) ?? num(u["totalTokenCount"]) ?? (promptTokens !== undefined || completionTokens !== undefined ? (promptTokens ?? 0) + (completionTokens ?? 0) : undefined);
+/** Token usage of a response. */
+export function usageOf(output: Json, hint: BodyHint = {}): ViewUsage | undefined {
+  const usage = decodedResponse(output, hint)?.usage;
+  if (!usage) return undefined;
+  const { inputTokens: promptTokens, outputTokens: completionTokens } = usage;
+  const totalTokens = usage.totalTokens ?? (promptTokens !== undefined || completionTokens !== undefined ? (promptTokens ?? 0) + (completionTokens ?? 0) : undefined);
   if (promptTokens === undefined && completionTokens === undefined && totalTokens === undefined) return undefined;
   return { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}), ...(totalTokens !== undefined ? { totalTokens } : {}) };
 }
 
 /** The model that answered (response), else the one asked for (request). */
-export function modelOf(input: Json, output: Json): string | undefined {
-  if (isJsonObject(output)) {
-    const m = output["model"] ?? output["modelVersion"];
-    if (typeof m === "string" && m !== "") return m;
-  }
-  const body = requestBody(input);
-  const m = body?.["model"];
-  return typeof m === "string" && m !== "" ? m : undefined;
+export function modelOf(input: Json, output: Json, hint: BodyHint = {}): string | undefined {
+  const answered = decodedResponse(output, hint)?.model;
+  if (answered) return answered;
+  const asked = decodedRequest(input, hint)?.model;
+  return asked ? asked : undefined;
 }

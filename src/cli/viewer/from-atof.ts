@@ -218,11 +218,13 @@ export class AtofSpanCollector {
     const retryOf = metaString(r.start?.metadata, RETRY_OF_KEY);
     if (retryOf && this.scopes.has(retryOf)) span.resumes = idHex(retryOf).slice(16);
     if (category === "llm") {
-      const model = modelOf(input, output) ?? profileString(r.end, "model_name") ?? profileString(r.start, "model_name");
+      const requestHint = { dataSchema: r.start?.data_schema ?? null, name: head.name };
+      const responseHint = { dataSchema: r.end?.data_schema ?? r.start?.data_schema ?? null, name: head.name };
+      const model = modelOf(input, output, requestHint) ?? profileString(r.end, "model_name") ?? profileString(r.start, "model_name");
       if (model) span.model = model;
-      const usage = usageOf(output);
+      const usage = usageOf(output, responseHint);
       if (usage) span.usage = usage;
-      const messages = [...requestMessages(input), ...responseMessages(output)];
+      const messages = [...requestMessages(input, requestHint), ...responseMessages(output, responseHint)];
       if (messages.length > 0) span.messages = messages;
     }
     return span;

@@ -199,7 +199,7 @@ function spanOf(raw: JsonObject, resource: JsonObject, source: string): ViewSpan
   const retryOf = str(at("start.metadata.relaytrace.retry_of"));
   if (retryOf) span.resumes = idHex(retryOf).slice(16);
   if (kind === "llm") {
-    const model = str(at("model_name")) ?? str(attrs["gen_ai.response.model"]) ?? str(attrs["gen_ai.request.model"]) ?? str(attrs["llm.model_name"]) ?? modelOf(input, output);
+    const model = str(at("model_name")) ?? str(attrs["gen_ai.response.model"]) ?? str(attrs["gen_ai.request.model"]) ?? str(attrs["llm.model_name"]) ?? modelOf(input, output, { name: span.name });
     if (model) span.model = model;
     const promptTokens = num(attrs["gen_ai.usage.input_tokens"]) ?? num(attrs["llm.token_count.prompt"]);
     const completionTokens = num(attrs["gen_ai.usage.output_tokens"]) ?? num(attrs["llm.token_count.completion"]);
@@ -207,12 +207,12 @@ function spanOf(raw: JsonObject, resource: JsonObject, source: string): ViewSpan
     const usage =
       promptTokens !== undefined || completionTokens !== undefined
         ? { promptTokens: promptTokens ?? 0, completionTokens: completionTokens ?? 0, totalTokens: totalTokens ?? (promptTokens ?? 0) + (completionTokens ?? 0) }
-        : usageOf(output);
+        : usageOf(output, { name: span.name });
     if (usage) span.usage = usage;
     const messages =
       "gen_ai.input.messages" in attrs || "gen_ai.output.messages" in attrs
         ? [...genAiMessages(attrs["gen_ai.input.messages"]), ...genAiMessages(attrs["gen_ai.output.messages"])]
-        : [...requestMessages(input), ...responseMessages(output)];
+        : [...requestMessages(input, { name: span.name }), ...responseMessages(output, { name: span.name })];
     if (messages.length > 0) span.messages = messages;
   }
   return span;
