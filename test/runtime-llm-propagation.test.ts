@@ -1,11 +1,16 @@
+import { context, createTraceState, trace, TraceFlags } from "@opentelemetry/api";
+import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
+import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import { propagationContextToJson } from "../src/runtime/propagation.js";
-import { describe, expect, it } from "vitest";
+import { extractTraceContext } from "../src/runtime/otel-context.js";
+import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../src/events/json.js";
 import { propagatedRootOf } from "../src/events/propagation-table.js";
 import { spanIdOf, uuidHex } from "../src/events/uuid.js";
 import { RelaytraceError } from "../src/runtime/errors.js";
 import type { LlmRequest } from "../src/runtime/types.js";
 import { capturingRuntime, labels } from "./support/capture.js";
+import { startProvider, type FakeProvider } from "./support/providers-server.js";
 
 const CREDENTIALS = {
   Authorization: "Bearer sk-canary-1",
@@ -124,5 +129,75 @@ describe("propagation", () => {
     expect(() => rt.withPropagation({ version: 1, parent_uuid: "019ca945-0a01-7651-0000-000000000000" }, () => 1)).toThrow(/all zero/);
     expect(() => rt.withPropagation({ version: 1, parent_uuid: "not-a-uuid" }, () => 1)).toThrow(/must be a uuid/);
     expect(() => rt.captureTraceparent()).toThrow("no emitted scope is available for traceparent capture");
+  });
+});
+
+describe("the trace context sent to the provider", () => {
+  const CALLER_TRACE = "4bf92f3577b34da6a3ce929d0e0e4736";
+  const CALLER_SPAN = "00f067aa0ba902b7";
+  const CALLER_STATE = "congo=t61rcWkgMzE,rojo=00f067aa0ba902b7";
+  let provider: FakeProvider;
+  const contextManager = new AsyncLocalStorageContextManager();
+
+  // An app that traces with the OTel SDK but registered no propagator: relaytrace writes the headers.
+  beforeAll(() => {
+    context.setGlobalContextManager(contextManager.enable());
+  });
+  afterAll(() => {
+    context.disable();
+  });
+  afterEach(async () => {
+    await provider?.close();
+  });
+
+  /** An LLM call whose `fn` posts the real request to a loopback provider; resolves with the headers it received. */
+  async function headersReceived(rt: ReturnType<typeof capturingRuntime>["rt"], headers: Record<string, string>) {
+    provider = await startProvider([{ body: { choices: [] } }]);
+    await rt.withScope("agent", () =>
+      rt.executeLlm("openai.chat_completions", { headers, content: { model: "m", messages: [] } }, async (req) => {
+        const res = await fetch(`${provider.baseUrl}/v1/chat/completions`, { method: "POST", headers: req.headers as Record<string, string>, body: JSON.stringify(req.content) });
+        return (await res.json()) as Json;
+      }),
+    { category: "agent" });
+    return provider.requests[0]!.headers;
+  }
+
+  it("carries the caller's tracestate with the traceparent when the run continues an incoming request", async () => {
+    const { rt, settle } = capturingRuntime();
+    const incoming = extractTraceContext({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: CALLER_STATE })!;
+    // a stale tracestate the app copied along is replaced, whatever its case
+    const received = await rt.withPropagation(incoming, () => headersReceived(rt, { "content-type": "application/json", TraceState: "stale=1" }));
+    const llm = (await settle()).find((e) => e.kind === "scope" && e.category === "llm")!;
+    expect(received.traceparent).toBe(`00-${CALLER_TRACE}-${spanIdOf(llm.uuid)}-01`);
+    expect(received.tracestate).toBe(CALLER_STATE);
+  });
+
+  it("carries the active OpenTelemetry span's tracestate when the run starts inside it", async () => {
+    const tracer = new BasicTracerProvider({ spanProcessors: [new SimpleSpanProcessor(new InMemorySpanExporter())] }).getTracer("app");
+    const parent = trace.setSpanContext(context.active(), {
+      traceId: CALLER_TRACE,
+      spanId: CALLER_SPAN,
+      traceFlags: TraceFlags.SAMPLED,
+      isRemote: true,
+      traceState: createTraceState(CALLER_STATE),
+    });
+    const { rt, settle } = capturingRuntime();
+    const received = await context.with(parent, () => tracer.startActiveSpan("handler", async (span) => {
+      try {
+        return await headersReceived(rt, {});
+      } finally {
+        span.end();
+      }
+    }));
+    const llm = (await settle()).find((e) => e.kind === "scope" && e.category === "llm")!;
+    expect(received.traceparent).toBe(`00-${CALLER_TRACE}-${spanIdOf(llm.uuid)}-01`);
+    expect(received.tracestate).toBe(CALLER_STATE);
+  });
+
+  it("sends no tracestate when the trace has none, and leaves the app's own alone", async () => {
+    const { rt } = capturingRuntime();
+    expect((await headersReceived(rt, {})).tracestate).toBeUndefined();
+    const { rt: other } = capturingRuntime();
+    expect((await headersReceived(other, { tracestate: "app=1" })).tracestate).toBe("app=1");
   });
 });

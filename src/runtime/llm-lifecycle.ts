@@ -2,7 +2,7 @@ import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
-import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, traceRootUuid } from "./otel-context.js";
+import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { NEVER_ABORTED } from "./abort.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
@@ -100,16 +100,23 @@ export class LlmLifecycle {
   }
 
   /**
-   * The real request with a W3C `traceparent` for this call (replacing any, whatever its case),
+   * The real request with a W3C `traceparent` for this call (replacing any, whatever its case)
+   * and the trace's `tracestate` when the incoming context had one (it replaces the request's),
    * unless disabled or left to a registered OpenTelemetry propagator.
    */
   withTraceparent(handle: LlmHandle, request: LlmRequest, options: ExecuteLlmOptions): LlmRequest {
     if (options.injectTraceparent === false || otelPropagatesTraceparent()) return request;
     const context = currentScopeContext();
     const root = traceRootUuid(context, handle) ?? handle.uuid;
+    // The state of the caller's trace: the remote parent's or the active OTel span's, as on the spans.
+    const tracestate = spanContextOf(context, handle).traceState?.serialize();
     const headers: Record<string, Json> = {};
-    for (const [k, v] of Object.entries(request.headers ?? {})) if (k.toLowerCase() !== "traceparent") headers[k] = v;
+    for (const [k, v] of Object.entries(request.headers ?? {})) {
+      const name = k.toLowerCase();
+      if (name !== "traceparent" && !(tracestate && name === "tracestate")) headers[k] = v;
+    }
     headers.traceparent = traceparentOf(root, handle.uuid);
+    if (tracestate) headers.tracestate = tracestate;
     return { ...request, headers };
   }
 
