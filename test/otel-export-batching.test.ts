@@ -31,11 +31,17 @@ async function rawReceiver(): Promise<{ url: string; bodies: Buffer[] }> {
 
 const yieldToIo = () => new Promise<void>((resolve) => setImmediate(resolve));
 
+// The loops below hold the event loop for long stretches, and a loaded machine can stretch one past
+// the 3 s default request timeout while the collector's answer waits unread, which fails a request
+// that did succeed. What these tests check is batching, the queue and the in-flight bound, so the
+// timeout is set beyond any run (giving up on a silent collector is tested in reliability-collector).
+const UNHURRIED = 60_000;
+
 describe("span export keeps up with a fast sequential tool loop", () => {
-  it("exports every span of 20,000 back-to-back tool calls at default settings, none dropped", async () => {
+  it("exports every span of 20,000 back-to-back tool calls at default batch settings, none dropped", async () => {
     const receiver = await rawReceiver();
     const rt = createRuntime();
-    const exporter = new OtelExporter({ projection: "openinference", endpoint: receiver.url });
+    const exporter = new OtelExporter({ projection: "openinference", endpoint: receiver.url, timeoutMillis: UNHURRIED });
     exporter.register(rt);
     const calls = 20_000;
     for (let i = 0; i < calls; i++) {
@@ -53,7 +59,7 @@ describe("span export keeps up with a fast sequential tool loop", () => {
   it("keeps at most MAX_CONCURRENT_EXPORTS requests in flight while the collector is slow, and sends the rest when it answers", async () => {
     const collector = new HeldSpanExporter();
     const rt = createRuntime();
-    const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 4, maxQueueSize: 64, scheduledDelayMillis: 60_000 });
+    const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 4, maxQueueSize: 64, scheduledDelayMillis: 60_000, timeoutMillis: UNHURRIED });
     exporter.register(rt);
     const inFlight = MAX_CONCURRENT_EXPORTS * 4;
     const calls = inFlight + 64 + 4;
@@ -75,7 +81,7 @@ describe("span export keeps up with a fast sequential tool loop", () => {
 
   it("a flush of a long queue sends it in batches, never more requests at once than MAX_CONCURRENT_EXPORTS (an OTLP exporter refuses more)", async () => {
     const collector = new HeldSpanExporter();
-    const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 10, maxQueueSize: 10_000, scheduledDelayMillis: 60_000 });
+    const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 10, maxQueueSize: 10_000, scheduledDelayMillis: 60_000, timeoutMillis: UNHURRIED });
     const event = (uuid: string, phase: "start" | "end", at: string) =>
       ({ kind: "scope", scope_category: phase, atof_version: "0.1", uuid, parent_uuid: null, timestamp: at, name: "t", attributes: [], category: "tool", category_profile: null, data: null, data_schema: null, metadata: null }) as const;
     for (let i = 0; i < 500; i++) {
