@@ -1,7 +1,6 @@
 import type { Json } from "../events/json.js";
 import type { ScopeHandle } from "../events/scope-stack.js";
 import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
-import { RelaytraceError } from "./errors.js";
 import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
 import { LlmLifecycle } from "./llm-lifecycle.js";
 import { executeLlmStream, type ExecuteLlmStreamOptions, type LlmStreamFunction, type LlmStreamIntercept } from "./llm-stream.js";
@@ -19,8 +18,6 @@ import {
   REGISTRATION_OPTIONS,
   RUNTIME_OPTIONS,
   SCOPE_OPTIONS,
-  SHUTDOWN_OPTIONS,
-  SUBSCRIBE_OPTIONS,
   TOOL_OPTIONS,
 } from "./options.js";
 import { captureFrom, contextFromPropagation, traceparentFrom } from "./propagation.js";
@@ -28,9 +25,7 @@ import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
-import type { Exporter } from "./exporter.js";
-import { checkTimeout, DEFAULT_SHUTDOWN_TIMEOUT_MS, withinDeadline } from "./shutdown.js";
-import { drainOnExit, flushOnExit } from "./exit-flush.js";
+import { RuntimeLifecycle } from "./runtime-lifecycle.js";
 import { ScopeLifecycle } from "./scope-lifecycle.js";
 import type { ScopeControl } from "./scope-lifecycle.js";
 
@@ -73,12 +68,8 @@ export class Runtime {
   private readonly scopes: ScopeLifecycle;
   private readonly tools: ToolLifecycle;
   private readonly llms: LlmLifecycle;
-  private readonly exporters = new Set<Exporter>();
-  private shutdownPromise: Promise<void> | undefined;
-  private stopExitFlush: (() => void) | undefined;
-  private drainsOnExit = false;
-  /** Events emitted when the last exit flush started: a second `beforeExit` with nothing new does nothing. */
-  private exitFlushedAt = -1;
+  /** Subscribers with their exporters, the barriers, the exit flush and diagnostics. */
+  private readonly lifecycle: RuntimeLifecycle;
 
   constructor(options: RuntimeOptions = {}) {
     checkOptions(options, RUNTIME_OPTIONS, "createRuntime");
@@ -86,6 +77,7 @@ export class Runtime {
     this.scopes = new ScopeLifecycle(this.core);
     this.tools = new ToolLifecycle(this.core);
     this.llms = new LlmLifecycle(this.core);
+    this.lifecycle = new RuntimeLifecycle(this.core, this);
   }
 
   get namespace(): string {
@@ -281,22 +273,7 @@ export class Runtime {
 
   /** Delivers every later event to `callback`. With `exporter`, `forceFlush()` and `shutdown()` reach it too. */
   subscribe(name: string, callback: Subscriber, options: SubscribeOptions = {}): Remover {
-    checkOptions(options, SUBSCRIBE_OPTIONS, "subscribe");
-    const remove = this.core.registries.subscribers.add(name, 0, callback, options.scope ? { scopeUuid: options.scope.uuid } : {});
-    if (!this.drainsOnExit) {
-      // Events still queued when the process exits reach the subscribers first (a file sink then writes them).
-      this.drainsOnExit = true;
-      drainOnExit(this.core.publisher);
-    }
-    const exporter = options.exporter;
-    if (exporter) {
-      this.exporters.add(exporter);
-      this.stopExitFlush ??= flushOnExit(this);
-    }
-    return () => {
-      if (exporter) this.exporters.delete(exporter);
-      return remove();
-    };
+    return this.lifecycle.subscribe(name, callback, options);
   }
 
   // ---- barriers, diagnostics, propagation ---------------------------------------------------
@@ -307,16 +284,12 @@ export class Runtime {
    * `forceFlush()` also drains those.
    */
   flush(): Promise<void> {
-    if (this.core.publisher.callbackDepth > 0) {
-      return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));
-    }
-    return this.core.publisher.flush();
+    return this.lifecycle.flush();
   }
 
   /** `flush()`, then every attached exporter's own `forceFlush()`. Never rejects for exporter failures. */
-  async forceFlush(): Promise<void> {
-    await this.flush();
-    await Promise.allSettled([...this.exporters].map((e) => e.forceFlush()));
+  forceFlush(): Promise<void> {
+    return this.lifecycle.forceFlush();
   }
 
   /**
@@ -326,60 +299,20 @@ export class Runtime {
    * naming the exporters still busy. Safe to call twice (the second call gets the first's promise).
    */
   shutdown(options: ShutdownOptions = {}): Promise<void> {
-    if (this.core.publisher.callbackDepth > 0) {
-      return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));
-    }
-    let timeoutMs: number;
-    try {
-      checkOptions(options, SHUTDOWN_OPTIONS, "shutdown");
-      timeoutMs = checkTimeout("shutdown", options.timeoutMs) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
-    } catch (error) {
-      return Promise.reject(error); // a Promise API reports bad input as a rejection
-    }
-    this.stopExitFlush?.();
-    this.shutdownPromise ??= withinDeadline(
-      () => this.core.publisher.flush(),
-      [...this.exporters],
-      async (e) => {
-        await e.forceFlush();
-        await e.shutdown();
-      },
-      timeoutMs,
-      this.core.diagnostics,
-      { timeout: "shutdown_timeout", failed: "exporter_shutdown_failed", verb: "shutdown" },
-    );
-    return this.shutdownPromise;
+    return this.lifecycle.shutdown(options);
   }
 
   /**
    * Called on `beforeExit` while exporters are attached and `shutdown()` was never called:
    * `forceFlush()` of every exporter, within the shutdown deadline (default 5 s).
    */
-  async flushOnExit(): Promise<void> {
-    const emitted = this.core.publisher.emittedCount;
-    if (this.shutdownPromise !== undefined || emitted === this.exitFlushedAt) return;
-    this.exitFlushedAt = emitted;
-    await withinDeadline(
-      () => this.core.publisher.flush(),
-      [...this.exporters],
-      (e) => e.forceFlush(),
-      DEFAULT_SHUTDOWN_TIMEOUT_MS,
-      this.core.diagnostics,
-      { timeout: "exit_flush_timeout", failed: "exporter_flush_failed", verb: "flush on exit" },
-    );
+  flushOnExit(): Promise<void> {
+    return this.lifecycle.flushOnExit();
   }
 
   /** Counted problems of the runtime and of the exporters attached to it. */
   diagnostics(): Diagnostic[] {
-    const list = this.core.diagnostics.list();
-    for (const exporter of this.exporters) {
-      try {
-        list.push(...exporter.diagnostics());
-      } catch {
-        // an exporter that cannot report is skipped
-      }
-    }
-    return list;
+    return this.lifecycle.diagnostics();
   }
 
   /** The most recent failure of a sanitizer, injector or subscriber, if any. */
@@ -419,8 +352,6 @@ export class Runtime {
   isRecording(): boolean {
     return this.core.listening(currentScopeContext().stack);
   }
-
-  // ---- internals ----------------------------------------------------------------------------
 
 }
 
