@@ -2,7 +2,7 @@ import type { Json, JsonObject } from "../events/json.js";
 import { callBlock, toolUse } from "./anthropic-request.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
-import { responseFromParts, type ReplyFields } from "./messages.js";
+import { missingListReply, notAnObjectReply, replyIds, responseFromParts, type ReplyFields } from "./messages.js";
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { buildUsage } from "./usage.js";
@@ -61,21 +61,14 @@ function fromBlocks(blocks: readonly unknown[], rest: ReplyFields, strict: boole
 
 export function decodeResponse(body: unknown, strict = false): WireResponse {
   if (!isDict(body)) {
-    if (strict) throw new WireShapeError(`Anthropic reply is ${kindOf(body)}, expected a JSON object`);
+    if (strict) throw notAnObjectReply("Anthropic", body);
     return responseFromParts([], {});
   }
-  const rest: ReplyFields = {};
-  if (typeof body.id === "string") rest.id = body.id;
-  if (typeof body.model === "string" && body.model !== "") rest.model = body.model;
+  const rest = replyIds(body.id, body.model);
   const usage = decodeUsage(body.usage);
   if (usage) rest.usage = usage;
   const content = body.content;
-  if (!Array.isArray(content)) {
-    if (strict) {
-      const err = errorEnvelopeMessage(body);
-      throw new WireShapeError(err !== undefined ? `Anthropic reply has no content array; provider error: ${err}` : "Anthropic reply has no content array");
-    }
-  }
+  if (!Array.isArray(content) && strict) throw missingListReply("Anthropic", "content", body);
   const raw = str(body.stop_reason);
   if (raw !== undefined) rest.rawFinishReason = raw;
   const response = fromBlocks(arr(content), rest, strict);

@@ -2,8 +2,8 @@ import type { Json, JsonObject } from "../events/json.js";
 import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
-import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
-import { arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, str, tokens } from "./read.js";
+import { message, missingListReply, notAnObjectReply, replyIds, responseFromParts, resultText, textOfParts } from "./messages.js";
+import { arr, asObject, errorEnvelopeMessage, isDict, nonEmptyStr, num, parseChunk, partsText, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { settingsOf, stopList, toolDefFrom, withoutKeys } from "./request-common.js";
 import { joinUrl } from "./urls.js";
@@ -129,24 +129,18 @@ function decodeUsage(raw: unknown): WireUsage | undefined {
  */
 function decodeResponse(body: unknown, strict = false): WireResponse {
   if (!isDict(body)) {
-    if (strict) throw new WireShapeError(`Gemini reply is ${kindOf(body)}, expected a JSON object`);
+    if (strict) throw notAnObjectReply("Gemini", body);
     return responseFromParts([], {});
   }
-  const rest: ReplyFields = {};
   const responseId = str(body.responseId);
-  if (responseId !== undefined) rest.id = responseId;
-  const model = str(body.modelVersion) ?? str(body.model);
-  if (model !== undefined && model !== "") rest.model = model;
+  const rest = replyIds(responseId, str(body.modelVersion) ?? body.model);
   const usage = decodeUsage(body.usageMetadata);
   if (usage) rest.usage = usage;
   const candidates = body.candidates;
   if (!Array.isArray(candidates) || candidates.length === 0) {
     const blocked = isDict(body.promptFeedback) ? str(body.promptFeedback.blockReason) : undefined;
     if (blocked !== undefined) return responseFromParts([], { ...rest, rawFinishReason: blocked, finish: "content_filter" });
-    if (strict) {
-      const err = errorEnvelopeMessage(body);
-      throw new WireShapeError(err !== undefined ? `Gemini reply has no candidates; provider error: ${err}` : "Gemini reply has no candidates array");
-    }
+    if (strict) throw missingListReply("Gemini", "candidates", body);
     return responseFromParts([], rest);
   }
   const candidate = candidates[0];

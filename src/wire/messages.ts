@@ -1,4 +1,6 @@
 import type { Json } from "../events/json.js";
+import { WireShapeError } from "./errors.js";
+import { errorEnvelopeMessage, kindOf } from "./read.js";
 import type { WireMessage, WirePart, WireResponse, WireRole, WireToolCall } from "./types.js";
 
 /** Helpers every dialect uses to build its decoded shapes. */
@@ -24,6 +26,25 @@ export function toolCallsOf(parts: readonly WirePart[]): WireToolCall[] {
 
 /** The fields of a reply a decoder reads directly; the rest are derived from its parts. */
 export type ReplyFields = Omit<WireResponse, "parts" | "text" | "toolCalls" | "reasoning">;
+
+/** A reply's id (when a string) and model (when a non-empty string), as every dialect reads them. */
+export function replyIds(id: unknown, model: unknown): ReplyFields {
+  const rest: ReplyFields = {};
+  if (typeof id === "string") rest.id = id;
+  if (typeof model === "string" && model !== "") rest.model = model;
+  return rest;
+}
+
+/** The strict decode's error for a `dialect` reply that is not a JSON object. */
+export function notAnObjectReply(dialect: string, body: unknown): WireShapeError {
+  return new WireShapeError(`${dialect} reply is ${kindOf(body)}, expected a JSON object`);
+}
+
+/** The strict decode's error for a `dialect` reply without its `list` array, naming the provider's error when the body is one. */
+export function missingListReply(dialect: string, list: string, body: unknown): WireShapeError {
+  const err = errorEnvelopeMessage(body);
+  return new WireShapeError(`${dialect} reply has no ${list} array${err !== undefined ? `; provider error: ${err}` : ""}`);
+}
 
 /** A reply from its parts: text joined with "", reasoning with "\n", calls in order. */
 export function responseFromParts(parts: WirePart[], rest: ReplyFields): WireResponse {

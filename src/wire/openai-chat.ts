@@ -2,7 +2,7 @@ import type { Json, JsonObject } from "../events/json.js";
 import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
-import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
+import { message, missingListReply, notAnObjectReply, replyIds, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { joinUrl } from "./urls.js";
@@ -151,20 +151,15 @@ function assistantParts(msg: Dict, strict: boolean): WirePart[] {
 
 function decodeResponse(body: unknown, strict = false): WireResponse {
   if (!isDict(body)) {
-    if (strict) throw new WireShapeError(`OpenAI reply is ${kindOf(body)}, expected a JSON object`);
+    if (strict) throw notAnObjectReply("OpenAI", body);
     return responseFromParts([], {});
   }
-  const rest: ReplyFields = {};
-  if (typeof body.id === "string") rest.id = body.id;
-  if (typeof body.model === "string" && body.model !== "") rest.model = body.model;
+  const rest = replyIds(body.id, body.model);
   const usage = decodeUsage(body.usage);
   if (usage) rest.usage = usage;
   const choices = body.choices;
   if (!Array.isArray(choices)) {
-    if (strict) {
-      const err = errorEnvelopeMessage(body);
-      throw new WireShapeError(err !== undefined ? `OpenAI reply has no choices; provider error: ${err}` : "OpenAI reply has no choices array");
-    }
+    if (strict) throw missingListReply("OpenAI", "choices", body);
     // A recorded assistant message without the envelope (`{content, tool_calls}`).
     return responseFromParts(assistantParts(body, false), rest);
   }

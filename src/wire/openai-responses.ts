@@ -2,7 +2,7 @@ import type { Json, JsonObject } from "../events/json.js";
 import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { replyFinish } from "./finish.js";
-import { message, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
+import { message, missingListReply, notAnObjectReply, replyIds, responseFromParts, resultText, textOfParts } from "./messages.js";
 import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { settingsOf, toolChoiceFrom, toolDefFrom, withoutKeys } from "./request-common.js";
@@ -141,17 +141,12 @@ function finishOf(body: Dict): string | undefined {
 
 function decodeResponse(body: unknown, strict = false): WireResponse {
   if (!isDict(body)) {
-    if (strict) throw new WireShapeError(`OpenAI Responses reply is ${kindOf(body)}, expected a JSON object`);
+    if (strict) throw notAnObjectReply("OpenAI Responses", body);
     return responseFromParts([], {});
   }
   const output = body.output;
-  if (strict && (!Array.isArray(output) || body.status === "failed")) {
-    const err = errorEnvelopeMessage(body);
-    throw new WireShapeError(err !== undefined ? `OpenAI Responses reply has no output; provider error: ${err}` : "OpenAI Responses reply has no output array");
-  }
-  const rest: ReplyFields = {};
-  if (typeof body.id === "string") rest.id = body.id;
-  if (typeof body.model === "string" && body.model !== "") rest.model = body.model;
+  if (strict && (!Array.isArray(output) || body.status === "failed")) throw missingListReply("OpenAI Responses", "output", body);
+  const rest = replyIds(body.id, body.model);
   const usage = decodeUsage(body.usage);
   if (usage) rest.usage = usage;
   const raw = finishOf(body);
