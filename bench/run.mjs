@@ -13,8 +13,9 @@ import { peersInstalled } from "./lib/peers.mjs";
 import { formatOverhead, runOverhead } from "./suites/overhead.mjs";
 import { formatPeers, runPeers } from "./suites/peers.mjs";
 import { formatNemo, runNemo } from "./suites/nemo.mjs";
-import { formatLoop, runLoop } from "./suites/loop.mjs";
-import { formatConversation, runConversation } from "./suites/conversation.mjs";
+import { formatLoop } from "./suites/loop.mjs";
+import { formatConversation } from "./suites/conversation.mjs";
+import { runChild } from "./lib/child.mjs";
 import { formatThroughput, runThroughput } from "./suites/throughput.mjs";
 import { formatScale, runScale } from "./suites/scale.mjs";
 import { formatHostile, runHostile } from "./suites/hostile.mjs";
@@ -103,8 +104,11 @@ async function peerSection(key, title, installed, missing, run, format) {
 
 await peerSection("peers", "2. Against peers (same tool call, same process)", peersInstalled, "peer libraries (OpenInference, OpenAI Agents)", () => runPeers(CONFIG.peers), formatPeers);
 await peerSection("nemo", "2b. Against NeMo Relay (same tool call, one Node 24 process)", nemoInstalled, "nemo-relay-node", () => runNemo(CONFIG.nemo), formatNemo);
-await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => runLoop(api, CONFIG.loop), formatLoop);
-await section("conversation", "3b. Long conversation (50 LLM calls, context growing to ~200 KB)", () => runConversation(api, CONFIG.conversation), formatConversation);
+// The loop sections run in a child each: in this process their figures depended on what ran
+// before them (the heap and compiled code sections 1 and 2 leave behind).
+const inOwnProcess = (name, cfg) => runChild("agent-loop.mjs", [JSON.stringify({ section: name, cfg })]);
+await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => inOwnProcess("loop", CONFIG.loop), formatLoop);
+await section("conversation", "3b. Long conversation (50 LLM calls, context growing to ~200 KB)", () => inOwnProcess("conversation", CONFIG.conversation), formatConversation);
 await section("throughput", "4. Throughput and memory", () => runThroughput(CONFIG.throughput), formatThroughput);
 await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);
 await section("hostile", "6. Hostile input (time as the attacker doubles the input)", () => runHostile(CONFIG.hostile), formatHostile);
