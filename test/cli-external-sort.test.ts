@@ -1,11 +1,10 @@
-import { execFileSync, spawn } from "node:child_process";
 import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventsInTimeOrder } from "../src/cli/time-ordered-input.js";
-import { scopeLine, writeLines } from "./support/atof-files.js";
+import { namedPipeFrom, scopeLine, writeLines } from "./support/atof-files.js";
 import { startNode } from "./support/child-process.js";
 
 const BASE = 1_772_366_400_000_000;
@@ -51,10 +50,7 @@ async function collect(files: string[], runBytes: number): Promise<string[]> {
 async function fifoWith(name: string, lines: string[]): Promise<string> {
   const source = join(dir, `${name}.src.jsonl`);
   await writeLines(source, lines);
-  const fifo = join(dir, name);
-  execFileSync("mkfifo", [fifo]);
-  spawn("cp", [source, fifo], { stdio: "ignore" }).unref();
-  return fifo;
+  return namedPipeFrom(dir, name, source);
 }
 
 describe("each input file is read once", () => {

@@ -1,6 +1,7 @@
 import { stat } from "node:fs/promises";
 import type { AtofEvent } from "../events/types.js";
 import { atofEventsOf, describeReadError } from "./input.js";
+import { readablePath } from "./input-spool.js";
 import { readWarningLine } from "./read-warnings.js";
 
 export interface AtofFileReadOptions {
@@ -20,7 +21,7 @@ export interface AtofFileReadOptions {
 export async function forEachAtofEvent(path: string, onEvent: (event: AtofEvent) => void | Promise<void>, options: AtofFileReadOptions = {}): Promise<{ events: number; bytes: number }> {
   let total: number;
   try {
-    const info = await stat(path);
+    const info = await stat(await readablePath(path));
     if (info.isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
     total = info.size;
   } catch (error) {

@@ -10,6 +10,7 @@ import { convertToAtif } from "./convert-atif.js";
 import { detectViewInput } from "./viewer/load.js";
 import { UsageError } from "./args.js";
 import { describeReadError, detectKind, InputError, readJsonDocument } from "./input.js";
+import { readablePath } from "./input-spool.js";
 import { openOutput, type TextOutput } from "./output.js";
 import { DataLossError, projectSpans } from "./span-stream.js";
 import { jsonTextChunks } from "../events/json-text.js";
@@ -153,7 +154,7 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
   let events = 0;
   let problems = 0;
   try {
-    for await (const line of splitFileLines(file, DEFAULT_MAX_LINE_BYTES)) {
+    for await (const line of splitFileLines(await readablePath(file), DEFAULT_MAX_LINE_BYTES)) {
       lineNo = line.lineNo;
       if (line.text === null) {
         throw new InputError(`${file}:${lineNo}: line is longer than ${DEFAULT_MAX_LINE_BYTES} bytes; not an ATOF file this reader can check`);

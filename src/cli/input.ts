@@ -1,6 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import type { AtofEvent } from "../events/types.js";
 import { streamAtofFile, streamAtofRecords, type AtofRecord, type StreamAtofOptions } from "../events/atof-reader.js";
+import { copiedPath, readablePath } from "./input-spool.js";
 
 export type InputKind = "atif" | "atof";
 
@@ -28,7 +29,7 @@ export function describeReadError(path: string, error: unknown): InputError {
 export async function detectKind(path: string): Promise<InputKind> {
   let head: string;
   try {
-    const handle = await open(path, "r");
+    const handle = await open(await readablePath(path), "r");
     try {
       const buffer = Buffer.alloc(64 * 1024);
       const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
@@ -53,7 +54,7 @@ export async function detectKind(path: string): Promise<InputKind> {
 export async function readJsonDocument(path: string): Promise<unknown> {
   let text: string;
   try {
-    text = await readFile(path, "utf8");
+    text = await readFile(await readablePath(path), "utf8");
   } catch (error) {
     throw describeReadError(path, error);
   }
@@ -73,7 +74,7 @@ function inputErrorOf(path: string, error: unknown): InputError {
 /** The events of an ATOF file, streamed; read errors become one-line InputErrors. */
 export async function* atofEventsOf(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofEvent> {
   try {
-    for await (const event of streamAtofFile(path, options)) yield event;
+    for await (const event of streamAtofFile(await readablePath(path), options)) yield event;
   } catch (error) {
     throw inputErrorOf(path, error);
   }
@@ -82,7 +83,8 @@ export async function* atofEventsOf(path: string, options: StreamAtofOptions = {
 /** `atofEventsOf` with each event's line (for a sort that spills lines as they were read). */
 export async function* atofRecordsOf(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofRecord> {
   try {
-    for await (const record of streamAtofRecords(path, options)) yield record;
+    // Read once from the start: a pipe needs no copy here, only one the format check already made.
+    for await (const record of streamAtofRecords(await copiedPath(path), options)) yield record;
   } catch (error) {
     throw inputErrorOf(path, error);
   }

@@ -17,6 +17,7 @@ const STYLE_LABELS: Record<Dialect, string> = {
   gemini: "Gemini",
 };
 import { InputError } from "./input.js";
+import { releaseInputCopies } from "./input-spool.js";
 import { SEND_HELP, sendCommand } from "./send-command.js";
 import { packageVersion } from "./version.js";
 import { VIEW_HELP, viewCommand, writeDemoView } from "./view-command.js";
@@ -36,6 +37,7 @@ Commands:
   view       write a self-contained HTML trace viewer for ATOF, ATIF or OTLP/JSON files
   send       replay ATOF files to an OTLP collector
 
+A FILE may be - (standard input) or a pipe.
 Run 'relaytrace <command> --help' for a command's options; 'relaytrace --version' for the version.`,
   view: VIEW_HELP,
   send: SEND_HELP,
@@ -243,6 +245,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
     }
     io.err(`relaytrace: ${error instanceof Error ? error.message : String(error)}`);
     return 1;
+  } finally {
+    releaseInputCopies();
   }
 }
 

@@ -30,22 +30,22 @@ function uninstall(): void {
 
 /**
  * A private scratch directory under `os.tmpdir()` (mode 0700, as `mkdtemp` creates it) for sort
- * runs. Removed by `remove()`, and also if the process exits or is interrupted first, so a
- * crashed or cancelled command leaves no copy of the trace's payloads behind.
+ * runs and copies of piped input. Removed by `remove()`, and also if the process exits or is
+ * interrupted first, so a crashed or cancelled command leaves no copy of the trace's payloads behind.
  */
 export class SpillDirectory {
   readonly path: string;
   private files = 0;
 
-  constructor() {
-    this.path = mkdtempSync(join(tmpdir(), "relaytrace-sort-"));
+  constructor(prefix = "relaytrace-sort-") {
+    this.path = mkdtempSync(join(tmpdir(), prefix));
     if (live.size === 0) install();
     live.add(this.path);
   }
 
-  /** A fresh file name inside the directory. */
-  nextFile(): string {
-    return join(this.path, `run-${this.files++}.jsonl`);
+  /** A fresh file name inside the directory: `<stem>-<n><extension>`. */
+  nextFile(stem = "run", extension = ".jsonl"): string {
+    return join(this.path, `${stem}-${this.files++}${extension}`);
   }
 
   remove(): void {

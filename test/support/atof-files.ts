@@ -1,4 +1,6 @@
+import { execFileSync, spawn } from "node:child_process";
 import { createWriteStream } from "node:fs";
+import { join } from "node:path";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 
 /** A scope event as a producer would write it; `us` is microseconds since the epoch. */
@@ -52,4 +54,15 @@ export function markEvent(uuid: string, data: MarkEvent["data"] = null): MarkEve
     data_schema: null,
     metadata: null,
   };
+}
+
+/**
+ * A named pipe at `dir/name` fed once with the bytes of `source` by a real writer process (`cp`):
+ * it can be read exactly once, as a shell pipe can.
+ */
+export function namedPipeFrom(dir: string, name: string, source: string): string {
+  const fifo = join(dir, name);
+  execFileSync("mkfifo", [fifo]);
+  spawn("cp", [source, fifo], { stdio: "ignore" }).unref();
+  return fifo;
 }

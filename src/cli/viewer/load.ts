@@ -4,6 +4,7 @@ import { isJsonObject } from "../../events/json.js";
 import type { AtifTrajectory } from "../../../exporters/atif/types.js";
 import { forEachAtofEvent, type AtofFileReadOptions } from "../atof-file-reader.js";
 import { detectKind, InputError, readJsonDocument } from "../input.js";
+import { readablePath } from "../input-spool.js";
 import { AtofSpanCollector } from "./from-atof.js";
 import { spansFromOtlp } from "./from-otlp.js";
 import { layoutSpans, totalsOf } from "./layout.js";
@@ -15,7 +16,7 @@ export type ViewInputKind = "atof" | "atif" | "otlp-json";
 export async function detectViewInput(path: string): Promise<ViewInputKind> {
   const kind = await detectKind(path);
   if (kind === "atof") return "atof";
-  const handle = await open(path, "r");
+  const handle = await open(await readablePath(path), "r");
   try {
     const buffer = Buffer.alloc(4096);
     const { bytesRead } = await handle.read(buffer, 0, buffer.length, 0);
