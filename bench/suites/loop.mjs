@@ -47,6 +47,7 @@ export async function startProvider(script = { delayMs: 1, toolTurns: 5, toolsPe
 }
 
 const EXPORTERS = ["atof", "atif", "full", "openinference", "gen_ai"];
+const SUBSCRIBER_ONLY = "subscriber";
 /** Which exporters each variant registers. */
 export const LOOP_VARIANTS = {
   off: [],
@@ -57,6 +58,9 @@ export const LOOP_VARIANTS = {
   full: ["full"],
   openinference: ["openinference"],
   gen_ai: ["gen_ai"],
+  // No exporter: only the counting subscriber every traced variant has, so every event is built,
+  // copied and delivered. What each exporter row costs beyond this is that exporter's own work.
+  subscriber: [SUBSCRIBER_ONLY],
 };
 const LABELS = {
   off: "off (no subscriber)",
@@ -67,6 +71,7 @@ const LABELS = {
   full: "OTel full projection alone",
   openinference: "OTel openinference projection alone",
   gen_ai: "OTel gen_ai projection alone",
+  subscriber: "one no-op subscriber, no exporter (events built and delivered)",
 };
 
 /**
@@ -80,6 +85,7 @@ export async function makeLoopSetup(api, baseUrl, exporters, { tools: toolDefini
   for (const exporter of exporters) {
     if (exporter === "atof") new api.AtofExporter({ type: "file", path: path.join(dir, "events.jsonl") }).register(runtime);
     else if (exporter === "atif") new api.AtifExporter({ outputDirectory: dir, agent: { name: "bench", version: "1" } }).register(runtime);
+    else if (exporter === SUBSCRIBER_ONLY) continue; // the counting subscriber below is the only one
     else new api.OtelExporter({ projection: exporter, spanExporter: new NoopSpanExporter(), scheduledDelayMillis: 200 }).register(runtime);
   }
   const counted = { events: 0, runs: 0 };
@@ -167,7 +173,7 @@ export function cpuPerEventUs(on, off) {
 }
 
 export async function runLoop(api, cfg) {
-  const variants = ["off", "on", "target", ...(cfg.perExporter === false ? [] : EXPORTERS)];
+  const variants = ["off", "on", "target", ...(cfg.perExporter === false ? [] : [...EXPORTERS, SUBSCRIBER_ONLY])];
   const { byKey, badRuns } = await runLoopVariants([{ key: "relaytrace", api }], variants, cfg);
   const off = byKey.off;
   const offWall = median(off.wallMs);
