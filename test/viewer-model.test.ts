@@ -7,6 +7,7 @@ import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { beforeAll, describe, expect, it } from "vitest";
 import { parseAtof } from "../src/events/atof-reader.js";
 import type { AtofEvent, ScopeEvent } from "../src/events/types.js";
+import type { Json } from "../src/events/json.js";
 import { SpanCapture } from "../exporters/testing/span-capture.js";
 import { runDemo } from "../src/cli/demo-scenario.js";
 import { AtofSpanCollector } from "../src/cli/viewer/from-atof.js";
@@ -170,6 +171,15 @@ describe("conversations in each dialect", () => {
     expect(responseMessages({ candidates: [{ content: { role: "model", parts: [{ text: "yes" }, { functionCall: { name: "h", args: { q: 1 } } }] } }] })).toEqual([{ role: "assistant", text: "yes", toolCalls: [{ id: "call_0", name: "h", arguments: '{"q":1}' }] }]);
     expect(usageOf({ type: "message", content: [], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7 } })).toEqual({ promptTokens: 5, completionTokens: 7, totalTokens: 12 });
     expect(usageOf({ candidates: [], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })).toEqual({ promptTokens: 1, completionTokens: 2, totalTokens: 3 });
+  });
+
+  it("names what a media part holds in each dialect: image, audio, file, or media when its shape does not say", () => {
+    const texts = (body: Json) => requestMessages(body).map((m) => m.text);
+    expect(texts({ model: "m", messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AA" } }, { type: "input_audio", input_audio: { data: "AA", format: "wav" } }, { type: "file", file: { file_id: "f1" } }] }] })).toEqual(["look\n[image]\n[audio]\n[file]"]);
+    expect(texts({ model: "m", input: [{ role: "user", content: [{ type: "input_image", image_url: "https://example.invalid/a.png" }, { type: "input_file", file_id: "f2" }] }] })).toEqual(["[image]\n[file]"]);
+    expect(texts({ model: "m", max_tokens: 9, messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AA" } }, { type: "document", source: { type: "text", media_type: "text/plain", data: "d" } }] }] })).toEqual(["[image]\n[file]"]);
+    expect(texts({ contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/jpeg", data: "AA" } }, { fileData: { mimeType: "video/mp4", fileUri: "gs://b/v.mp4" } }, { inlineData: { mimeType: "application/pdf", data: "AA" } }] }] })).toEqual(["[image]\n[video]\n[file]"]);
+    expect(texts({ model: "m", messages: [{ role: "user", content: [{ type: "sticker", id: "s" }] }] })).toEqual(["[media]"]);
   });
 });
 

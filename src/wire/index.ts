@@ -20,6 +20,8 @@ export type {
 export { WireShapeError, WireStreamError } from "./errors.js";
 export { finishKindOf, replyFinish } from "./finish.js";
 export { cachedTokensOf } from "./usage.js";
+export { mediaKindOf } from "./media.js";
+export type { WireMediaKind } from "./media.js";
 export { openaiChatCodec } from "./openai-chat.js";
 export { openaiResponsesCodec } from "./openai-responses.js";
 export { geminiCodec } from "./gemini.js";

@@ -1,6 +1,6 @@
 import { isJsonObject, type Json, type JsonObject } from "../../events/json.js";
 import type { DataSchema } from "../../events/types.js";
-import { codecForEvent, sharedDecodeRequest, sharedDecodeResponse, type WirePart, type WireRequest, type WireResponse, type WireToolCall } from "../../wire/index.js";
+import { codecForEvent, mediaKindOf, sharedDecodeRequest, sharedDecodeResponse, type WirePart, type WireRequest, type WireResponse, type WireToolCall } from "../../wire/index.js";
 import type { ViewMessage, ViewUsage } from "./model.js";
 
 /**
@@ -49,12 +49,12 @@ function viewCalls(calls: readonly WireToolCall[]): Pick<ViewMessage, "toolCalls
   return calls.length > 0 ? { toolCalls: calls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments })) } : {};
 }
 
-/** Text parts as they read, media as a placeholder. */
+/** Text parts as they read, media as a placeholder naming its kind (`[image]`, `[audio]`, ...). */
 function partsText(parts: readonly WirePart[]): string {
   const texts: string[] = [];
   for (const p of parts) {
     if (p.type === "text") texts.push(p.text);
-    else if (p.type === "media") texts.push("[media]");
+    else if (p.type === "media") texts.push(`[${mediaKindOf(p.raw)}]`);
   }
   return texts.join("\n");
 }
