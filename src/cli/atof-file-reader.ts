@@ -14,11 +14,11 @@ export interface AtofFileReadOptions {
 }
 
 /**
- * Streams an ATOF file's events to `onEvent`, awaiting it, so a slow consumer (a collector)
- * holds back the reading: memory stays bounded by one line plus what the consumer keeps.
- * Lines are read as every command reads them (see `readWarningLine`).
+ * An ATOF file's events, streamed: memory stays bounded by one line plus what the consumer keeps,
+ * and a slow consumer holds back the reading. Lines are read as every command reads them (see
+ * `readWarningLine`).
  */
-export async function forEachAtofEvent(path: string, onEvent: (event: AtofEvent) => void | Promise<void>, options: AtofFileReadOptions = {}): Promise<{ events: number; bytes: number }> {
+export async function* atofFileEvents(path: string, options: AtofFileReadOptions = {}): AsyncGenerator<AtofEvent> {
   let total: number;
   try {
     const info = await stat(await readablePath(path));
@@ -27,24 +27,24 @@ export async function forEachAtofEvent(path: string, onEvent: (event: AtofEvent)
   } catch (error) {
     throw describeReadError(path, error);
   }
-  let events = 0;
-  let bytes = 0;
   const { onBytes, onWarning } = options;
-  const stream = atofEventsOf(path, {
+  yield* atofEventsOf(path, {
     ...(options.lenient ? { skipBadLines: true } : {}),
     progressEvery: 256,
-    onProgress: (_lines, done) => {
-      bytes = done;
-      onBytes?.(done, total);
-    },
+    onProgress: (_lines, done) => onBytes?.(done, total),
     onWarning: (w) => {
       const line = readWarningLine(path, w);
       if (line !== undefined) onWarning?.(line);
     },
   });
-  for await (const event of stream) {
+}
+
+/** `atofFileEvents`, each event handed to `onEvent` and awaited. */
+export async function forEachAtofEvent(path: string, onEvent: (event: AtofEvent) => void | Promise<void>, options: AtofFileReadOptions = {}): Promise<{ events: number }> {
+  let events = 0;
+  for await (const event of atofFileEvents(path, options)) {
     events++;
     await onEvent(event);
   }
-  return { events, bytes };
+  return { events };
 }

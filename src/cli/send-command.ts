@@ -1,11 +1,12 @@
 import { basename } from "node:path";
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { request } from "undici";
-import { OtelExporter } from "../../exporters/otel/otel-exporter.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { oneOf, parseArgs, UsageError } from "./args.js";
-import { forEachAtofEvent } from "./atof-file-reader.js";
+import type { AtofEvent } from "../events/types.js";
+import { atofFileEvents } from "./atof-file-reader.js";
+import { projectSpans } from "./span-stream.js";
 import { PROJECTIONS, requireFiles, type Io } from "./commands.js";
 import { byteProgress } from "./progress.js";
 
@@ -23,29 +24,10 @@ accepted (refused, partially rejected or unreachable), 2 on bad arguments or inp
                        always skipped, with a warning)
 Headers (e.g. authorization) come from OTEL_EXPORTER_OTLP_HEADERS (k=v,k=v); they are never printed.`;
 
-/** Events between two sends: the exporter's queue never holds more, so nothing is ever dropped. */
-const EVENTS_PER_BATCH = 512;
 const PROTOCOLS = ["http/json", "http/protobuf"] as const;
 type Protocol = (typeof PROTOCOLS)[number];
 const RETRYABLE = new Set([408, 429, 502, 503, 504]);
 const ATTEMPTS = 5;
-
-/** Collects what the projection finishes; the command sends it when it chooses to. */
-class HeldSpans implements SpanExporter {
-  spans: ReadableSpan[] = [];
-  export(spans: ReadableSpan[], done: (result: { code: number }) => void): void {
-    this.spans.push(...spans);
-    done({ code: 0 });
-  }
-  shutdown(): Promise<void> {
-    return Promise.resolve();
-  }
-  take(): ReadableSpan[] {
-    const out = this.spans;
-    this.spans = [];
-    return out;
-  }
-}
 
 export interface SendOutcome {
   sent: number;
@@ -124,43 +106,28 @@ async function post(url: URL, protocol: Protocol, headers: Record<string, string
   return { rejected: spans.length, reason: `the collector could not be reached (${last}, ${ATTEMPTS} attempts)` };
 }
 
-/** Streams the files' spans to the collector, one batch at a time (reading waits for each send). */
+/** The files' events in the order given, each file's read reported as byte progress. */
+async function* eventsOf(io: Io, files: readonly string[], lenient: boolean): AsyncGenerator<AtofEvent> {
+  for (const file of files) {
+    yield* atofFileEvents(file, { lenient, onBytes: byteProgress(io, `sending ${basename(file)}`), onWarning: (m) => io.err(`relaytrace: warning: ${m}`) });
+  }
+}
+
+/**
+ * Streams the files' spans to the collector, one batch at a time: the projection's next events
+ * wait until the collector answered the batch before (bounded memory for any file size).
+ */
 export async function sendFiles(io: Io, files: readonly string[], options: { url: URL; projection: ProjectionName; protocol: Protocol; serviceName: string; lenient: boolean }): Promise<SendOutcome> {
-  const held = new HeldSpans();
-  const otel = new OtelExporter({ projection: options.projection, serviceName: options.serviceName, spanExporter: held, scheduledDelayMillis: 3_600_000, maxQueueSize: EVENTS_PER_BATCH * 4, maxExportBatchSize: EVENTS_PER_BATCH });
   const headers = headersFromEnv();
   const outcome: SendOutcome = { sent: 0, accepted: 0, rejected: 0, reasons: [] };
-  const sendHeld = async () => {
-    await otel.forceFlush();
-    const spans = held.take();
-    if (spans.length === 0) return;
+  const send = async (spans: ReadableSpan[]): Promise<void> => {
     const { rejected, reason } = await post(options.url, options.protocol, headers, spans);
     outcome.sent += spans.length;
     outcome.rejected += rejected;
     outcome.accepted += spans.length - rejected;
     if (reason && !outcome.reasons.includes(reason)) outcome.reasons.push(reason);
   };
-  let pending = 0;
-  for (const file of files) {
-    await forEachAtofEvent(
-      file,
-      async (event) => {
-        otel.onEvent(event);
-        if (++pending >= EVENTS_PER_BATCH) {
-          pending = 0;
-          await sendHeld();
-        }
-      },
-      { lenient: options.lenient, onBytes: byteProgress(io, `sending ${basename(file)}`), onWarning: (m) => io.err(`relaytrace: warning: ${m}`) },
-    );
-  }
-  await otel.shutdown(); // ends spans whose end never came, so they are sent too
-  await sendHeld();
-  const lost = otel.diagnostics().find((d) => d.code === "otel.spans_dropped");
-  if (lost) {
-    outcome.rejected += lost.count;
-    outcome.reasons.push(`${lost.count} spans were dropped before sending`);
-  }
+  await projectSpans(eventsOf(io, files, options.lenient), options.projection, send, { serviceName: options.serviceName });
   return outcome;
 }
 
