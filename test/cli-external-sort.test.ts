@@ -1,28 +1,15 @@
-import { mkdir, mkdtemp, readdir, rm, stat } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { mkdir, readdir, stat } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useScratchTmpdir } from "./support/scratch-tmpdir.js";
 import { eventsInTimeOrder } from "../src/cli/time-ordered-input.js";
 import { namedPipeFrom, scopeLine, writeLines } from "./support/atof-files.js";
 import { startNode } from "./support/child-process.js";
 
 const BASE = 1_772_366_400_000_000;
-let dir: string;
-let scratch: string;
-const savedTmp = process.env["TMPDIR"];
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "relaytrace-sort-test-"));
-  scratch = join(dir, "scratch");
-  await mkdir(scratch);
-  process.env["TMPDIR"] = scratch; // where the sort's runs go (os.tmpdir() reads it)
-});
-afterAll(async () => {
-  if (savedTmp === undefined) delete process.env["TMPDIR"];
-  else process.env["TMPDIR"] = savedTmp;
-  await rm(dir, { recursive: true, force: true });
-});
+// The sort's runs go to os.tmpdir(): the scratch folder, so a test sees what they leave.
+const work = useScratchTmpdir("relaytrace-sort-test-");
 
 /** Marks with shuffled timestamps from few distinct values (many ties); uuid = prefix + line index. */
 function* shuffledMarks(count: number, prefix: string, seed: number): Generator<string> {
@@ -48,9 +35,9 @@ async function collect(files: string[], runBytes: number): Promise<string[]> {
 
 /** A named pipe fed once with `lines` by a real writer process: it can be read exactly once. */
 async function fifoWith(name: string, lines: string[]): Promise<string> {
-  const source = join(dir, `${name}.src.jsonl`);
+  const source = join(work.dir, `${name}.src.jsonl`);
   await writeLines(source, lines);
-  return namedPipeFrom(dir, name, source);
+  return namedPipeFrom(work.dir, name, source);
 }
 
 describe("each input file is read once", () => {
@@ -74,18 +61,18 @@ describe("each input file is read once", () => {
 describe("reading unsorted and several ATOF files in time order, in bounded memory", () => {
   it("an unsorted file sorted through more runs than are merged at once comes out as a stable sort would order it", async () => {
     const lines = [...shuffledMarks(4_000, "a", 7)];
-    const path = join(dir, "shuffled.jsonl");
+    const path = join(work.dir, "shuffled.jsonl");
     await writeLines(path, lines);
     // ~200 bytes a line, 2 KB runs: ~400 runs, merged 64 at a time first.
     expect(await collect([path], 2_000)).toEqual(stableOrder([{ prefix: "a", lines }]));
-    expect(await readdir(scratch)).toEqual([]);
+    expect(await readdir(work.scratch)).toEqual([]);
   });
 
   it("several files merge by time; on equal times the earlier file, then the earlier line, comes first", async () => {
     const a = [...shuffledMarks(500, "a", 3)];
     const b = [scopeLine("start", "b0", null, BASE + 1), scopeLine("start", "b1", "b0", BASE + 5), scopeLine("end", "b1", "b0", BASE + 50), scopeLine("end", "b0", null, BASE + 96)];
     const c = [...shuffledMarks(300, "c", 11)];
-    const paths = ["a", "b", "c"].map((p) => join(dir, `merge-${p}.jsonl`));
+    const paths = ["a", "b", "c"].map((p) => join(work.dir, `merge-${p}.jsonl`));
     await writeLines(paths[0]!, a);
     await writeLines(paths[1]!, b);
     await writeLines(paths[2]!, c);
@@ -95,23 +82,23 @@ describe("reading unsorted and several ATOF files in time order, in bounded memo
   });
 
   it("spills runs to a private directory (mode 0700) under the temp directory and removes it when the reader stops early", async () => {
-    const path = join(dir, "spilled.jsonl");
+    const path = join(work.dir, "spilled.jsonl");
     await writeLines(path, shuffledMarks(1_000, "s", 5));
     const stream = eventsInTimeOrder([path], { runBytes: 4_000 });
     await stream.next();
-    const [spill] = await readdir(scratch);
+    const [spill] = await readdir(work.scratch);
     expect(spill).toMatch(/^relaytrace-sort-/);
-    expect((await stat(join(scratch, spill!))).mode & 0o777).toBe(0o700);
-    expect((await readdir(join(scratch, spill!))).length).toBeGreaterThan(1);
+    expect((await stat(join(work.scratch, spill!))).mode & 0o777).toBe(0o700);
+    expect((await readdir(join(work.scratch, spill!))).length).toBeGreaterThan(1);
     await stream.return(undefined); // a consumer that failed or stopped
-    expect(await readdir(scratch)).toEqual([]);
+    expect(await readdir(work.scratch)).toEqual([]);
   });
 
   it("removes its directory when the process is interrupted (SIGTERM) mid-sort", async () => {
-    const path = join(dir, "interrupted.jsonl");
+    const path = join(work.dir, "interrupted.jsonl");
     await writeLines(path, shuffledMarks(1_000, "i", 9));
     const module = fileURLToPath(new URL("../dist/src/cli/time-ordered-input.js", import.meta.url));
-    const script = join(dir, "hold.mjs");
+    const script = join(work.dir, "hold.mjs");
     const { writeFile } = await import("node:fs/promises");
     await writeFile(
       script,
@@ -121,7 +108,7 @@ describe("reading unsorted and several ATOF files in time order, in bounded memo
        console.log("sorting");
        setInterval(() => {}, 1000);`,
     );
-    const own = join(dir, "child-scratch");
+    const own = join(work.dir, "child-scratch");
     await mkdir(own);
     const saved = process.env["TMPDIR"];
     process.env["TMPDIR"] = own;

@@ -1,9 +1,9 @@
 import { spawn } from "node:child_process";
-import { copyFile, mkdir, mkdtemp, readdir, readFile, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
+import { copyFile, mkdir, readdir, readFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
+import { useScratchTmpdir } from "./support/scratch-tmpdir.js";
 import { validateAtif } from "../exporters/atif/validate.js";
 import { main } from "../src/cli/main.js";
 import { namedPipeFrom, nestedScopes, writeLines } from "./support/atof-files.js";
@@ -14,26 +14,13 @@ const FIXTURES = fileURLToPath(new URL("./fixtures/nat-atof/", import.meta.url))
 const ATOF = join(FIXTURES, "exmp01_atof.jsonl");
 const ATIF = join(FIXTURES, "exmp01_atif.json");
 
-let dir: string;
-let scratch: string;
-const savedTmp = process.env["TMPDIR"];
-
-beforeAll(async () => {
-  dir = await mkdtemp(join(tmpdir(), "relaytrace-pipe-test-"));
-  scratch = join(dir, "scratch");
-  await mkdir(scratch);
-  process.env["TMPDIR"] = scratch; // where the copies of piped input go (os.tmpdir() reads it)
-});
-afterAll(async () => {
-  if (savedTmp === undefined) delete process.env["TMPDIR"];
-  else process.env["TMPDIR"] = savedTmp;
-  await rm(dir, { recursive: true, force: true });
-});
+// Copies of piped input go to os.tmpdir(): the scratch folder, so a test sees what they leave.
+const work = useScratchTmpdir("relaytrace-pipe-test-");
 
 /** The CLI as a program, with `input` written to its standard input. */
 function cliWithStdin(args: string[], input: Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: dir, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TMPDIR: scratch } });
+    const child = spawn(process.execPath, [CLI, ...args], { cwd: work.dir, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TMPDIR: work.scratch } });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -47,47 +34,47 @@ function cliWithStdin(args: string[], input: Buffer): Promise<{ code: number | n
 describe("a FILE that can be read only once (a pipe, standard input)", () => {
   it("validate and tree read an ATOF log from a named pipe: the format check does not eat its start", async () => {
     const io = capturedIo();
-    expect(await main(["validate", namedPipeFrom(dir, "v.fifo", ATOF)], io)).toBe(0);
+    expect(await main(["validate", namedPipeFrom(work.dir, "v.fifo", ATOF)], io)).toBe(0);
     expect(io.stdout.join("\n")).toMatch(/v\.fifo: valid ATOF \(\d+ events\)/);
 
     const plain = capturedIo();
     expect(await main(["tree", ATOF], plain)).toBe(0);
     const piped = capturedIo();
-    expect(await main(["tree", namedPipeFrom(dir, "t.fifo", ATOF)], piped)).toBe(0);
+    expect(await main(["tree", namedPipeFrom(work.dir, "t.fifo", ATOF)], piped)).toBe(0);
     expect(piped.stdout).toEqual(plain.stdout);
     expect(piped.stdout.length).toBeGreaterThan(0);
   }, 15_000);
 
   it("an ATIF document through a pipe is still told apart from ATOF and checked", async () => {
     const io = capturedIo();
-    expect(await main(["validate", namedPipeFrom(dir, "doc.fifo", ATIF)], io)).toBe(0);
+    expect(await main(["validate", namedPipeFrom(work.dir, "doc.fifo", ATIF)], io)).toBe(0);
     expect(io.stdout.join("\n")).toMatch(/doc\.fifo: valid ATIF \(ATIF-v1\.\d+, \d+ steps\)/);
   }, 15_000);
 
   it("view writes the same page from a pipe as from the file", async () => {
-    const fromFile = join(dir, "file.html");
-    const fromPipe = join(dir, "pipe.html");
+    const fromFile = join(work.dir, "file.html");
+    const fromPipe = join(work.dir, "pipe.html");
     // The page names each source by its base name: the file and the pipe share one.
-    const file = join(dir, "run.jsonl");
+    const file = join(work.dir, "run.jsonl");
     await copyFile(ATOF, file);
-    await mkdir(join(dir, "piped"));
+    await mkdir(join(work.dir, "piped"));
     expect(await main(["view", file, "-o", fromFile, "--title", "t"], capturedIo())).toBe(0);
-    expect(await main(["view", namedPipeFrom(join(dir, "piped"), "run.jsonl", ATOF), "-o", fromPipe, "--title", "t"], capturedIo())).toBe(0);
+    expect(await main(["view", namedPipeFrom(join(work.dir, "piped"), "run.jsonl", ATOF), "-o", fromPipe, "--title", "t"], capturedIo())).toBe(0);
     expect(await readFile(fromPipe, "utf8")).toBe(await readFile(fromFile, "utf8"));
   }, 15_000);
 
   it("problems are reported under the name given, with their line numbers, and the copy is gone afterwards", async () => {
-    const source = join(dir, "bad.jsonl");
+    const source = join(work.dir, "bad.jsonl");
     const lines = [...nestedScopes(2)];
     lines.splice(2, 0, "{not json");
     await writeLines(source, lines);
     const io = capturedIo();
-    const fifo = namedPipeFrom(dir, "bad.fifo", source);
+    const fifo = namedPipeFrom(work.dir, "bad.fifo", source);
     expect(await main(["validate", fifo], io)).toBe(1);
     expect(io.stdout.join("\n")).toContain(`${fifo}:3:`);
-    expect([...io.stdout, ...io.stderr].join("\n")).not.toContain(scratch);
+    expect([...io.stdout, ...io.stderr].join("\n")).not.toContain(work.scratch);
     // The copy of the piped input is removed when the command ends.
-    expect(await readdir(scratch)).toEqual([]);
+    expect(await readdir(work.scratch)).toEqual([]);
   }, 15_000);
 
   it("'-' is standard input: convert it to ATIF, validate a document read from it, and leave no copy behind", async () => {
@@ -99,15 +86,15 @@ describe("a FILE that can be read only once (a pipe, standard input)", () => {
     const validated = await cliWithStdin(["validate", "-"], Buffer.from(converted.stdout));
     expect(validated.code).toBe(0);
     expect(validated.stdout).toMatch(/^-: valid ATIF/);
-    expect(await readdir(scratch)).toEqual([]);
+    expect(await readdir(work.scratch)).toEqual([]);
   }, 30_000);
 
   it("a regular file is read where it is, not copied", async () => {
-    const copy = join(dir, "regular.jsonl");
+    const copy = join(work.dir, "regular.jsonl");
     await copyFile(ATOF, copy);
     const io = capturedIo();
     const pending = main(["validate", copy], io);
     expect(await pending).toBe(0);
-    expect(await readdir(scratch)).toEqual([]);
+    expect(await readdir(work.scratch)).toEqual([]);
   });
 });

@@ -1,4 +1,4 @@
-import { isJsonObject, type Json } from "../../src/events/json.js";
+import { isJsonObject } from "../../src/events/json.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { codecForEvent, sharedDecodeRequest } from "../../src/wire/index.js";
 import type { WireRequest } from "../../src/wire/index.js";

@@ -3,7 +3,7 @@ import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
 import { message, missingListReply, notAnObjectReply, replyIds, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
-import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
+import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, str, tokens } from "./read.js";
 import type { Dict } from "./read.js";
 import { joinUrl } from "./urls.js";
 import { buildUsage, detail, onlyKey } from "./usage.js";
