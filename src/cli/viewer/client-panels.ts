@@ -108,25 +108,26 @@ export function viewerPanels(logic: ClientLogic, dom: ViewerDom, state: ViewerSt
     if (!Array.isArray(message)) return message === undefined || message === null ? "" : json(message);
     return message.map((p: any) => (p && p.type === "text" ? p.text : p && p.type === "image" ? "[image " + (p.source?.path ?? "") + "]" : "")).join("\n");
   }
-  function metricsText(m: any): string {
+  /** The metrics present in `m`, each as its label writes it, joined by " · ". */
+  function metricsLine(m: any, labels: [string, (v: unknown) => string][]): string {
     if (!m) return "";
-    const bits: string[] = [];
-    if (m.prompt_tokens !== undefined) bits.push(m.prompt_tokens + " prompt");
-    if (m.completion_tokens !== undefined) bits.push(m.completion_tokens + " completion");
-    if (m.cached_tokens !== undefined) bits.push(m.cached_tokens + " cached");
-    if (m.cost_usd !== undefined) bits.push("$" + m.cost_usd);
-    return bits.join(" · ");
+    return labels.filter(([key]) => m[key] !== undefined).map(([key, label]) => label(m[key])).join(" · ");
   }
-  function finalMetricsText(m: any): string {
-    if (!m) return "";
-    const bits: string[] = [];
-    if (m.total_prompt_tokens !== undefined) bits.push(m.total_prompt_tokens + " prompt tokens");
-    if (m.total_completion_tokens !== undefined) bits.push(m.total_completion_tokens + " completion tokens");
-    if (m.total_cached_tokens !== undefined) bits.push(m.total_cached_tokens + " cached");
-    if (m.total_cost_usd !== undefined) bits.push("$" + m.total_cost_usd);
-    if (m.total_steps !== undefined) bits.push(m.total_steps + " steps");
-    return bits.join(" · ");
-  }
+  const metricsText = (m: any): string =>
+    metricsLine(m, [
+      ["prompt_tokens", (v) => v + " prompt"],
+      ["completion_tokens", (v) => v + " completion"],
+      ["cached_tokens", (v) => v + " cached"],
+      ["cost_usd", (v) => "$" + v],
+    ]);
+  const finalMetricsText = (m: any): string =>
+    metricsLine(m, [
+      ["total_prompt_tokens", (v) => v + " prompt tokens"],
+      ["total_completion_tokens", (v) => v + " completion tokens"],
+      ["total_cached_tokens", (v) => v + " cached"],
+      ["total_cost_usd", (v) => "$" + v],
+      ["total_steps", (v) => v + " steps"],
+    ]);
   function stepView(step: any): El {
     const el = h(
       "li",
