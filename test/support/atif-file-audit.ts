@@ -21,7 +21,7 @@ function writerFile(): string {
 }
 
 function collect(path: unknown, data: unknown): void {
-  if (/[\\/]test[\\/][^\\/]*\.test\.ts/.test(writerFile())) return;
+  if (/[\\/]test[\\/](?:[^\\/]+[\\/])?[^\\/]*\.test\.ts/.test(writerFile())) return;
   let text: string;
   if (typeof data === "string") text = data;
   else if (data instanceof Uint8Array) text = Buffer.from(data.buffer, data.byteOffset, data.byteLength).toString("utf8");
