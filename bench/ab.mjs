@@ -57,8 +57,11 @@ const after = await loadRelaytrace(arg("after"));
 console.log(`A/B in one process: node ${machine.node}, ${machine.cores} cores (${machine.cpuModel})`);
 console.log(`before (A): ${before.dist}`);
 console.log(`after  (B): ${after.dist}`);
-if (path.resolve(before.dist) === path.resolve(after.dist)) console.log("(A and B are the same tree: an A/A run, the ratios show the noise)");
-console.log(`tool variants: ${cfg.rounds} rounds × ${cfg.calls} calls after ${cfg.warmupCalls} warm-up, interleaved; two relaytrace ALS instances active\n`);
+if (path.resolve(before.dist) === path.resolve(after.dist))
+  console.log("(A and B are the same tree: an A/A run, the ratios show the noise)");
+console.log(
+  `tool variants: ${cfg.rounds} rounds × ${cfg.calls} calls after ${cfg.warmupCalls} warm-up, interleaved; two relaytrace ALS instances active\n`,
+);
 
 const builds = [
   { key: "before", api: before },
@@ -92,11 +95,26 @@ if (toolNames.length) {
   });
   console.log(table(["reference (same rounds, no relaytrace)", "ns/call", "delivered"], refRows));
   console.log("");
-  console.log(table(["variant", "before ns/call", "after ns/call", "after/before", "× reference (before → after)", "reference", "delivered (before / after)"], rows));
+  console.log(
+    table(
+      [
+        "variant",
+        "before ns/call",
+        "after ns/call",
+        "after/before",
+        "× reference (before → after)",
+        "reference",
+        "delivered (before / after)",
+      ],
+      rows,
+    ),
+  );
 }
 
 if (wanted.includes("loop")) {
-  console.log(`\nagent loop (5 turns × 3 tools, 1 ms provider delay): ${loopCfg.rounds} rounds × ${loopCfg.runsPerRound} runs, interleaved`);
+  console.log(
+    `\nagent loop (5 turns × 3 tools, 1 ms provider delay): ${loopCfg.rounds} rounds × ${loopCfg.runsPerRound} runs, interleaved`,
+  );
   const { byKey, badRuns } = await runLoopVariants(builds, ["off", "target"], loopCfg);
   const per = (k) => cpuPerEventUs(byKey[`${k}.target`], byKey[`${k}.off`]);
   const ms = (k, v) => (median(byKey[`${k}.${v}`].cpuUs) / 1000).toFixed(2);
@@ -104,8 +122,18 @@ if (wanted.includes("loop")) {
     table(
       ["ATOF + ATIF + OTel openinference", "before", "after", "after/before"],
       [
-        ["CPU ms/run, tracing off", ms("before", "off"), ms("after", "off"), ratio(median(byKey["after.off"].cpuUs) / median(byKey["before.off"].cpuUs))],
-        ["CPU ms/run, tracing on", ms("before", "target"), ms("after", "target"), ratio(median(byKey["after.target"].cpuUs) / median(byKey["before.target"].cpuUs))],
+        [
+          "CPU ms/run, tracing off",
+          ms("before", "off"),
+          ms("after", "off"),
+          ratio(median(byKey["after.off"].cpuUs) / median(byKey["before.off"].cpuUs)),
+        ],
+        [
+          "CPU ms/run, tracing on",
+          ms("before", "target"),
+          ms("after", "target"),
+          ratio(median(byKey["after.target"].cpuUs) / median(byKey["before.target"].cpuUs)),
+        ],
         ["events per run", byKey["before.target"].eventsPerRun.toFixed(0), byKey["after.target"].eventsPerRun.toFixed(0), ""],
         ["added CPU µs per traced event", per("before").toFixed(1), per("after").toFixed(1), ratio(per("after") / per("before"))],
       ],

@@ -83,11 +83,23 @@ const label = TOOL_VARIANTS[variant]?.label ?? REFERENCES[variant]?.label ?? "ag
 const g = groupProfile(profile, { relaytraceDist: api.dist, benchDir: path.dirname(fileURLToPath(import.meta.url)) });
 const pct = (us) => `${((us / g.busyUs) * 100).toFixed(1)} %`;
 const ms = (us) => (us / 1000).toFixed(1);
-console.log(`${label}: ${calls.toLocaleString("en-US")} ${isLoop ? "runs" : "calls"} in ${elapsedMs.toFixed(0)} ms on node ${process.version}; ${g.samples} samples, ${ms(g.busyUs)} ms busy (idle excluded)`);
+console.log(
+  `${label}: ${calls.toLocaleString("en-US")} ${isLoop ? "runs" : "calls"} in ${elapsedMs.toFixed(0)} ms on node ${process.version}; ${g.samples} samples, ${ms(g.busyUs)} ms busy (idle excluded)`,
+);
 console.log(`relaytrace from ${api.dist}\n`);
-console.log(table(["where (self time)", "ms", "share of busy"], g.groups.map((x) => [x.group, ms(x.us), pct(x.us)])));
+console.log(
+  table(
+    ["where (self time)", "ms", "share of busy"],
+    g.groups.map((x) => [x.group, ms(x.us), pct(x.us)]),
+  ),
+);
 console.log("");
-console.log(table(["relaytrace module", "ms", "share of busy"], g.relaytraceModules.slice(0, top).map((x) => [x.module, ms(x.us), pct(x.us)])));
+console.log(
+  table(
+    ["relaytrace module", "ms", "share of busy"],
+    g.relaytraceModules.slice(0, top).map((x) => [x.module, ms(x.us), pct(x.us)]),
+  ),
+);
 console.log("");
 console.log(
   table(

@@ -31,9 +31,14 @@ if (argv.includes("--both")) {
   }
   const t0 = Date.now();
   let status = 0;
-  for (const [label, binary] of [[`Node ${process.versions.node}`, process.execPath], ["Node 24 (--node=24)", node24]]) {
+  for (const [label, binary] of [
+    [`Node ${process.versions.node}`, process.execPath],
+    ["Node 24 (--node=24)", node24],
+  ]) {
     console.log(`\n# ${label}\n`);
-    const child = spawnSync(binary, [fileURLToPath(import.meta.url), ...rest, ...(binary === node24 ? ["--node=24"] : [])], { stdio: "inherit" });
+    const child = spawnSync(binary, [fileURLToPath(import.meta.url), ...rest, ...(binary === node24 ? ["--node=24"] : [])], {
+      stdio: "inherit",
+    });
     status ||= child.status ?? 1;
   }
   console.log(`\nboth Node versions in ${((Date.now() - t0) / 1000).toFixed(1)} s`);
@@ -41,7 +46,10 @@ if (argv.includes("--both")) {
 }
 const wantedNode = rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
 const quick = argv.includes("--quick");
-const only = argv.find((a) => a.startsWith("--only="))?.slice(7).split(",");
+const only = argv
+  .find((a) => a.startsWith("--only="))
+  ?.slice(7)
+  .split(",");
 // A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
 const out =
   argv.find((a) => a.startsWith("--out="))?.slice(6) ??
@@ -50,25 +58,25 @@ const want = (name) => !only || only.includes(name);
 
 const CONFIG = quick
   ? {
-    overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
-    peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
-    nemo: { rounds: 3, calls: 1_000, warmupCalls: 1_000, nemoCalls: 100, nemoWarmupCalls: 50 },
-    loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1, perExporter: false },
-    conversation: { rounds: 4, warmupRuns: 1 },
-    throughput: { calls: 20_000, quick: true },
-    scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
-    hostile: { rounds: 3, keys: [2_000, 4_000, 8_000], depths: [1_000, 2_000, 4_000], lineMiB: [16, 32, 64] },
-  }
+      overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
+      peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
+      nemo: { rounds: 3, calls: 1_000, warmupCalls: 1_000, nemoCalls: 100, nemoWarmupCalls: 50 },
+      loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1, perExporter: false },
+      conversation: { rounds: 4, warmupRuns: 1 },
+      throughput: { calls: 20_000, quick: true },
+      scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
+      hostile: { rounds: 3, keys: [2_000, 4_000, 8_000], depths: [1_000, 2_000, 4_000], lineMiB: [16, 32, 64] },
+    }
   : {
-    overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
-    peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
-    nemo: { rounds: 7, calls: 10_000, warmupCalls: 5_000, nemoCalls: 1_000, nemoWarmupCalls: 300 },
-    loop: { rounds: 14, runsPerRound: 8, warmupRuns: 3 },
-    conversation: { rounds: 10, warmupRuns: 2 },
-    throughput: { calls: 1_000_000, quick: false },
-    scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
-    hostile: { rounds: 5, keys: [4_000, 8_000, 16_000], depths: [2_000, 4_000, 8_000], lineMiB: [32, 64, 128] },
-  };
+      overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
+      peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
+      nemo: { rounds: 7, calls: 10_000, warmupCalls: 5_000, nemoCalls: 1_000, nemoWarmupCalls: 300 },
+      loop: { rounds: 14, runsPerRound: 8, warmupRuns: 3 },
+      conversation: { rounds: 10, warmupRuns: 2 },
+      throughput: { calls: 1_000_000, quick: false },
+      scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
+      hostile: { rounds: 5, keys: [4_000, 8_000, 16_000], depths: [2_000, 4_000, 8_000], lineMiB: [32, 64, 128] },
+    };
 
 const started = Date.now();
 const machine = machineInfo();
@@ -102,13 +110,37 @@ async function peerSection(key, title, installed, missing, run, format) {
   results[key] = { skipped: `${missing} not installed (cd bench && npm install)` };
 }
 
-await peerSection("peers", "2. Against peers (same tool call, same process)", peersInstalled, "peer libraries (OpenInference, OpenAI Agents)", () => runPeers(CONFIG.peers), formatPeers);
-await peerSection("nemo", "2b. Against NeMo Relay (same tool call, one Node 24 process)", nemoInstalled, "nemo-relay-node", () => runNemo(CONFIG.nemo), formatNemo);
+await peerSection(
+  "peers",
+  "2. Against peers (same tool call, same process)",
+  peersInstalled,
+  "peer libraries (OpenInference, OpenAI Agents)",
+  () => runPeers(CONFIG.peers),
+  formatPeers,
+);
+await peerSection(
+  "nemo",
+  "2b. Against NeMo Relay (same tool call, one Node 24 process)",
+  nemoInstalled,
+  "nemo-relay-node",
+  () => runNemo(CONFIG.nemo),
+  formatNemo,
+);
 // The loop sections run in a child each: in this process their figures depended on what ran
 // before them (the heap and compiled code sections 1 and 2 leave behind).
 const inOwnProcess = (name, cfg) => runChild("agent-loop.mjs", [JSON.stringify({ section: name, cfg })]);
-await section("loop", "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)", () => inOwnProcess("loop", CONFIG.loop), formatLoop);
-await section("conversation", "3b. Long conversation (50 LLM calls, context growing to ~200 KB)", () => inOwnProcess("conversation", CONFIG.conversation), formatConversation);
+await section(
+  "loop",
+  "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)",
+  () => inOwnProcess("loop", CONFIG.loop),
+  formatLoop,
+);
+await section(
+  "conversation",
+  "3b. Long conversation (50 LLM calls, context growing to ~200 KB)",
+  () => inOwnProcess("conversation", CONFIG.conversation),
+  formatConversation,
+);
 await section("throughput", "4. Throughput and memory", () => runThroughput(CONFIG.throughput), formatThroughput);
 await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);
 await section("hostile", "6. Hostile input (time as the attacker doubles the input)", () => runHostile(CONFIG.hostile), formatHostile);

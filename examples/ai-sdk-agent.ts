@@ -52,9 +52,13 @@ export async function main(): Promise<AiSdkExampleResult> {
   );
 
   try {
-    const result = await traceAgent("weather-agent", () => generateText({ model, tools, stopWhen: stepCountIs(5), prompt: "Weather in Oslo and Atlantis?" }), {
-      runtime,
-    });
+    const result = await traceAgent(
+      "weather-agent",
+      () => generateText({ model, tools, stopWhen: stepCountIs(5), prompt: "Weather in Oslo and Atlantis?" }),
+      {
+        runtime,
+      },
+    );
     await runtime.flush();
     const tree = toTree(await spans.spans());
     console.log(result.text);

@@ -32,7 +32,11 @@ export async function main(statePath: string): Promise<RunResult> {
   const calls = relayCallsOf(state.pending);
   const answer = relayAnswer(
     state.pending.id,
-    calls.map((call) => ({ id: call.id, output: `invoice INV-7 for ${String(call.input.customer)}: ${String(call.input.amount)} EUR`, isError: false })),
+    calls.map((call) => ({
+      id: call.id,
+      output: `invoice INV-7 for ${String(call.input.customer)}: ${String(call.input.amount)} EUR`,
+      isError: false,
+    })),
   );
 
   const toolkit = await createToolkit({ builtins: false, tools: [sendInvoice] });

@@ -69,13 +69,21 @@ export async function main(): Promise<HttpRequestSpanResult> {
     name: "order_status",
     description: "Status of an order",
     inputSchema: { type: "object", properties: { id: { type: "string" } }, required: ["id"] },
-    execute: ({ id }) => tracer.startActiveSpan("SELECT orders", (query) => {
-      query.end(); // the app's own database span, inside the relaytrace tool span
-      return { id, status: "shipped" };
-    }),
+    execute: ({ id }) =>
+      tracer.startActiveSpan("SELECT orders", (query) => {
+        query.end(); // the app's own database span, inside the relaytrace tool span
+        return { id, status: "shipped" };
+      }),
   });
   const toolkit = await createToolkit({ tools: [orderStatus] });
-  const client = createClient({ baseUrl: model.url, style: "openai", model: "support-model", apiKey: "sk-demo", runtime, agentName: "support-agent" });
+  const client = createClient({
+    baseUrl: model.url,
+    style: "openai",
+    model: "support-model",
+    apiKey: "sk-demo",
+    runtime,
+    agentName: "support-agent",
+  });
 
   // The service: its request span is what the http instrumentation would start for each request.
   const server = createServer((req: IncomingMessage, res: ServerResponse) => {

@@ -36,7 +36,12 @@ export async function main(): Promise<InterceptAnnotationResult> {
       annotation: { cache: "miss", source: "weather-service" },
       // camelCase in TypeScript; they reach the wire as snake_case ATOF fields.
       pendingMarks: [
-        { name: "cache.lookup", category: "custom", categoryProfile: { subtype: "example.cache" }, data: { hit: false, key: "weather:oslo" } },
+        {
+          name: "cache.lookup",
+          category: "custom",
+          categoryProfile: { subtype: "example.cache" },
+          data: { hit: false, key: "weather:oslo" },
+        },
         { name: "audit.recorded", data: { policy: "weather-v1" }, severity: "info" },
       ],
     };

@@ -27,14 +27,18 @@ export interface JaegerExportResult {
 
 export async function main(options: JaegerExportOptions = {}): Promise<JaegerExportResult> {
   const chosen = options.projection ?? process.env.RELAYTRACE_PROJECTION ?? "full";
-  if (!PROJECTIONS.includes(chosen as ProjectionName)) throw new Error(`unknown projection "${chosen}"; use one of ${PROJECTIONS.join(", ")}`);
+  if (!PROJECTIONS.includes(chosen as ProjectionName))
+    throw new Error(`unknown projection "${chosen}"; use one of ${PROJECTIONS.join(", ")}`);
   const projection = chosen as ProjectionName;
   const endpoint = options.endpoint ?? process.env.OTEL_EXPORTER_OTLP_TRACES_ENDPOINT ?? "http://localhost:4318/v1/traces";
 
   const model = await startScriptedProvider({
     model: "demo-model",
     turns: [
-      { toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Oslo" } }], usage: { promptTokens: 120, completionTokens: 18 } },
+      {
+        toolCalls: [{ id: "call_1", name: "get_weather", arguments: { city: "Oslo" } }],
+        usage: { promptTokens: 120, completionTokens: 18 },
+      },
       { text: "It is 4 °C with light rain in Oslo.", usage: { promptTokens: 160, completionTokens: 14 } },
     ],
   });
@@ -49,7 +53,14 @@ export async function main(options: JaegerExportOptions = {}): Promise<JaegerExp
       execute: ({ city }) => JSON.stringify({ city, temp_c: 4, conditions: "light rain" }),
     });
     const toolkit = await createToolkit({ builtins: false, tools: [weather] });
-    const client = createClient({ baseUrl: model.url, style: "openai", model: "demo-model", apiKey: "not-a-secret", agentName: "weather-agent", runtime });
+    const client = createClient({
+      baseUrl: model.url,
+      style: "openai",
+      model: "demo-model",
+      apiKey: "not-a-secret",
+      agentName: "weather-agent",
+      runtime,
+    });
     const result = await client.run("What is the weather in Oslo?", { toolkit });
     await runtime.shutdown();
 

@@ -22,7 +22,10 @@ export async function main(): Promise<LangChainExampleResult> {
   const server = await startScriptedProvider({
     model: "gpt-4.1-mini",
     turns: [
-      { toolCalls: [{ id: "call_1", name: "convert_currency", arguments: { amount: 20, from: "EUR", to: "NOK" } }], usage: { promptTokens: 45, completionTokens: 15 } },
+      {
+        toolCalls: [{ id: "call_1", name: "convert_currency", arguments: { amount: 20, from: "EUR", to: "NOK" } }],
+        usage: { promptTokens: 45, completionTokens: 15 },
+      },
       { text: "20 EUR is about 235 NOK." },
     ],
   });
@@ -37,7 +40,9 @@ export async function main(): Promise<LangChainExampleResult> {
     description: "Convert an amount between currencies",
     schema: z.object({ amount: z.number(), from: z.string(), to: z.string() }),
   });
-  const model = new ChatOpenAI({ model: "gpt-4.1-mini", apiKey: "sk-example", configuration: { baseURL: server.url } }).bindTools([convert]);
+  const model = new ChatOpenAI({ model: "gpt-4.1-mini", apiKey: "sk-example", configuration: { baseURL: server.url } }).bindTools([
+    convert,
+  ]);
   const agent = RunnableLambda.from(async (question: string, config?: RunnableConfig) => {
     const messages: BaseMessage[] = [new HumanMessage(question)];
     for (;;) {

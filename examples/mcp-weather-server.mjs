@@ -21,9 +21,20 @@ export function createWeatherServer() {
     { description: "Remove a weather station", inputSchema: { user: z.string(), station: z.string() } },
     async ({ station }) => ({ content: [{ type: "text", text: `station ${station} is protected` }], isError: true }),
   );
-  server.registerResource("stations", "weather://stations", { description: "Known stations", mimeType: "application/json" }, async (uri, extra) => ({
-    contents: [{ uri: uri.href, mimeType: "application/json", text: JSON.stringify({ stations: ["OSL", "BGO"], traceparent: extra._meta?.traceparent ?? null }) }],
-  }));
+  server.registerResource(
+    "stations",
+    "weather://stations",
+    { description: "Known stations", mimeType: "application/json" },
+    async (uri, extra) => ({
+      contents: [
+        {
+          uri: uri.href,
+          mimeType: "application/json",
+          text: JSON.stringify({ stations: ["OSL", "BGO"], traceparent: extra._meta?.traceparent ?? null }),
+        },
+      ],
+    }),
+  );
   server.registerPrompt("forecast", { description: "Ask for a forecast", argsSchema: { city: z.string() } }, async ({ city }) => ({
     messages: [{ role: "user", content: { type: "text", text: `What is the forecast for ${city}?` } }],
   }));

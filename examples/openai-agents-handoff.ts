@@ -23,7 +23,10 @@ export async function main(): Promise<OpenAiAgentsExampleResult> {
     model: "gpt-4.1-mini",
     turns: [
       { toolCalls: [{ id: "call_1", name: "transfer_to_billing", arguments: {} }] },
-      { toolCalls: [{ id: "call_2", name: "invoice_status", arguments: { invoice: "INV-7" } }], usage: { promptTokens: 60, completionTokens: 9, cachedTokens: 48 } },
+      {
+        toolCalls: [{ id: "call_2", name: "invoice_status", arguments: { invoice: "INV-7" } }],
+        usage: { promptTokens: 60, completionTokens: 9, cachedTokens: 48 },
+      },
       { text: "Invoice INV-7 was paid on 1 March." },
     ],
   });

@@ -41,7 +41,11 @@ export async function main(options: { mode?: RedactionMode } = {}): Promise<PiiR
   const atif = new AtifExporter({ agent: { name: "billing-agent", version: "1.0.0", modelName: "stub" } });
   atof.register(runtime);
   atif.register(runtime);
-  const captures = { full: new SpanCapture({ projection: "full" }), openinference: new SpanCapture({ projection: "openinference" }), gen_ai: new SpanCapture({ projection: "gen_ai" }) };
+  const captures = {
+    full: new SpanCapture({ projection: "full" }),
+    openinference: new SpanCapture({ projection: "openinference" }),
+    gen_ai: new SpanCapture({ projection: "gen_ai" }),
+  };
   for (const capture of Object.values(captures)) capture.register(runtime);
 
   try {
@@ -62,7 +66,9 @@ export async function main(options: { mode?: RedactionMode } = {}): Promise<PiiR
 
     const spansText = {} as Record<ProjectionName, string>;
     for (const [name, capture] of Object.entries(captures) as [ProjectionName, SpanCapture][]) {
-      spansText[name] = JSON.stringify((await capture.spans()).map((s) => ({ name: s.name, attributes: s.attributes, events: s.events.map((e) => e.attributes) })));
+      spansText[name] = JSON.stringify(
+        (await capture.spans()).map((s) => ({ name: s.name, attributes: s.attributes, events: s.events.map((e) => e.attributes) })),
+      );
     }
     const atofText = await readFile(join(dir, "events.jsonl"), "utf8");
     const atifText = JSON.stringify(atif.toJSON());
@@ -71,7 +77,14 @@ export async function main(options: { mode?: RedactionMode } = {}): Promise<PiiR
     console.log(`the tool got:     card=${String(toolSaw.card)} email=${String(toolSaw.email)}`);
     const leaks = [atofText, atifText, ...Object.values(spansText)].filter((t) => t.includes(EMAIL) || t.includes(CARD)).length;
     console.log(`telemetry leaks:  ${leaks} (ATOF, ATIF and ${Object.keys(spansText).length} span projections checked)`);
-    console.log(`ATOF now says:    ${atofText.match(/\[REDACTED:[a-z_]+\]/g)?.slice(0, 2).join(", ") ?? "(no masks)"} …`);
+    console.log(
+      `ATOF now says:    ${
+        atofText
+          .match(/\[REDACTED:[a-z_]+\]/g)
+          ?.slice(0, 2)
+          .join(", ") ?? "(no masks)"
+      } …`,
+    );
     return { result, toolSaw, atofText, atifText, spansText };
   } finally {
     await runtime.shutdown();

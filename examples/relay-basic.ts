@@ -31,7 +31,11 @@ export async function main(): Promise<RelayBasicResult> {
 
     let got: Request | undefined;
     const client = createClient({
-      baseUrl: model.url, style: "openai", model: "stub", apiKey: "k", runtime,
+      baseUrl: model.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime,
       // The host runs the call itself and hands back its output.
       waitFor: async (req) => {
         got = req;

@@ -40,7 +40,11 @@ export async function main(): Promise<RelayThreeCallsResult> {
     assert.ok(result.pending);
     const calls = relayCallsOf(result.pending);
     assert.equal(calls.length, 3, "all 3 relay calls on ONE surfaced request");
-    assert.deepEqual(calls.map((c) => c.name), ["alpha", "beta", "gamma"], "tool-call order preserved");
+    assert.deepEqual(
+      calls.map((c) => c.name),
+      ["alpha", "beta", "gamma"],
+      "tool-call order preserved",
+    );
 
     console.log(`ok: ${calls.length} relay calls rode one suspension, in order: ${calls.map((c) => c.name).join(" ")}`);
     console.log(`the halted run is resumable: pending request ${result.pending.id} (kind ${result.pending.kind})`);

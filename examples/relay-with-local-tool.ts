@@ -39,7 +39,11 @@ export async function main(): Promise<RelayWithLocalToolResult> {
     const toolkit = await createToolkit({ builtins: false, tools: [real, relayed] });
 
     const client = createClient({
-      baseUrl: model.url, style: "openai", model: "stub", apiKey: "k", runtime,
+      baseUrl: model.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime,
       // The host declines the relayed call; the run must carry on.
       waitFor: async (req) => ({ id: req.id, ok: false, reason: "declined" }),
     });

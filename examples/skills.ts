@@ -23,7 +23,14 @@ export async function main(): Promise<SkillsResult> {
   capture.register(runtime);
   try {
     const toolkit = await createToolkit({ skills: [SKILLS_DIR] });
-    const client = createClient({ baseUrl: model.url, style: "openai", model: "stub", apiKey: "k", runtime, systemPrompt: "You write for end users." });
+    const client = createClient({
+      baseUrl: model.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime,
+      systemPrompt: "You write for end users.",
+    });
     const result = await client.run("Release notes for: typed tools", { toolkit });
     await runtime.flush();
     console.log(result.toolCalls[0]?.output.split("\n").slice(0, 2).join("\n"));

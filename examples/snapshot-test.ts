@@ -19,12 +19,22 @@ async function answerOrderQuestion(runtime: Runtime, question: string): Promise<
         { content: { model: "demo-model", messages: [{ role: "user", content: question }] } },
         () => ({
           model: "demo-model",
-          choices: [{ message: { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup_order", arguments: '{"order_id":"A-17"}' } }] } }],
+          choices: [
+            {
+              message: {
+                role: "assistant",
+                content: null,
+                tool_calls: [{ id: "call_1", type: "function", function: { name: "lookup_order", arguments: '{"order_id":"A-17"}' } }],
+              },
+            },
+          ],
           usage: { prompt_tokens: 31, completion_tokens: 9, total_tokens: 40 },
         }),
         { modelName: "demo-model" },
       );
-      const order = await runtime.executeTool("lookup_order", { order_id: "A-17" }, () => ({ result: { status: "shipped" } }), { toolCallId: "call_1" });
+      const order = await runtime.executeTool("lookup_order", { order_id: "A-17" }, () => ({ result: { status: "shipped" } }), {
+        toolCallId: "call_1",
+      });
       runtime.mark("answer.ready", { data: { order_status: "shipped" } });
       return { reply, order: order.result };
     },

@@ -16,7 +16,12 @@ export interface TypedToolsResult {
 export async function main(): Promise<TypedToolsResult> {
   const model = await startScriptedProvider({
     turns: [
-      { toolCalls: [{ id: "c1", name: "add", arguments: { a: 3, b: 4 } }, { id: "c2", name: "forecast", arguments: { city: "Oslo" } }] },
+      {
+        toolCalls: [
+          { id: "c1", name: "add", arguments: { a: 3, b: 4 } },
+          { id: "c2", name: "forecast", arguments: { city: "Oslo" } },
+        ],
+      },
       { text: "7, and Oslo looks dry for 2 days" },
     ],
   });

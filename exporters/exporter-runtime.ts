@@ -21,11 +21,7 @@ export class ExporterRegistrations {
     this.name = `${kind}#${instances}`;
   }
 
-  register(
-    runtime: ExporterRuntime,
-    onEvent: (event: AtofEvent) => void,
-    exporter: Exporter,
-  ): () => boolean {
+  register(runtime: ExporterRuntime, onEvent: (event: AtofEvent) => void, exporter: Exporter): () => boolean {
     const remove = runtime.subscribe(this.name, onEvent, { exporter });
     this.runtimes.add(runtime);
     return () => {

@@ -12,7 +12,13 @@ export function requireObject(owner: string, label: string, value: unknown): Rec
 }
 
 /** Throws on the first key that is not in `known` (the shared option check; one message format). */
-export function rejectUnknownKeys(owner: string, options: Record<string, unknown>, known: readonly string[], prefix = "", context = ""): void {
+export function rejectUnknownKeys(
+  owner: string,
+  options: Record<string, unknown>,
+  known: readonly string[],
+  prefix = "",
+  context = "",
+): void {
   checkOptionKeys(owner, options, known, { prefix, context });
 }
 

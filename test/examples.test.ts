@@ -44,7 +44,11 @@ describe("the RelayTool documentation examples, in relaytrace", () => {
   it("relay-three-calls: all three calls ride one pending request, in order, after one model request", async () => {
     const { result, calls, modelRequests } = await relayThreeCalls();
     expect(result.status).toBe("pending");
-    expect(calls.map((c) => [c.id, c.name])).toEqual([["c1", "alpha"], ["c2", "beta"], ["c3", "gamma"]]);
+    expect(calls.map((c) => [c.id, c.name])).toEqual([
+      ["c1", "alpha"],
+      ["c2", "beta"],
+      ["c3", "gamma"],
+    ]);
     expect(result.halt?.calls.map((c) => c.state)).toEqual(["suspended", "suspended", "suspended"]);
     expect(modelRequests).toBe(1);
   });
@@ -65,14 +69,33 @@ describe("intercept-annotation", () => {
   it("records the annotation on the tool end and emits the pending marks right after it, under the tool", async () => {
     const { appResult, events, lines } = await interceptAnnotation();
     expect(appResult).toEqual({ result: { city: "Oslo", temp_c: 4 }, annotation: { cache: "miss", source: "weather-service" } });
-    expect(events.map(label)).toEqual(["start:weather-agent", "start:get_weather", "end:get_weather", "mark:cache.lookup", "mark:audit.recorded", "end:weather-agent"]);
+    expect(events.map(label)).toEqual([
+      "start:weather-agent",
+      "start:get_weather",
+      "end:get_weather",
+      "mark:cache.lookup",
+      "mark:audit.recorded",
+      "end:weather-agent",
+    ]);
     const toolEnd = events[2]!;
-    expect(toolEnd.category_profile).toEqual({ tool_call_id: "call_1", tool_result_annotation: { cache: "miss", source: "weather-service" } });
+    expect(toolEnd.category_profile).toEqual({
+      tool_call_id: "call_1",
+      tool_result_annotation: { cache: "miss", source: "weather-service" },
+    });
     const [cache, audit] = [events[3]!, events[4]!];
-    expect(cache).toMatchObject({ parent_uuid: toolEnd.uuid, category: "custom", category_profile: { subtype: "example.cache" }, data: { hit: false, key: "weather:oslo" } });
+    expect(cache).toMatchObject({
+      parent_uuid: toolEnd.uuid,
+      category: "custom",
+      category_profile: { subtype: "example.cache" },
+      data: { hit: false, key: "weather:oslo" },
+    });
     expect(audit).toMatchObject({ parent_uuid: toolEnd.uuid, data: { policy: "weather-v1" } });
     // the printed lines are the wire form: snake_case keys, parseable JSON
-    expect(JSON.parse(lines[2]!)).toMatchObject({ kind: "scope", scope_category: "end", category_profile: { tool_result_annotation: { cache: "miss" } } });
+    expect(JSON.parse(lines[2]!)).toMatchObject({
+      kind: "scope",
+      scope_category: "end",
+      category_profile: { tool_result_annotation: { cache: "miss" } },
+    });
   });
 });
 
@@ -88,7 +111,10 @@ describe("jaeger-export", () => {
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
         const body = decodeOtlp("traces", String(req.headers["content-type"]), Buffer.concat(chunks)) as unknown as {
-          resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { name: string }[] }[] }[];
+          resourceSpans: {
+            resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+            scopeSpans: { spans: { name: string }[] }[];
+          }[];
         };
         for (const rs of body.resourceSpans) {
           const service = rs.resource.attributes.find((a) => a.key === "service.name")?.value.stringValue;
@@ -193,22 +219,25 @@ describe("snapshot-test", () => {
 });
 
 describe("pii-redaction", () => {
-  it.each(["mask", "hash", "drop"] as const)("%s: the email and card vanish from ATOF, ATIF and all span projections; the app still sees them", async (mode) => {
-    const out = await piiRedaction({ mode });
-    expect(out.result.text).toBe(`Refunded 20 EUR to card ${CARD}; a receipt went to ${EMAIL}.`);
-    expect(out.toolSaw).toMatchObject({ email: EMAIL, card: CARD });
-    const texts = { atof: out.atofText, atif: out.atifText, ...out.spansText };
-    expect(Object.keys(texts)).toEqual(["atof", "atif", "full", "openinference", "gen_ai"]);
-    for (const [where, text] of Object.entries(texts)) {
-      expect(text.length, where).toBeGreaterThan(0);
-      expect(text, where).not.toContain(EMAIL);
-      expect(text, where).not.toContain(CARD);
-      expect(text, where).not.toContain(CARD.replace(/ /g, ""));
-      // the content was exported, just redacted
-      const marker = mode === "mask" ? "[REDACTED:email]" : mode === "hash" ? "[email:" : "[redacted]";
-      expect(text, where).toContain(marker);
-    }
-  });
+  it.each(["mask", "hash", "drop"] as const)(
+    "%s: the email and card vanish from ATOF, ATIF and all span projections; the app still sees them",
+    async (mode) => {
+      const out = await piiRedaction({ mode });
+      expect(out.result.text).toBe(`Refunded 20 EUR to card ${CARD}; a receipt went to ${EMAIL}.`);
+      expect(out.toolSaw).toMatchObject({ email: EMAIL, card: CARD });
+      const texts = { atof: out.atofText, atif: out.atifText, ...out.spansText };
+      expect(Object.keys(texts)).toEqual(["atof", "atif", "full", "openinference", "gen_ai"]);
+      for (const [where, text] of Object.entries(texts)) {
+        expect(text.length, where).toBeGreaterThan(0);
+        expect(text, where).not.toContain(EMAIL);
+        expect(text, where).not.toContain(CARD);
+        expect(text, where).not.toContain(CARD.replace(/ /g, ""));
+        // the content was exported, just redacted
+        const marker = mode === "mask" ? "[REDACTED:email]" : mode === "hash" ? "[email:" : "[redacted]";
+        expect(text, where).toContain(marker);
+      }
+    },
+  );
 });
 
 describe("ai-sdk-agent", () => {
@@ -218,7 +247,9 @@ describe("ai-sdk-agent", () => {
     const ends = scopes(events).filter((e) => e.scope_category === "end");
     expect(ends.filter((e) => e.category === "llm")).toHaveLength(2);
     expect(ends.filter((e) => e.category === "tool").map((e) => e.category_profile?.["tool_call_id"])).toEqual(["call_1"]);
-    expect(ends.find((e) => e.category === "guardrail" && (e.data as { rejected?: boolean }).rejected)?.data).toMatchObject({ rejection_reason: "unknown city: Atlantis" });
+    expect(ends.find((e) => e.category === "guardrail" && (e.data as { rejected?: boolean }).rejected)?.data).toMatchObject({
+      rejection_reason: "unknown city: Atlantis",
+    });
     expect(tree.split("\n")[0]).toBe("weather-agent (INTERNAL, OK) openinference.span.kind=AGENT");
   });
 });
@@ -245,7 +276,11 @@ describe("typed-tools", () => {
       ["add", "7", false],
       ["forecast", "Oslo: dry for 2 days", false],
     ]);
-    expect(declared.forecast).toMatchObject({ type: "object", properties: { city: { type: "string" }, days: { type: "integer", minimum: 1, default: 2 } }, required: ["city"] });
+    expect(declared.forecast).toMatchObject({
+      type: "object",
+      properties: { city: { type: "string" }, days: { type: "integer", minimum: 1, default: 2 } },
+      required: ["city"],
+    });
     expect(result.text).toBe("7, and Oslo looks dry for 2 days");
   });
 });
@@ -264,7 +299,11 @@ describe("skills", () => {
     expect(loaded.output).toContain(`<file>${SKILLS_DIR}release-notes/templates/notes.md</file>`);
     const tool = scopes(events).find((e) => e.category === "tool" && e.scope_category === "start")!;
     const mark = events.find((e) => e.kind === "mark" && e.name === "skill.load")!;
-    expect(mark).toMatchObject({ parent_uuid: tool.uuid, data: { skill_name: "release-notes" }, metadata: { skill_load_source: "skill_tool", tool_name: "skill" } });
+    expect(mark).toMatchObject({
+      parent_uuid: tool.uuid,
+      data: { skill_name: "release-notes" },
+      metadata: { skill_load_source: "skill_tool", tool_name: "skill" },
+    });
     expect(tool.metadata).toMatchObject({ tool_source: "skill" });
   });
 });

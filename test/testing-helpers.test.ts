@@ -48,7 +48,11 @@ describe("EventCapture", () => {
       rt.mark("m");
     });
     await rt.flush();
-    expect(capture.events.map((e) => (e.kind === "mark" ? `mark:${e.name}` : `${e.scope_category}:${e.name}`))).toEqual(["start:s", "mark:m", "end:s"]);
+    expect(capture.events.map((e) => (e.kind === "mark" ? `mark:${e.name}` : `${e.scope_category}:${e.name}`))).toEqual([
+      "start:s",
+      "mark:m",
+      "end:s",
+    ]);
     capture.clear();
     expect(capture.events).toEqual([]);
   });

@@ -18,7 +18,11 @@ const PAIRS = [
   ["none", () => nemoFactories.none(), relaytraceVariants.none],
   ["interceptSanitizer", () => nemoFactories.interceptSanitizer(), relaytraceVariants.interceptSanitizer],
   ["atofFile", () => nemoFactories.atofFile(), relaytraceVariants.atofFile],
-  ["otlpOpeninference", () => nemoFactories.otlpOpeninference(receiver.url("nemo")), relaytraceVariants.otlp("openinference", receiver.url("relaytrace"))],
+  [
+    "otlpOpeninference",
+    () => nemoFactories.otlpOpeninference(receiver.url("nemo")),
+    relaytraceVariants.otlp("openinference", receiver.url("relaytrace")),
+  ],
 ];
 
 const holders = {};
@@ -48,5 +52,9 @@ const stats = await interleave(variants, cfg);
 const received = await receiver.stats();
 await receiver.close();
 // Drops counted by relaytrace's runtimes (NeMo Relay's are seen only as spans missing at the receiver).
-const drops = Object.fromEntries(Object.entries(holders).filter(([k]) => k.startsWith("relaytrace.")).map(([k, h]) => [k, dropsOf(h.runtime)]));
+const drops = Object.fromEntries(
+  Object.entries(holders)
+    .filter(([k]) => k.startsWith("relaytrace."))
+    .map(([k, h]) => [k, dropsOf(h.runtime)]),
+);
 process.stdout.write(JSON.stringify({ stats, receiver: received, drops, node: process.version }) + "\n");

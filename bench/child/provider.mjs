@@ -6,7 +6,9 @@
 import { createServer } from "node:http";
 
 const { delayMs, toolTurns, toolsPerTurn, tools, assistantTextBytes = 0 } = JSON.parse(process.argv[2]);
-const TEXT = "The forecast notes for this leg of the trip, kept in the context on purpose. ".repeat(Math.ceil(assistantTextBytes / 77)).slice(0, assistantTextBytes);
+const TEXT = "The forecast notes for this leg of the trip, kept in the context on purpose. "
+  .repeat(Math.ceil(assistantTextBytes / 77))
+  .slice(0, assistantTextBytes);
 const sizes = [];
 
 function reply(body, turn) {
@@ -18,7 +20,12 @@ function reply(body, turn) {
       function: { name: tools[i % tools.length], arguments: JSON.stringify({ city: "Paris", day: i }) },
     }));
     const content = assistantTextBytes > 0 ? TEXT : null;
-    return { id: "r", model: "stub", choices: [{ index: 0, message: { role: "assistant", content, tool_calls: calls }, finish_reason: "tool_calls" }], usage };
+    return {
+      id: "r",
+      model: "stub",
+      choices: [{ index: 0, message: { role: "assistant", content, tool_calls: calls }, finish_reason: "tool_calls" }],
+      usage,
+    };
   }
   return { id: "r", model: "stub", choices: [{ index: 0, message: { role: "assistant", content: "done" }, finish_reason: "stop" }], usage };
 }

@@ -14,7 +14,12 @@ let exporter;
 if (mode === "atof") {
   exporter = new api.AtofExporter({ type: "file", path: path.join(dir, "events.jsonl"), mode: "overwrite" });
 } else {
-  exporter = new api.OtelExporter({ projection: "full", spanExporter: new StalledSpanExporter(), timeoutMillis: 200, scheduledDelayMillis: 50 });
+  exporter = new api.OtelExporter({
+    projection: "full",
+    spanExporter: new StalledSpanExporter(),
+    timeoutMillis: 200,
+    scheduledDelayMillis: 50,
+  });
 }
 exporter.register(runtime);
 

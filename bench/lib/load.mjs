@@ -54,7 +54,8 @@ export async function loadRelaytrace(root) {
     throw new Error(`relaytrace is not built at ${fileURLToPath(dist)}: run \`npm run build\` at the repository root first`);
   }
   const fromEntry = names.filter((n) => pick([entry, exporterEntry], n) !== undefined);
-  api.source = fromEntry.length === names.length ? "package entry points" : `dist modules (entry points export ${fromEntry.length}/${names.length})`;
+  api.source =
+    fromEntry.length === names.length ? "package entry points" : `dist modules (entry points export ${fromEntry.length}/${names.length})`;
   api.dist = fileURLToPath(dist);
   api.missing = missing;
   return api;

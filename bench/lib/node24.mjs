@@ -28,7 +28,9 @@ export function rerunUnderRequestedNode(script, argv) {
   if (wanted === undefined || wanted === process.versions.node.split(".")[0]) return wanted;
   const binary = wanted === "24" ? node24Path() : undefined;
   if (!binary) {
-    console.error(`--node=${wanted}: ${wanted === "24" ? "bench's Node 24 is not installed (cd bench && npm install)" : "only --node=24 is supported"}`);
+    console.error(
+      `--node=${wanted}: ${wanted === "24" ? "bench's Node 24 is not installed (cd bench && npm install)" : "only --node=24 is supported"}`,
+    );
     process.exit(2);
   }
   const child = spawnSync(binary, [script, ...argv], { stdio: "inherit" });

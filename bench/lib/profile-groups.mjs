@@ -54,7 +54,9 @@ export function groupProfile(profile, { relaytraceDist, benchDir }) {
     busyUs += us;
     groups.set(group, (groups.get(group) ?? 0) + us);
     if (group === "relaytrace") modules.set(module, (modules.get(module) ?? 0) + us);
-    const location = frame.url ? `${group === "relaytrace" || group === "bench harness" ? module : module.split(path.sep).pop()}:${frame.lineNumber + 1}` : "";
+    const location = frame.url
+      ? `${group === "relaytrace" || group === "bench harness" ? module : module.split(path.sep).pop()}:${frame.lineNumber + 1}`
+      : "";
     const key = `${frame.functionName}|${location}`;
     const f = functions.get(key) ?? { name: frame.functionName || "(anonymous)", group, location, us: 0 };
     f.us += us;

@@ -59,7 +59,12 @@ function fullAttributeTool(tracer) {
 export function createRawFullTool() {
   const exporter = new NoopSpanExporter();
   const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter)] });
-  return { call: fullAttributeTool(provider.getTracer("bench-raw")), exporter, flush: () => provider.forceFlush(), shutdown: () => provider.shutdown() };
+  return {
+    call: fullAttributeTool(provider.getTracer("bench-raw")),
+    exporter,
+    flush: () => provider.forceFlush(),
+    shutdown: () => provider.shutdown(),
+  };
 }
 
 /** The same raw span through the OTLP/HTTP protobuf exporter relaytrace's OTLP variant uses, to `url`. */
@@ -68,7 +73,12 @@ export async function createRawOtlpTool(url) {
   // The SDK drops silently; a failed flush is counted here, missing spans at the receiver.
   let failedFlushes = 0;
   const flush = () => provider.forceFlush().catch(() => void failedFlushes++);
-  return { call: fullAttributeTool(provider.getTracer("bench-raw")), flush, failures: () => failedFlushes, shutdown: () => provider.shutdown().catch(() => void failedFlushes++) };
+  return {
+    call: fullAttributeTool(provider.getTracer("bench-raw")),
+    flush,
+    failures: () => failedFlushes,
+    shutdown: () => provider.shutdown().catch(() => void failedFlushes++),
+  };
 }
 
 let cachedSecond = -1;
@@ -98,14 +108,35 @@ export function createAtofFloor() {
     const uuid = randomUUID();
     const profile = { tool_call_id: "call_1" };
     const start = {
-      kind: "scope", scope_category: "start", atof_version: "0.1", uuid, parent_uuid: SESSION, timestamp: timestampMicros(),
-      name: TOOL_NAME, attributes: [], category: "tool", category_profile: profile, data: args, data_schema: null, metadata: null,
+      kind: "scope",
+      scope_category: "start",
+      atof_version: "0.1",
+      uuid,
+      parent_uuid: SESSION,
+      timestamp: timestampMicros(),
+      name: TOOL_NAME,
+      attributes: [],
+      category: "tool",
+      category_profile: profile,
+      data: args,
+      data_schema: null,
+      metadata: null,
     };
     bytes += JSON.stringify(start).length + 1;
     const out = await toolFn(args);
     const end = {
-      kind: "scope", scope_category: "end", atof_version: "0.1", uuid, parent_uuid: SESSION, timestamp: timestampMicros(),
-      name: TOOL_NAME, attributes: [], category: "tool", category_profile: profile, data: out.result, data_schema: null,
+      kind: "scope",
+      scope_category: "end",
+      atof_version: "0.1",
+      uuid,
+      parent_uuid: SESSION,
+      timestamp: timestampMicros(),
+      name: TOOL_NAME,
+      attributes: [],
+      category: "tool",
+      category_profile: profile,
+      data: out.result,
+      data_schema: null,
       metadata: { "otel.status_code": "OK" },
     };
     bytes += JSON.stringify(end).length + 1;

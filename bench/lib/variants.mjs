@@ -73,20 +73,43 @@ export const relaytraceVariants = {
  */
 export const TOOL_VARIANTS = {
   none: { label: "relaytrace, no subscriber", reference: "rawOtel", make: (api) => relaytraceVariants.none(api) },
-  interceptSanitizer: { label: "relaytrace, 1 intercept + 1 sanitizer (+ no-op subscriber)", reference: "rawOtel", make: (api) => relaytraceVariants.interceptSanitizer(api) },
+  interceptSanitizer: {
+    label: "relaytrace, 1 intercept + 1 sanitizer (+ no-op subscriber)",
+    reference: "rawOtel",
+    make: (api) => relaytraceVariants.interceptSanitizer(api),
+  },
   atofFile: { label: "relaytrace + ATOF file exporter", reference: "atofFloor", make: (api) => relaytraceVariants.atofFile(api) },
   otelFull: { label: "relaytrace + OTel full projection", reference: "rawOtelFull", make: (api) => relaytraceVariants.otel("full")(api) },
-  otelOpeninference: { label: "relaytrace + OTel openinference projection", reference: "rawOtel", make: (api) => relaytraceVariants.otel("openinference")(api) },
+  otelOpeninference: {
+    label: "relaytrace + OTel openinference projection",
+    reference: "rawOtel",
+    make: (api) => relaytraceVariants.otel("openinference")(api),
+  },
   otelGenAi: { label: "relaytrace + OTel gen_ai projection", reference: "rawOtel", make: (api) => relaytraceVariants.otel("gen_ai")(api) },
-  otlpFull: { label: "relaytrace + OTel full projection → OTLP/HTTP protobuf (loopback receiver)", reference: "rawOtlpFull", otlp: true, make: (api, ctx) => relaytraceVariants.otlp("full", ctx.receiverUrl)(api) },
+  otlpFull: {
+    label: "relaytrace + OTel full projection → OTLP/HTTP protobuf (loopback receiver)",
+    reference: "rawOtlpFull",
+    otlp: true,
+    make: (api, ctx) => relaytraceVariants.otlp("full", ctx.receiverUrl)(api),
+  },
 };
 
 /** References (no relaytrace): each factory returns { call, flush?, shutdown? }. */
 export const REFERENCES = {
   direct: { label: "direct call (no tracing)", make: () => ({ call: toolFn }) },
-  rawOtel: { label: "raw OTel span, 7 attrs (reference)", make: () => { const r = createRawOtelTool(); return { call: r.call, flush: () => r.provider.forceFlush(), shutdown: r.shutdown }; } },
+  rawOtel: {
+    label: "raw OTel span, 7 attrs (reference)",
+    make: () => {
+      const r = createRawOtelTool();
+      return { call: r.call, flush: () => r.provider.forceFlush(), shutdown: r.shutdown };
+    },
+  },
   rawOtelFull: { label: "raw OTel span, the full projection's 19 attrs (reference)", make: () => createRawFullTool() },
-  rawOtlpFull: { label: "raw OTel span, 19 attrs → OTLP/HTTP protobuf (reference)", otlp: true, make: (ctx) => createRawOtlpTool(ctx.receiverUrl) },
+  rawOtlpFull: {
+    label: "raw OTel span, 19 attrs → OTLP/HTTP protobuf (reference)",
+    otlp: true,
+    make: (ctx) => createRawOtlpTool(ctx.receiverUrl),
+  },
   atofFloor: { label: "ATOF floor: build + stringify the 2 events, no I/O (reference)", make: () => createAtofFloor() },
 };
 

@@ -64,7 +64,13 @@ async function conversationSetup(api, url, exporters) {
 }
 
 export async function runConversation(api, cfg) {
-  const provider = await startProvider({ delayMs: 1, toolTurns: TURNS - 1, toolsPerTurn: 1, tools: [TOOL.name], assistantTextBytes: CHUNK_BYTES });
+  const provider = await startProvider({
+    delayMs: 1,
+    toolTurns: TURNS - 1,
+    toolsPerTurn: 1,
+    tools: [TOOL.name],
+    assistantTextBytes: CHUNK_BYTES,
+  });
   const names = ["off", "target"];
   const setups = {};
   const perTurn = { off: [], target: [] };
@@ -96,10 +102,17 @@ export async function runConversation(api, cfg) {
     const inBucket = turns.slice(from - 1, to);
     const addedUs = inBucket.reduce((n, t) => n + (t.onUs - t.offUs), 0);
     const bytes = inBucket.reduce((n, t) => n + t.requestBytes + t.responseBytes, 0);
-    return { from, to, meanBodyBytes: bytes / inBucket.length, addedUsPerCall: addedUs / inBucket.length, addedNsPerByte: (addedUs * 1000) / bytes };
+    return {
+      from,
+      to,
+      meanBodyBytes: bytes / inBucket.length,
+      addedUsPerCall: addedUs / inBucket.length,
+      addedNsPerByte: (addedUs * 1000) / bytes,
+    };
   });
   buckets.forEach((b, i) => {
-    if (i > 0) b.marginalNsPerByte = ((b.addedUsPerCall - buckets[i - 1].addedUsPerCall) * 1000) / (b.meanBodyBytes - buckets[i - 1].meanBodyBytes);
+    if (i > 0)
+      b.marginalNsPerByte = ((b.addedUsPerCall - buckets[i - 1].addedUsPerCall) * 1000) / (b.meanBodyBytes - buckets[i - 1].meanBodyBytes);
   });
   const first = buckets[0].addedNsPerByte;
   const worstLater = Math.max(...buckets.slice(1).map((b) => b.addedNsPerByte));
@@ -129,11 +142,32 @@ export function formatConversation(r) {
   return [
     `${r.runs} runs per variant; the last request carries ${kb(r.lastRequestBytes)} KB of context; end-of-run flush CPU: ${(r.flushUs.target / 1000).toFixed(2)} ms traced, ${(r.flushUs.off / 1000).toFixed(2)} ms untraced (not in the turns).`,
     table(
-      ["turns", "mean body KB per call (request + response)", "added tracing CPU µs per call", "added ns per body byte", "marginal ns per extra byte (from previous bucket)"],
-      r.buckets.map((b) => [`${b.from}–${b.to}`, kb(b.meanBodyBytes), b.addedUsPerCall.toFixed(1), b.addedNsPerByte.toFixed(2), b.marginalNsPerByte === undefined ? "—" : b.marginalNsPerByte.toFixed(2)]),
+      [
+        "turns",
+        "mean body KB per call (request + response)",
+        "added tracing CPU µs per call",
+        "added ns per body byte",
+        "marginal ns per extra byte (from previous bucket)",
+      ],
+      r.buckets.map((b) => [
+        `${b.from}–${b.to}`,
+        kb(b.meanBodyBytes),
+        b.addedUsPerCall.toFixed(1),
+        b.addedNsPerByte.toFixed(2),
+        b.marginalNsPerByte === undefined ? "—" : b.marginalNsPerByte.toFixed(2),
+      ]),
     ),
     "",
-    table(["target (issue #17)", "worst later bucket / turns 1–5", "verdict"], [[r.target.target, Number.isFinite(r.target.value) ? `${r.target.value.toFixed(2)}×` : "n/a", r.target.note ?? verdict(r.target.met)]]),
+    table(
+      ["target (issue #17)", "worst later bucket / turns 1–5", "verdict"],
+      [
+        [
+          r.target.target,
+          Number.isFinite(r.target.value) ? `${r.target.value.toFixed(2)}×` : "n/a",
+          r.target.note ?? verdict(r.target.met),
+        ],
+      ],
+    ),
     r.notAsScripted ? `WARNING: ${r.notAsScripted} run(s) did not finish as scripted` : "",
   ].join("\n");
 }

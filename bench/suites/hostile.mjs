@@ -26,9 +26,19 @@ function nestedAgents(depth) {
   const events = [];
   const base = 1_772_366_400_000_000;
   const scope = (phase, i, us) => ({
-    kind: "scope", scope_category: phase, atof_version: "0.1", uuid: `s${i}`, parent_uuid: i === 0 ? null : `s${i - 1}`,
-    timestamp: us, name: `agent-${i}`, attributes: [], category: "agent", category_profile: null,
-    data: { prompt: `task ${i}` }, data_schema: null, metadata: null,
+    kind: "scope",
+    scope_category: phase,
+    atof_version: "0.1",
+    uuid: `s${i}`,
+    parent_uuid: i === 0 ? null : `s${i - 1}`,
+    timestamp: us,
+    name: `agent-${i}`,
+    attributes: [],
+    category: "agent",
+    category_profile: null,
+    data: { prompt: `task ${i}` },
+    data_schema: null,
+    metadata: null,
   });
   for (let i = 0; i < depth; i++) events.push(scope("start", i, base + i));
   for (let i = depth - 1; i >= 0; i--) events.push(scope("end", i, base + 2 * depth - i));

@@ -85,20 +85,23 @@ export async function makeLoopSetup(api, baseUrl, exporters, { tools: toolDefini
   for (const exporter of exporters) {
     if (exporter === "atof") new api.AtofExporter({ type: "file", path: path.join(dir, "events.jsonl") }).register(runtime);
     else if (exporter === "atif") new api.AtifExporter({ outputDirectory: dir, agent: { name: "bench", version: "1" } }).register(runtime);
-    else if (exporter === SUBSCRIBER_ONLY) continue; // the counting subscriber below is the only one
+    else if (exporter === SUBSCRIBER_ONLY)
+      continue; // the counting subscriber below is the only one
     else new api.OtelExporter({ projection: exporter, spanExporter: new NoopSpanExporter(), scheduledDelayMillis: 200 }).register(runtime);
   }
   const counted = { events: 0, runs: 0 };
   // Counts what the exporters receive; a variant without exporters has no subscriber at all.
   if (exporters.length > 0) runtime.subscribe("bench-count", () => void counted.events++);
-  const tools = toolDefinitions?.map((d) => api.defineTool(d)) ?? TOOLS.map((name) =>
-    api.defineTool({
-      name,
-      description: `${name} lookup`,
-      inputSchema: { type: "object", properties: { city: { type: "string" }, day: { type: "number" } }, required: ["city"] },
-      execute: (args) => ({ result: { name, city: args.city, value: 21 } }),
-    }),
-  );
+  const tools =
+    toolDefinitions?.map((d) => api.defineTool(d)) ??
+    TOOLS.map((name) =>
+      api.defineTool({
+        name,
+        description: `${name} lookup`,
+        inputSchema: { type: "object", properties: { city: { type: "string" }, day: { type: "number" } }, required: ["city"] },
+        execute: (args) => ({ result: { name, city: args.city, value: 21 } }),
+      }),
+    );
   const toolkit = await api.createToolkit({ tools });
   const client = api.createClient({ baseUrl, style: "openai", model: "stub", apiKey: "sk-bench", runtime, maxTurns: 10, ...clientOptions });
   return {
@@ -189,7 +192,11 @@ export async function runLoop(api, cfg) {
   result.addedMsPerRun = result.wallMs.on.median - offWall;
   result.addedPercent = (result.addedMsPerRun / offWall) * 100;
   const perEvent = result.cpuPerEventUs.target;
-  result.target = { target: `ATOF + ATIF + OTel openinference: added CPU ≤ ${LOOP_CPU_TARGET_US} µs per traced event`, value: perEvent, met: perEvent <= LOOP_CPU_TARGET_US };
+  result.target = {
+    target: `ATOF + ATIF + OTel openinference: added CPU ≤ ${LOOP_CPU_TARGET_US} µs per traced event`,
+    value: perEvent,
+    met: perEvent <= LOOP_CPU_TARGET_US,
+  };
   return result;
 }
 
@@ -211,7 +218,20 @@ export function formatLoop(r) {
     ];
   });
   return [
-    table(["tracing", "runs", "median wall ms/run", "p95 wall ms/run", "added wall", "median CPU ms/run", "events/run", "added CPU µs/event", "event-loop lag p99 ms"], rows),
+    table(
+      [
+        "tracing",
+        "runs",
+        "median wall ms/run",
+        "p95 wall ms/run",
+        "added wall",
+        "median CPU ms/run",
+        "events/run",
+        "added CPU µs/event",
+        "event-loop lag p99 ms",
+      ],
+      rows,
+    ),
     "",
     table(["target (issue #17)", "measured µs/event", "verdict"], [[r.target.target, r.target.value.toFixed(1), verdict(r.target.met)]]),
     r.runs.notAsScripted ? `WARNING: ${r.runs.notAsScripted} run(s) did not finish as scripted` : "",

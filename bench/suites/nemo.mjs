@@ -29,7 +29,12 @@ export async function runNemo(cfg) {
     if (name !== "otlpOpeninference") return { drops, valid: drops === 0 };
     const received = out.receiver[side]?.spans ?? 0;
     // NeMo Relay may add spans of its own (≥); relaytrace makes exactly one per tool call.
-    return { drops, made: made[side], received, valid: drops === 0 && (side === "nemo" ? received >= made[side] : received === made[side]) };
+    return {
+      drops,
+      made: made[side],
+      received,
+      valid: drops === 0 && (side === "nemo" ? received >= made[side] : received === made[side]),
+    };
   };
   const rows = Object.keys(LABELS)
     .filter((name) => stats[`nemo.${name}`])
@@ -54,7 +59,9 @@ export async function runNemo(cfg) {
 }
 
 const receiverLine = (stats) =>
-  Object.entries(stats).map(([source, s]) => `${s.requests} requests / ${s.bytes} bytes / ${s.spans} spans from ${source}`).join(", ") || "nothing";
+  Object.entries(stats)
+    .map(([source, s]) => `${s.requests} requests / ${s.bytes} bytes / ${s.spans} spans from ${source}`)
+    .join(", ") || "nothing";
 
 const deliveryText = (d) => {
   const spans = d.made !== undefined ? `${d.received}/${d.made} spans` : "";
@@ -66,7 +73,14 @@ export function formatNemo(result) {
   return [
     `NeMo Relay 0.9.2 (nemo-relay-node) and relaytrace interleaved in one ${result.node} process; direct call there: ${ns(result.directMedianNs)} ns; loopback OTLP receiver (child process) got ${receiverLine(result.receiver)}.`,
     table(
-      ["per managed tool call", "NeMo Relay median ns", "relaytrace median ns", "× cheaper than NeMo Relay", `target ≥ ${NEMO_TARGET}×`, "delivered (NeMo Relay / relaytrace)"],
+      [
+        "per managed tool call",
+        "NeMo Relay median ns",
+        "relaytrace median ns",
+        "× cheaper than NeMo Relay",
+        `target ≥ ${NEMO_TARGET}×`,
+        "delivered (NeMo Relay / relaytrace)",
+      ],
       result.rows.map((r) => [
         r.label,
         ns(r.nemoMedianNs),

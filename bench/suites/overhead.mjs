@@ -10,9 +10,27 @@ const NAMES = ["none", "interceptSanitizer", "atofFile", "otelFull", "otelOpenin
 /** Issue #17's targets measured in this section: variant / reference ≤ limit. */
 export const OVERHEAD_TARGETS = [
   { key: "noSubscriber", variant: "none", reference: "rawOtel", limit: 0.25, text: "no subscriber ≤ 0.25× raw OTel span (7 attrs)" },
-  { key: "fullProjection", variant: "otelFull", reference: "rawOtelFull", limit: 1.3, text: "full projection (no-op exporter) ≤ 1.3× raw OTel span, same 19 attrs" },
-  { key: "fullOtlp", variant: "otlpFull", reference: "rawOtlpFull", limit: 1.3, text: "full → OTLP ≤ 1.3× raw OTel span (19 attrs) → the same OTLP receiver" },
-  { key: "atofFile", variant: "atofFile", reference: "atofFloor", limit: 1.4, text: "ATOF file sink ≤ 1.4× its floor (build + stringify, no I/O)" },
+  {
+    key: "fullProjection",
+    variant: "otelFull",
+    reference: "rawOtelFull",
+    limit: 1.3,
+    text: "full projection (no-op exporter) ≤ 1.3× raw OTel span, same 19 attrs",
+  },
+  {
+    key: "fullOtlp",
+    variant: "otlpFull",
+    reference: "rawOtlpFull",
+    limit: 1.3,
+    text: "full → OTLP ≤ 1.3× raw OTel span (19 attrs) → the same OTLP receiver",
+  },
+  {
+    key: "atofFile",
+    variant: "atofFile",
+    reference: "atofFloor",
+    limit: 1.4,
+    text: "ATOF file sink ≤ 1.4× its floor (build + stringify, no I/O)",
+  },
 ];
 
 export function evaluateTarget(t, stats, checks) {
@@ -49,7 +67,8 @@ const validity = (c) => {
   if (c.valid) return c.expectedSpans !== undefined ? `ok, ${c.receivedSpans.toLocaleString("en-US")} spans received` : "ok";
   const parts = [];
   if (c.drops) parts.push(`${c.drops.toLocaleString("en-US")} dropped`);
-  if (c.expectedSpans !== undefined) parts.push(`${c.receivedSpans.toLocaleString("en-US")}/${c.expectedSpans.toLocaleString("en-US")} spans received`);
+  if (c.expectedSpans !== undefined)
+    parts.push(`${c.receivedSpans.toLocaleString("en-US")}/${c.expectedSpans.toLocaleString("en-US")} spans received`);
   return `INVALID: ${parts.join(", ")}`;
 };
 
@@ -72,7 +91,12 @@ export function formatOverhead(result) {
     ),
   );
   lines.push("");
-  lines.push(table(["target (issue #17)", "measured", "verdict"], Object.values(result.targets).map((t) => [t.target, ratio(t.value), targetVerdict(t)])));
+  lines.push(
+    table(
+      ["target (issue #17)", "measured", "verdict"],
+      Object.values(result.targets).map((t) => [t.target, ratio(t.value), targetVerdict(t)]),
+    ),
+  );
   if (Object.keys(result.diagnostics).length > 0) lines.push("", `diagnostics: ${JSON.stringify(result.diagnostics)}`);
   return lines.join("\n");
 }

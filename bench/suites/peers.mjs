@@ -12,12 +12,16 @@ export async function runPeers(cfg) {
   for (let pass = 0; pass < cfg.passes; pass++) {
     for (let i = 0; i < LIBS.length; i++) {
       const lib = LIBS[(i + pass) % LIBS.length];
-      const stats = await runChild("peer.mjs", [JSON.stringify({ libs: [lib], rounds: cfg.rounds, calls: cfg.calls, warmupCalls: cfg.warmupCalls })]);
+      const stats = await runChild("peer.mjs", [
+        JSON.stringify({ libs: [lib], rounds: cfg.rounds, calls: cfg.calls, warmupCalls: cfg.warmupCalls }),
+      ]);
       isolated[lib].samples.push(...stats[lib].samples);
       isolated[lib].directSamples.push(...stats.direct.samples);
     }
   }
-  const shared = await runChild("peer.mjs", [JSON.stringify({ libs: LIBS, rounds: cfg.rounds * cfg.passes, calls: cfg.calls, warmupCalls: cfg.warmupCalls })]);
+  const shared = await runChild("peer.mjs", [
+    JSON.stringify({ libs: LIBS, rounds: cfg.rounds * cfg.passes, calls: cfg.calls, warmupCalls: cfg.warmupCalls }),
+  ]);
   const raw = summarize(isolated.rawOtel.samples).median;
   const sharedRaw = shared.rawOtel.median;
   const rows = LIBS.map((lib) => {
@@ -42,7 +46,13 @@ export function formatPeers(result) {
     "Isolated (one library per child process; only its own context storage active):",
     table(
       ["library", "median ns/call", "p95 ns/call", "direct call in same process ns", "× raw OTel span"],
-      result.rows.map((r) => [r.label, ns(r.isolated.medianNs), ns(r.isolated.p95Ns), ns(r.isolated.directMedianNs), ratio(r.isolated.ratioToRawOtel)]),
+      result.rows.map((r) => [
+        r.label,
+        ns(r.isolated.medianNs),
+        ns(r.isolated.p95Ns),
+        ns(r.isolated.directMedianNs),
+        ratio(r.isolated.ratioToRawOtel),
+      ]),
     ),
     "",
     `Shared storage (all libraries loaded and active in one process; direct call there: ${ns(result.sharedDirectMedianNs)} ns):`,

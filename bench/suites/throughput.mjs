@@ -32,19 +32,21 @@ export function formatThroughput(r) {
         c.crashed
           ? [LABEL[c.mode], c.calls, "—", "—", "—", "—", "—", "YES", "—"]
           : [
-            LABEL[c.mode],
-            c.calls.toLocaleString("en-US"),
-            Math.round(c.eventsPerSecond).toLocaleString("en-US"),
-            c.rssStartMiB.toFixed(1),
-            c.peakRssMiB.toFixed(1),
-            c.growthSecondHalfMiB.toFixed(1),
-            c.dropped.toLocaleString("en-US"),
-            "no",
-            verdict(c.bounded),
-          ],
+              LABEL[c.mode],
+              c.calls.toLocaleString("en-US"),
+              Math.round(c.eventsPerSecond).toLocaleString("en-US"),
+              c.rssStartMiB.toFixed(1),
+              c.peakRssMiB.toFixed(1),
+              c.growthSecondHalfMiB.toFixed(1),
+              c.dropped.toLocaleString("en-US"),
+              "no",
+              verdict(c.bounded),
+            ],
       ),
     ),
   );
-  for (const c of r.cases) if (!c.crashed && c.diagnostics.length) lines.push(`${LABEL[c.mode]} diagnostics: ${c.diagnostics.map((d) => `${d.code}×${d.count}`).join(", ")}`);
+  for (const c of r.cases)
+    if (!c.crashed && c.diagnostics.length)
+      lines.push(`${LABEL[c.mode]} diagnostics: ${c.diagnostics.map((d) => `${d.code}×${d.count}`).join(", ")}`);
   return lines.join("\n");
 }

@@ -1,4 +1,9 @@
-import { ANNOTATION_PENDING, PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID, PROFILE_TOOL_RESULT_ANNOTATION } from "../../src/events/wire-names.js";
+import {
+  ANNOTATION_PENDING,
+  PROFILE_MODEL_NAME,
+  PROFILE_TOOL_CALL_ID,
+  PROFILE_TOOL_RESULT_ANNOTATION,
+} from "../../src/events/wire-names.js";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import { formatTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
@@ -66,7 +71,10 @@ export class TrajectoryBuilder {
   /** Tool scopes started and not yet ended, in start order, with their call ids. */
   private readonly openTools = new Map<string, string | undefined>();
 
-  constructor(private readonly ctx: BuilderContext, private readonly llmWithEnd: ReadonlySet<string>) {}
+  constructor(
+    private readonly ctx: BuilderContext,
+    private readonly llmWithEnd: ReadonlySet<string>,
+  ) {}
 
   process(te: TimedEvent): void {
     const e = te.event;
@@ -101,7 +109,10 @@ export class TrajectoryBuilder {
     const start = this.llmStarts.get(e.uuid);
     const parts = responseParts(e);
     const step: AtifStep = { step_id: 0, timestamp: formatTimestamp(te.us), source: "agent", message: parts.message };
-    const model = parts.model ?? stringOr(profileOf(e)[PROFILE_MODEL_NAME]) ?? (start ? stringOr(profileOf(start.event)[PROFILE_MODEL_NAME]) : undefined);
+    const model =
+      parts.model ??
+      stringOr(profileOf(e)[PROFILE_MODEL_NAME]) ??
+      (start ? stringOr(profileOf(start.event)[PROFILE_MODEL_NAME]) : undefined);
     if (model) step.model_name = model;
     const effort = start ? reasoningEffortOf(start.event) : undefined;
     if (effort !== undefined) step.reasoning_effort = effort;
@@ -215,7 +226,9 @@ export class TrajectoryBuilder {
     const callId = child.toolCallId ?? this.activeToolCallOf(child.uuid) ?? this.onlyOpenToolCall();
     const issued = callId !== undefined && (this.current?.tool_calls ?? []).some((c) => c.tool_call_id === callId);
     const result: AtifObservationResult = {
-      subagent_trajectory_ref: [{ trajectory_id: child.uuid, session_id: child.sessionId, extra: { name: child.name, scope_uuid: child.uuid } }],
+      subagent_trajectory_ref: [
+        { trajectory_id: child.uuid, session_id: child.sessionId, extra: { name: child.name, scope_uuid: child.uuid } },
+      ],
       extra: { event_uuid: child.uuid, event_name: child.name },
     };
     if (issued) {
@@ -261,7 +274,8 @@ export class TrajectoryBuilder {
     // except that the real result of a call re-run after its suspension was answered replaces the
     // suspension's placeholder text.
     const answered = isSuspension(same) && !isSuspension(q.result);
-    if ((same.content === undefined || same.content === null || answered) && q.result.content !== undefined) same.content = q.result.content;
+    if ((same.content === undefined || same.content === null || answered) && q.result.content !== undefined)
+      same.content = q.result.content;
     if (!same.subagent_trajectory_ref && q.result.subagent_trajectory_ref) same.subagent_trajectory_ref = q.result.subagent_trajectory_ref;
     if (q.result.extra) same.extra = { ...(same.extra ?? {}), ...q.result.extra };
   }

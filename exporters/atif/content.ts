@@ -52,7 +52,10 @@ export function toAtifMessage(content: Json | undefined, joiner = "\n"): AtifMes
   if (Array.isArray(content)) {
     const parts = content.map(toContentPart);
     if (parts.length > 0 && parts.every((p): p is AtifContentPart => p !== undefined)) return parts;
-    return content.map(textOf).filter((t): t is string => t !== undefined).join(joiner);
+    return content
+      .map(textOf)
+      .filter((t): t is string => t !== undefined)
+      .join(joiner);
   }
   return JSON.stringify(content);
 }

@@ -49,7 +49,8 @@ function checkOptions(config: AtifExporterOptions): void {
   const agent = requireObject(OWNER, "agent", options["agent"]);
   rejectUnknownKeys(OWNER, agent, AGENT_KEYS, "agent.");
   for (const key of ["name", "version"] as const) {
-    if (typeof agent[key] !== "string") throw new TypeError(`${OWNER}: agent.${key} must be a string, got ${JSON.stringify(agent[key]) ?? "undefined"}`);
+    if (typeof agent[key] !== "string")
+      throw new TypeError(`${OWNER}: agent.${key} must be a string, got ${JSON.stringify(agent[key]) ?? "undefined"}`);
   }
   optionalString(OWNER, "agent.modelName", agent["modelName"]);
   if (agent["toolDefinitions"] !== undefined && !Array.isArray(agent["toolDefinitions"])) {
@@ -200,7 +201,10 @@ export class AtifExporter implements Exporter {
     for (const trajectory of trajectories) {
       const result = validateAtif(trajectory);
       if (!result.valid) {
-        const detail = result.errors.slice(0, 3).map((e) => `${e.path}: ${e.message}`).join("; ");
+        const detail = result.errors
+          .slice(0, 3)
+          .map((e) => `${e.path}: ${e.message}`)
+          .join("; ");
         this.report("atif.validation_failed", new Error(`trajectory ${trajectory.trajectory_id}: ${detail}`));
         continue;
       }

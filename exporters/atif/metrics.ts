@@ -22,14 +22,18 @@ export function metricsFromUsage(usage: WireUsage | undefined, costUsd?: number)
   if (cached !== undefined) m.cached_tokens = cached;
   const cost = costUsd ?? usage?.costUsd;
   if (cost !== undefined) m.cost_usd = cost;
-  if (usage?.extra) m.extra = (sharingPayloads() ? usage.extra : JSON.parse(JSON.stringify(usage.extra))) as NonNullable<AtifMetrics["extra"]>;
+  if (usage?.extra)
+    m.extra = (sharingPayloads() ? usage.extra : JSON.parse(JSON.stringify(usage.extra))) as NonNullable<AtifMetrics["extra"]>;
   return Object.keys(m).length > 0 ? m : undefined;
 }
 
 /** Totals over the steps that carry each field; `total_steps` is always the step count (so no `notes`). */
 export function finalMetricsOf(steps: AtifStep[]): AtifFinalMetrics {
   const out: AtifFinalMetrics = {};
-  const add = (key: "total_prompt_tokens" | "total_completion_tokens" | "total_cached_tokens" | "total_cost_usd", v: number | undefined): void => {
+  const add = (
+    key: "total_prompt_tokens" | "total_completion_tokens" | "total_cached_tokens" | "total_cost_usd",
+    v: number | undefined,
+  ): void => {
     if (v !== undefined) out[key] = (out[key] ?? 0) + v;
   };
   for (const step of steps) {

@@ -152,7 +152,10 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
         const childTrajectory = built.get(e.uuid);
         if (!childTrajectory) continue; // a child with no steps is dropped, and so is its reference
         subagents.push(childTrajectory);
-        builder.reference({ uuid: e.uuid, name: child.name, sessionId: sessionOf.get(e.uuid)!, toolCallId: metaString(child.start, "tool_call_id") }, te.us);
+        builder.reference(
+          { uuid: e.uuid, name: child.name, sessionId: sessionOf.get(e.uuid)!, toolCallId: metaString(child.start, "tool_call_id") },
+          te.us,
+        );
         continue;
       }
       builder.process(te);
@@ -173,7 +176,8 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
     };
     const modelName = (topLevel ? given?.modelName : undefined) ?? firstModel;
     if (modelName) trajectory.agent.model_name = modelName;
-    if (topLevel && given?.toolDefinitions) trajectory.agent.tool_definitions = JSON.parse(JSON.stringify(given.toolDefinitions)) as JsonObject[];
+    if (topLevel && given?.toolDefinitions)
+      trajectory.agent.tool_definitions = JSON.parse(JSON.stringify(given.toolDefinitions)) as JsonObject[];
     trajectory.final_metrics = finalMetricsOf(steps);
     if (subagents.length > 0) trajectory.subagent_trajectories = subagents;
     const extra: JsonObject = {};
@@ -223,7 +227,8 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
 function fallbackSteps(scope: ScopeInfo & { startUs: number; endUs?: number }): AtifStep[] {
   const steps: AtifStep[] = [];
   const input = scope.start ? summarizePayload(scope.start.data) : undefined;
-  if (input !== undefined) steps.push({ step_id: steps.length + 1, timestamp: formatTimestamp(scope.startUs), source: "user", message: input });
+  if (input !== undefined)
+    steps.push({ step_id: steps.length + 1, timestamp: formatTimestamp(scope.startUs), source: "user", message: input });
   const output = scope.end ? summarizePayload(scope.end.data) : undefined;
   if (output !== undefined && scope.endUs !== undefined) {
     steps.push({ step_id: steps.length + 1, timestamp: formatTimestamp(scope.endUs), source: "agent", message: output, llm_call_count: 0 });

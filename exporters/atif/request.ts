@@ -45,4 +45,3 @@ export function detectUserTurn(event: AtofEvent): UserTurn {
 export function reasoningEffortOf(event: AtofEvent): string | number | undefined {
   return decodedRequest(event)?.settings.reasoningEffort;
 }
-

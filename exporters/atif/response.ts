@@ -15,7 +15,6 @@ export interface ResponseParts {
   metrics?: AtifMetrics;
 }
 
-
 /** Tool-call arguments are always an object in ATIF; strings are parsed when possible. */
 export function normalizeArguments(raw: Json | undefined): JsonObject {
   if (raw === undefined || raw === null) return {};
@@ -41,7 +40,11 @@ function toolCallsFrom(calls: readonly WireToolCall[]): AtifToolCall[] {
   for (let index = 0; index < calls.length; index++) {
     const c = calls[index]!;
     if (c.name === "") continue;
-    const call: AtifToolCall = { tool_call_id: c.id !== "" ? c.id : `${c.name}:${index + 1}`, function_name: c.name, arguments: argumentsOf(c) };
+    const call: AtifToolCall = {
+      tool_call_id: c.id !== "" ? c.id : `${c.name}:${index + 1}`,
+      function_name: c.name,
+      arguments: argumentsOf(c),
+    };
     if (c.extra !== undefined) call.extra = cloneJson(c.extra);
     out.push(call);
   }

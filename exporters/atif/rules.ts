@@ -65,7 +65,10 @@ export function checkTrajectoryRules(doc: unknown, path = ""): AtifViolation[] {
 function checkStep(step: unknown, index: number, stepPath: () => string, out: AtifViolation[]): void {
   if (!isJsonObject(step)) return;
   if (typeof step["step_id"] === "number" && step["step_id"] !== index + 1) {
-    out.push({ path: pointer(stepPath(), "step_id"), message: `step_id must be ${index + 1} (steps are numbered 1..N), got ${step["step_id"]}` });
+    out.push({
+      path: pointer(stepPath(), "step_id"),
+      message: `step_id must be ${index + 1} (steps are numbered 1..N), got ${step["step_id"]}`,
+    });
   }
   if ("timestamp" in step && !isIsoTimestamp(step["timestamp"])) {
     out.push({ path: pointer(stepPath(), "timestamp"), message: "timestamp must be an ISO 8601 date-time" });
@@ -73,7 +76,11 @@ function checkStep(step: unknown, index: number, stepPath: () => string, out: At
   const source = step["source"];
   if (source !== "agent") {
     for (const key of AGENT_ONLY) {
-      if (key in step) out.push({ path: pointer(stepPath(), key), message: `"${key}" is only allowed on agent steps (source is ${JSON.stringify(source)})` });
+      if (key in step)
+        out.push({
+          path: pointer(stepPath(), key),
+          message: `"${key}" is only allowed on agent steps (source is ${JSON.stringify(source)})`,
+        });
     }
   } else if (step["llm_call_count"] === 0) {
     for (const key of ["metrics", "reasoning_content"]) {

@@ -3,14 +3,7 @@ import type { Json, JsonObject } from "../../src/events/json.js";
 /** ATIF v1.7 document types (wire keys are snake_case, as in the files). */
 
 export type AtifSchemaVersion =
-  | "ATIF-v1.0"
-  | "ATIF-v1.1"
-  | "ATIF-v1.2"
-  | "ATIF-v1.3"
-  | "ATIF-v1.4"
-  | "ATIF-v1.5"
-  | "ATIF-v1.6"
-  | "ATIF-v1.7";
+  "ATIF-v1.0" | "ATIF-v1.1" | "ATIF-v1.2" | "ATIF-v1.3" | "ATIF-v1.4" | "ATIF-v1.5" | "ATIF-v1.6" | "ATIF-v1.7";
 
 export interface AtifImageSource {
   media_type: "image/jpeg" | "image/png" | "image/gif" | "image/webp";
@@ -18,9 +11,7 @@ export interface AtifImageSource {
 }
 
 /** One part of a multimodal message: text, or an image referenced by path. */
-export type AtifContentPart =
-  | { type: "text"; text: string }
-  | { type: "image"; source: AtifImageSource };
+export type AtifContentPart = { type: "text"; text: string } | { type: "image"; source: AtifImageSource };
 
 export type AtifMessage = string | AtifContentPart[];
 

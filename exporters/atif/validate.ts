@@ -15,7 +15,10 @@ export interface AtifValidationResult {
 export class AtifValidationError extends Error {
   readonly errors: AtifViolation[];
   constructor(message: string, errors: AtifViolation[] = []) {
-    const detail = errors.slice(0, 5).map((e) => `${e.path || "/"}: ${e.message}`).join("; ");
+    const detail = errors
+      .slice(0, 5)
+      .map((e) => `${e.path || "/"}: ${e.message}`)
+      .join("; ");
     super(detail ? `${message}: ${detail}` : message);
     this.name = "AtifValidationError";
     this.errors = errors;

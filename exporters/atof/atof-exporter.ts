@@ -10,7 +10,15 @@ import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./
 import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../../src/events/atof-reader.js";
-import { optionalBoolean, optionalString, optionalStringRecord, rejectUnknownKeys, requireHttpUrl, requireObject, requireOneOf } from "../option-checks.js";
+import {
+  optionalBoolean,
+  optionalString,
+  optionalStringRecord,
+  rejectUnknownKeys,
+  requireHttpUrl,
+  requireObject,
+  requireOneOf,
+} from "../option-checks.js";
 
 /** The part of a runtime the exporter needs (see ExporterRuntime). */
 export type AtofSubscribable = ExporterRuntime;
@@ -19,7 +27,10 @@ let filesNamed = 0;
 
 /** `relaytrace-atof-20260301T120000Z-<pid>.jsonl`; a second default name in one process gets a counter. */
 function defaultFileName(): string {
-  const stamp = new Date().toISOString().replace(/[-:]/g, "").replace(/\.\d+Z$/, "Z");
+  const stamp = new Date()
+    .toISOString()
+    .replace(/[-:]/g, "")
+    .replace(/\.\d+Z$/, "Z");
   filesNamed += 1;
   const suffix = filesNamed > 1 ? `-${filesNamed}` : "";
   return `relaytrace-atof-${stamp}-${process.pid}${suffix}.jsonl`;
@@ -29,7 +40,14 @@ const OWNER = "AtofExporter";
 const BUFFER_KEYS = ["type", "maxBufferedLines", "maxBufferedBytes"] as const;
 const FILE_KEYS: readonly string[] = [...BUFFER_KEYS, "path", "outputDirectory", "mode", "followSymlinks"];
 const STREAM_KEYS: readonly string[] = [
-  ...BUFFER_KEYS, "url", "headers", "timeoutMillis", "maxRetries", "retryBaseMillis", "maxBatchLines", "flushIntervalMillis",
+  ...BUFFER_KEYS,
+  "url",
+  "headers",
+  "timeoutMillis",
+  "maxRetries",
+  "retryBaseMillis",
+  "maxBatchLines",
+  "flushIntervalMillis",
 ];
 
 function positive(value: number | undefined, fallback: number, key: string): number {

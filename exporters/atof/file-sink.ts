@@ -165,7 +165,8 @@ export class FileSink implements AtofSink, SyncWriter {
         // Only when the file ends where our batch ended: another process appending meanwhile (during
         // this write or since our last one) must not lose its lines.
         if (fstatSync(fd).size === start + written) ftruncateSync(fd, start + kept.bytes);
-        else this.diagnostics.record("atof.write_failed", `${this.filePath}: a partial line could not be removed (the file grew meanwhile)`);
+        else
+          this.diagnostics.record("atof.write_failed", `${this.filePath}: a partial line could not be removed (the file grew meanwhile)`);
       } catch (truncateError) {
         this.diagnostics.record("atof.write_failed", `truncate ${this.filePath}: ${messageOf(truncateError)}`);
       }
@@ -175,7 +176,8 @@ export class FileSink implements AtofSink, SyncWriter {
 
   private lost(err: unknown, lineCount: number): void {
     this.diagnostics.record("atof.write_failed", `write ${this.filePath}: ${messageOf(err)}`);
-    if (lineCount > 0) this.diagnostics.record("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
+    if (lineCount > 0)
+      this.diagnostics.record("atof.events_dropped", `${lineCount} events lost: could not write ${this.filePath}`, lineCount);
   }
 
   /**
@@ -241,7 +243,10 @@ export class FileSink implements AtofSink, SyncWriter {
     const stale = outcome.staleRemoved;
     if (stale !== undefined) {
       const whose = stale.holder === undefined ? "" : ` of ${processName(stale.holder)}`;
-      this.diagnostics.record("atof.stale_claim_removed", `${outcome.claim.claimPath}: took over the stale claim${whose} (${stale.reason})`);
+      this.diagnostics.record(
+        "atof.stale_claim_removed",
+        `${outcome.claim.claimPath}: took over the stale claim${whose} (${stale.reason})`,
+      );
     }
   }
 

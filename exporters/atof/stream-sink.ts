@@ -121,7 +121,10 @@ export class StreamSink implements AtofSink {
         lastError = messageOf(err);
       }
     }
-    this.diagnostics.record("atof.stream_failed", `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`);
+    this.diagnostics.record(
+      "atof.stream_failed",
+      `POST ${url} failed after ${maxRetries + 1} attempt${maxRetries === 0 ? "" : "s"}: ${lastError}`,
+    );
     this.diagnostics.record("atof.events_dropped", `${lines} events lost: POST ${url} failed`, lines);
   }
 }

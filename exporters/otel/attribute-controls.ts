@@ -17,8 +17,19 @@ export interface AttributeControlOptions {
 
 // Namespaces owned by the projections and the standards they follow; metadata never lands there.
 const RESERVED_PREFIXES = [
-  "error.", "exception.", "gen_ai.", "input.", "llm.", "openinference.", "output.",
-  "server.", "service.", "session.", "tool.", "tool_call.", "user.",
+  "error.",
+  "exception.",
+  "gen_ai.",
+  "input.",
+  "llm.",
+  "openinference.",
+  "output.",
+  "server.",
+  "service.",
+  "session.",
+  "tool.",
+  "tool_call.",
+  "user.",
 ];
 
 /**
@@ -34,7 +45,12 @@ export class AttributeControls {
   ) {}
 
   /** Validates the options (a `TypeError` naming the option) and returns undefined when nothing applies. */
-  static create(options: AttributeControlOptions, projection: ProjectionName, namespace: string, counter: DiagnosticCounter): AttributeControls | undefined {
+  static create(
+    options: AttributeControlOptions,
+    projection: ProjectionName,
+    namespace: string,
+    counter: DiagnosticCounter,
+  ): AttributeControls | undefined {
     const mappings = validateMappings(options.attributeMappings);
     const prefixes = validatePrefixes(options.promoteMetadataPrefixes);
     // gen_ai writes standards-only attributes: aliases are ignored there.

@@ -16,10 +16,11 @@ const CONTENT_KEYS = new Set([
   "gen_ai.tool.call.result",
 ]);
 /** OpenInference message content and tool-call arguments inside `llm.input_messages.*` / `llm.output_messages.*`. */
-const MESSAGE_CONTENT = /^llm\.(?:input|output)_messages\.\d+\.message\.(?:content$|contents\.|tool_calls\.\d+\.tool_call\.function\.arguments$)/;
+const MESSAGE_CONTENT =
+  /^llm\.(?:input|output)_messages\.\d+\.message\.(?:content$|contents\.|tool_calls\.\d+\.tool_call\.function\.arguments$)/;
 
 function under(key: string, prefix: string): boolean {
-  return key === prefix || (key.startsWith(prefix) && key.charCodeAt(prefix.length) === 46 /* "." */);
+  return key === prefix || (key.startsWith(prefix) && key.charCodeAt(prefix.length) === 46) /* "." */;
 }
 
 /**

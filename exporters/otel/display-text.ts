@@ -11,7 +11,7 @@ export function displayText(value: Json | undefined, depth = 0): string | undefi
   if (typeof value === "string") {
     const trimmed = value.trim();
     if (trimmed === "") return undefined;
-    if (trimmed.startsWith("{") || trimmed.startsWith("[") || trimmed.startsWith("\"")) {
+    if (trimmed.startsWith("{") || trimmed.startsWith("[") || trimmed.startsWith('"')) {
       try {
         const parsed = JSON.parse(trimmed) as Json;
         if (typeof parsed === "object") return displayText(parsed, depth + 1) ?? trimmed;

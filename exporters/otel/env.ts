@@ -34,7 +34,9 @@ const PROTOCOLS: readonly string[] = ["http/protobuf", "http/json"];
 export function checkProtocol(owner: string, where: string, value: string): OtlpProtocol {
   if (PROTOCOLS.includes(value)) return value as OtlpProtocol;
   if (value === "grpc") {
-    throw new TypeError(`${owner}: ${where} "grpc" is not supported; use "http/protobuf" (the default) or "http/json" over OTLP/HTTP (port 4318)`);
+    throw new TypeError(
+      `${owner}: ${where} "grpc" is not supported; use "http/protobuf" (the default) or "http/json" over OTLP/HTTP (port 4318)`,
+    );
   }
   throw new TypeError(`${owner}: ${where} must be "http/protobuf" or "http/json", got ${JSON.stringify(value)}`);
 }
@@ -90,8 +92,10 @@ export function batchSettingsFromEnv(problems: EnvProblem[], env: Env = process.
 /** Span attribute limits: `OTEL_SPAN_ATTRIBUTE_*`, falling back to the general `OTEL_ATTRIBUTE_*`. */
 export function spanLimitsFromEnv(problems: EnvProblem[], env: Env = process.env): { valueLength?: number; count?: number } {
   const valueLength =
-    integerFromEnv("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", problems, env) ?? integerFromEnv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", problems, env);
-  const count = integerFromEnv("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", problems, env) ?? integerFromEnv("OTEL_ATTRIBUTE_COUNT_LIMIT", problems, env);
+    integerFromEnv("OTEL_SPAN_ATTRIBUTE_VALUE_LENGTH_LIMIT", problems, env) ??
+    integerFromEnv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", problems, env);
+  const count =
+    integerFromEnv("OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT", problems, env) ?? integerFromEnv("OTEL_ATTRIBUTE_COUNT_LIMIT", problems, env);
   const limits: { valueLength?: number; count?: number } = {};
   if (valueLength !== undefined) limits.valueLength = valueLength;
   if (count !== undefined) limits.count = count;
@@ -100,7 +104,10 @@ export function spanLimitsFromEnv(problems: EnvProblem[], env: Env = process.env
 
 /** Export timeout: `OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`. */
 export function timeoutFromEnv(signal: Signal, problems: EnvProblem[], env: Env = process.env): number | undefined {
-  return integerFromEnv(`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`, problems, env) ?? integerFromEnv("OTEL_EXPORTER_OTLP_TIMEOUT", problems, env);
+  return (
+    integerFromEnv(`OTEL_EXPORTER_OTLP_${signal.toUpperCase()}_TIMEOUT`, problems, env) ??
+    integerFromEnv("OTEL_EXPORTER_OTLP_TIMEOUT", problems, env)
+  );
 }
 
 /** `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=false` turns content capture off. */
@@ -140,7 +147,10 @@ export function samplerFromEnv(problems: EnvProblem[], env: Env = process.env): 
     case "parentbased_traceidratio":
       return new ParentBasedSampler({ root: new TraceIdRatioBasedSampler(ratio(problems, env)) });
     default:
-      problems.push({ variable: "OTEL_TRACES_SAMPLER", message: `OTEL_TRACES_SAMPLER=${name} is not supported; using parentbased_always_on` });
+      problems.push({
+        variable: "OTEL_TRACES_SAMPLER",
+        message: `OTEL_TRACES_SAMPLER=${name} is not supported; using parentbased_always_on`,
+      });
       return new ParentBasedSampler({ root: new AlwaysOnSampler() });
   }
 }

@@ -151,6 +151,7 @@ export function jsonText(value: unknown): string {
     }
   }
   // A long-lived object (a transcript message, a declared tool) comes back in the next call's body.
-  if (isObject && (text.length >= JSON_CACHE_MIN_LENGTH || isLongLived(value)) && Object.isFrozen(value)) jsonCache.set(value as object, text);
+  if (isObject && (text.length >= JSON_CACHE_MIN_LENGTH || isLongLived(value)) && Object.isFrozen(value))
+    jsonCache.set(value as object, text);
   return text;
 }

@@ -52,7 +52,12 @@ function dataSourceOf(start: ScopeEvent): string | undefined {
 function writeToolDefinitions(attrs: Attributes, tools: readonly WireToolDef[]): void {
   if (tools.length === 0) return;
   attrs[G.GEN_AI_TOOL_DEFINITIONS] = jsonText(
-    tools.map((t) => ({ type: "function", name: t.name, ...(t.description !== undefined ? { description: t.description } : {}), parameters: t.inputSchema })),
+    tools.map((t) => ({
+      type: "function",
+      name: t.name,
+      ...(t.description !== undefined ? { description: t.description } : {}),
+      parameters: t.inputSchema,
+    })),
   );
 }
 
@@ -94,7 +99,11 @@ export class GenAiProjection implements Projection {
     if (type === "tool") {
       attrs[G.GEN_AI_TOOL_NAME] = op[1];
       setString(attrs, G.GEN_AI_TOOL_TYPE, lookupString(start, G.GEN_AI_TOOL_TYPE, "tool_type"));
-      setString(attrs, G.GEN_AI_TOOL_CALL_ID, profileString(start, PROFILE_TOOL_CALL_ID) ?? lookupString(start, G.GEN_AI_TOOL_CALL_ID, "tool_call_id"));
+      setString(
+        attrs,
+        G.GEN_AI_TOOL_CALL_ID,
+        profileString(start, PROFILE_TOOL_CALL_ID) ?? lookupString(start, G.GEN_AI_TOOL_CALL_ID, "tool_call_id"),
+      );
       setString(attrs, G.GEN_AI_TOOL_DESCRIPTION, lookupString(start, G.GEN_AI_TOOL_DESCRIPTION, "tool_description", "description"));
       if (start.data !== null && start.data !== undefined) attrs[G.GEN_AI_TOOL_CALL_ARGUMENTS] = jsonText(start.data);
       // A call to an MCP server keeps the MCP semantic-convention attributes it was recorded with.

@@ -44,11 +44,13 @@ export function llmResponseOf(end: ScopeEvent): WireResponse | undefined {
 /** Request messages in order: a body-level system prompt first, one `tool` message per tool result. */
 export function requestMessages(request: WireRequest, withSystem = true): LlmMessage[] {
   const out: LlmMessage[] = [];
-  if (withSystem && request.system !== undefined && request.system !== "") out.push({ role: "system", text: request.system, toolCalls: [] });
+  if (withSystem && request.system !== undefined && request.system !== "")
+    out.push({ role: "system", text: request.system, toolCalls: [] });
   for (const m of request.messages) {
     if (m.role === "tool") {
       for (const p of m.parts) {
-        if (p.type === "tool_result") out.push({ role: "tool", text: p.text, toolCallId: p.toolCallId, toolCalls: [], toolResponse: p.output });
+        if (p.type === "tool_result")
+          out.push({ role: "tool", text: p.text, toolCallId: p.toolCallId, toolCalls: [], toolResponse: p.output });
       }
       continue;
     }

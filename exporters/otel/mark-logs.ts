@@ -77,7 +77,8 @@ export class MarkLogs {
     const ns = this.ns;
     const metadata = mark.metadata;
     const severity = isJsonObject(metadata) ? metadata[severityKey(ns)] : undefined;
-    const [severityNumber, severityText] = SEVERITIES[typeof severity === "string" ? severity.toLowerCase() : "info"] ?? SEVERITIES["info"]!;
+    const [severityNumber, severityText] =
+      SEVERITIES[typeof severity === "string" ? severity.toLowerCase() : "info"] ?? SEVERITIES["info"]!;
     const attributes: LogAttributes = {
       [attributeKey(ns, "atof.version")]: mark.atof_version,
       [attributeKey(ns, "mark.name")]: mark.name,

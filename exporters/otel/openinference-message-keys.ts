@@ -25,7 +25,11 @@ const MAX_CACHED_CALLS = 64;
 
 function toolCallKeys(prefix: string, j: number): ToolCallKeys {
   const callPrefix = `${prefix}${SC.MESSAGE_TOOL_CALLS}.${j}.`;
-  return { id: callPrefix + SC.TOOL_CALL_ID, functionName: callPrefix + SC.TOOL_CALL_FUNCTION_NAME, argumentsJson: callPrefix + SC.TOOL_CALL_FUNCTION_ARGUMENTS_JSON };
+  return {
+    id: callPrefix + SC.TOOL_CALL_ID,
+    functionName: callPrefix + SC.TOOL_CALL_FUNCTION_NAME,
+    argumentsJson: callPrefix + SC.TOOL_CALL_FUNCTION_ARGUMENTS_JSON,
+  };
 }
 
 function messageKeys(list: string, i: number): MessageKeys {
@@ -57,5 +61,6 @@ export const outputMessageKeys = keyTable(SC.LLM_OUTPUT_MESSAGES);
 /** `llm.tools.{i}.tool.json_schema`. */
 export const toolSchemaKey = (() => {
   const table: string[] = [];
-  return (i: number): string => (i >= MAX_CACHED_MESSAGES ? `${SC.LLM_TOOLS}.${i}.${SC.TOOL_JSON_SCHEMA}` : (table[i] ??= `${SC.LLM_TOOLS}.${i}.${SC.TOOL_JSON_SCHEMA}`));
+  return (i: number): string =>
+    i >= MAX_CACHED_MESSAGES ? `${SC.LLM_TOOLS}.${i}.${SC.TOOL_JSON_SCHEMA}` : (table[i] ??= `${SC.LLM_TOOLS}.${i}.${SC.TOOL_JSON_SCHEMA}`);
 })();

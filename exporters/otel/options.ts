@@ -112,10 +112,29 @@ export interface OtelExporterOptions {
 
 const OWNER = "OtelExporter";
 const KEYS: readonly (keyof OtelExporterOptions)[] = [
-  "projection", "endpoint", "headers", "serviceName", "namespace", "markProjection", "markExcludeNames",
-  "spanExporter", "timeoutMillis", "maxQueueSize", "maxExportBatchSize", "scheduledDelayMillis",
-  "resourceAttributes", "instrumentationScope", "attributeMappings", "promoteMetadataPrefixes",
-  "protocol", "tracerProvider", "sampler", "logs", "metrics", "captureContent", "aliases",
+  "projection",
+  "endpoint",
+  "headers",
+  "serviceName",
+  "namespace",
+  "markProjection",
+  "markExcludeNames",
+  "spanExporter",
+  "timeoutMillis",
+  "maxQueueSize",
+  "maxExportBatchSize",
+  "scheduledDelayMillis",
+  "resourceAttributes",
+  "instrumentationScope",
+  "attributeMappings",
+  "promoteMetadataPrefixes",
+  "protocol",
+  "tracerProvider",
+  "sampler",
+  "logs",
+  "metrics",
+  "captureContent",
+  "aliases",
 ];
 const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
 const MARK_SETTINGS: readonly MarkProjectionSetting[] = ["inherit", "event", "tool"];
@@ -141,7 +160,10 @@ export function checkOtelOptions(options: OtelExporterOptions): {
   checkStringArray("markExcludeNames", bag["markExcludeNames"]);
   checkResourceAttributes(bag["resourceAttributes"]);
   const exporter = bag["spanExporter"];
-  if (exporter !== undefined && (typeof exporter !== "object" || exporter === null || typeof (exporter as SpanExporter).export !== "function")) {
+  if (
+    exporter !== undefined &&
+    (typeof exporter !== "object" || exporter === null || typeof (exporter as SpanExporter).export !== "function")
+  ) {
     throw new TypeError(`${OWNER}: spanExporter must be an OpenTelemetry SpanExporter (an object with export())`);
   }
   optionalNumber(OWNER, "timeoutMillis", bag["timeoutMillis"], 0);
@@ -156,7 +178,10 @@ export function checkOtelOptions(options: OtelExporterOptions): {
     if (bag[key] !== undefined && typeof bag[key] !== "boolean") throw new TypeError(`${OWNER}: ${key} must be a boolean`);
   }
   const sampler = bag["sampler"];
-  if (sampler !== undefined && (typeof sampler !== "object" || sampler === null || typeof (sampler as Sampler).shouldSample !== "function")) {
+  if (
+    sampler !== undefined &&
+    (typeof sampler !== "object" || sampler === null || typeof (sampler as Sampler).shouldSample !== "function")
+  ) {
     throw new TypeError(`${OWNER}: sampler must be an OpenTelemetry Sampler (an object with shouldSample())`);
   }
   const logs = checkSignal("logs", bag["logs"], ["endpoint", "headers"]);

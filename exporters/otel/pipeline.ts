@@ -57,7 +57,12 @@ function ownResource(options: OtelExporterOptions): Resource {
     .merge(resourceFromAttributes(fromCode));
 }
 
-export function tracePipeline(options: OtelExporterOptions, endpoint: string | undefined, scope: InstrumentationScope, counter: DiagnosticCounter): TracePipeline {
+export function tracePipeline(
+  options: OtelExporterOptions,
+  endpoint: string | undefined,
+  scope: InstrumentationScope,
+  counter: DiagnosticCounter,
+): TracePipeline {
   const problems: EnvProblem[] = [];
   try {
     if (options.tracerProvider !== undefined) {
@@ -76,7 +81,13 @@ export function tracePipeline(options: OtelExporterOptions, endpoint: string | u
     const maxQueueSize = options.maxQueueSize ?? batch.maxQueueSize ?? 2048;
     // Code that names a destination chooses OTLP (or its own exporter); otherwise the variable decides.
     const choice = options.spanExporter !== undefined || endpoint !== undefined ? "otlp" : exporterFromEnv("traces", problems);
-    const common = { resource: ownResource(options), processor: undefined, sampler: options.sampler ?? samplerFromEnv(problems), limits: spanLimitsFromEnv(problems), timeoutMillis };
+    const common = {
+      resource: ownResource(options),
+      processor: undefined,
+      sampler: options.sampler ?? samplerFromEnv(problems),
+      limits: spanLimitsFromEnv(problems),
+      timeoutMillis,
+    };
     if (choice === "none") return { ...common, batcher: undefined };
     const protocol: OtlpProtocol = options.protocol ?? protocolFromEnv(OWNER, "traces");
     const target = { url: endpoint, headers: options.headers, timeoutMillis };
@@ -120,12 +131,22 @@ export function logsPipeline(
   if (choice === "none") return undefined;
   const protocol = options.protocol ?? protocolFromEnv(OWNER, "logs");
   const url = endpoints.logsEndpoint ?? siblingUrl(endpoints.endpoint, "logs");
-  const exporter = logExporterFor(choice, protocol, { url, headers: logs.headers ?? options.headers, timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("logs", problems) });
+  const exporter = logExporterFor(choice, protocol, {
+    url,
+    headers: logs.headers ?? options.headers,
+    timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("logs", problems),
+  });
   return new MarkLogs(exporter, resource, scope, ns, counter, captureContent);
 }
 
 /** The metrics signal, when `metrics` is on and `OTEL_METRICS_EXPORTER` is not `none`. */
-export function metricsPipeline(options: OtelExporterOptions, endpoints: Endpoints, resource: Resource, scope: InstrumentationScope, counter: DiagnosticCounter): SignalMetrics | undefined {
+export function metricsPipeline(
+  options: OtelExporterOptions,
+  endpoints: Endpoints,
+  resource: Resource,
+  scope: InstrumentationScope,
+  counter: DiagnosticCounter,
+): SignalMetrics | undefined {
   const metrics = signalOptions(options.metrics);
   if (!metrics) return undefined;
   const problems: EnvProblem[] = [];
@@ -135,6 +156,10 @@ export function metricsPipeline(options: OtelExporterOptions, endpoints: Endpoin
   if (choice === "none") return undefined;
   const protocol = options.protocol ?? protocolFromEnv(OWNER, "metrics");
   const url = endpoints.metricsEndpoint ?? siblingUrl(endpoints.endpoint, "metrics");
-  const exporter = metricExporterFor(choice, protocol, { url, headers: metrics.headers ?? options.headers, timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("metrics", problems) });
+  const exporter = metricExporterFor(choice, protocol, {
+    url,
+    headers: metrics.headers ?? options.headers,
+    timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("metrics", problems),
+  });
   return new SignalMetrics(exporter, resource, scope, Math.max(1, interval), counter);
 }

@@ -1,11 +1,6 @@
 import { SpanKind, ValueType, type Attributes, type Histogram, type Meter } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import {
-  MeterProvider,
-  PeriodicExportingMetricReader,
-  type PushMetricExporter,
-  type ResourceMetrics,
-} from "@opentelemetry/sdk-metrics";
+import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
@@ -22,7 +17,14 @@ const METRIC_CODES = { failed: "otel.metrics_export_failed", what: "metric" };
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 /** Attributes of a chat span the client metrics carry (gen_ai client metric attributes). */
-const METRIC_ATTRIBUTES = [G.GEN_AI_OPERATION_NAME, G.GEN_AI_PROVIDER_NAME, G.GEN_AI_REQUEST_MODEL, G.GEN_AI_RESPONSE_MODEL, G.SERVER_ADDRESS, G.SERVER_PORT];
+const METRIC_ATTRIBUTES = [
+  G.GEN_AI_OPERATION_NAME,
+  G.GEN_AI_PROVIDER_NAME,
+  G.GEN_AI_REQUEST_MODEL,
+  G.GEN_AI_RESPONSE_MODEL,
+  G.SERVER_ADDRESS,
+  G.SERVER_PORT,
+];
 /** LLM calls waiting for their end; past this the oldest is forgotten (an end that never comes). */
 const MAX_OPEN_CALLS = 4096;
 
@@ -156,7 +158,10 @@ export class SignalMetrics {
 
   private record(markName: string, m: Json): void {
     if (!isJsonObject(m) || typeof m["name"] !== "string" || typeof m["value"] !== "number" || !Number.isFinite(m["value"])) {
-      this.counter.record("otel.metric_mark_invalid", `metric mark ${markName}: a measurement without a name and a finite value was skipped`);
+      this.counter.record(
+        "otel.metric_mark_invalid",
+        `metric mark ${markName}: a measurement without a name and a finite value was skipped`,
+      );
       return;
     }
     const kind = m["kind"];
@@ -169,7 +174,8 @@ export class SignalMetrics {
       if (typeof m["description"] === "string") options.description = m["description"];
       options.valueType = m["value_type"] === "f64" ? ValueType.DOUBLE : ValueType.INT;
       const bounds = m["boundaries"];
-      if (Array.isArray(bounds) && bounds.every((b) => typeof b === "number")) options.advice = { explicitBucketBoundaries: bounds as number[] };
+      if (Array.isArray(bounds) && bounds.every((b) => typeof b === "number"))
+        options.advice = { explicitBucketBoundaries: bounds as number[] };
       switch (kind) {
         case "counter":
           instrument = this.meter.createCounter(name, options);

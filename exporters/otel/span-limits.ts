@@ -26,7 +26,8 @@ export function applySpanLimits(attrs: Attributes, limits: SpanLimitSettings): n
     if (valueLength === undefined) continue;
     const value = attrs[key];
     if (typeof value === "string" && value.length > valueLength) attrs[key] = value.slice(0, valueLength);
-    else if (Array.isArray(value)) attrs[key] = value.map((v) => (typeof v === "string" && v.length > valueLength ? v.slice(0, valueLength) : v)) as typeof value;
+    else if (Array.isArray(value))
+      attrs[key] = value.map((v) => (typeof v === "string" && v.length > valueLength ? v.slice(0, valueLength) : v)) as typeof value;
   }
   return dropped;
 }

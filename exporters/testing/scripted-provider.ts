@@ -114,10 +114,22 @@ function scriptedResponse(model: string, turn: ScriptedTurn): WireResponse {
   if (turn.text) parts.push({ type: "text", text: turn.text });
   for (const c of turn.toolCalls ?? []) {
     const text = typeof c.arguments === "string" ? c.arguments : JSON.stringify(c.arguments);
-    parts.push({ type: "tool_call", call: { id: c.id, name: c.name, arguments: text, input: typeof c.arguments === "string" ? (JSON.parse(c.arguments) as Json) : (c.arguments as Json) } });
+    parts.push({
+      type: "tool_call",
+      call: {
+        id: c.id,
+        name: c.name,
+        arguments: text,
+        input: typeof c.arguments === "string" ? (JSON.parse(c.arguments) as Json) : (c.arguments as Json),
+      },
+    });
   }
   const calls = turn.toolCalls ?? [];
-  const wireUsage: WireUsage = { inputTokens: usage.promptTokens, outputTokens: usage.completionTokens, totalTokens: usage.promptTokens + usage.completionTokens };
+  const wireUsage: WireUsage = {
+    inputTokens: usage.promptTokens,
+    outputTokens: usage.completionTokens,
+    totalTokens: usage.promptTokens + usage.completionTokens,
+  };
   if (usage.cachedTokens !== undefined) wireUsage.cacheReadTokens = usage.cachedTokens;
   return {
     id: "scripted-1",

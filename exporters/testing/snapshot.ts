@@ -70,7 +70,8 @@ export function toSnapshot(spans: readonly ReadableSpan[], options: SnapshotOpti
   const value = (v: AttributeValue | undefined): SnapshotValue => {
     if (v === undefined) return null;
     if (typeof v === "string") return v.replace(UUID_PATTERN, (u) => uuids.get(u.toLowerCase()));
-    if (Array.isArray(v)) return v.map((x) => (typeof x === "string" ? x.replace(UUID_PATTERN, (u) => uuids.get(u.toLowerCase())) : (x ?? null)));
+    if (Array.isArray(v))
+      return v.map((x) => (typeof x === "string" ? x.replace(UUID_PATTERN, (u) => uuids.get(u.toLowerCase())) : (x ?? null)));
     return v as number | boolean;
   };
   const attributes = (attrs: Attributes | undefined): Record<string, SnapshotValue> => {
@@ -87,10 +88,15 @@ export function toSnapshot(spans: readonly ReadableSpan[], options: SnapshotOpti
         traceId: traces.get(ctx.traceId),
         spanId: spanIds.get(ctx.spanId),
         parentSpanId: span.parentSpanContext ? spanIds.get(span.parentSpanContext.spanId) : null,
-        status: span.status.message ? { code: statusName(span.status.code), message: span.status.message } : { code: statusName(span.status.code) },
+        status: span.status.message
+          ? { code: statusName(span.status.code), message: span.status.message }
+          : { code: statusName(span.status.code) },
         attributes: attributes(span.attributes),
         events: span.events.map((e) => {
-          const event: { name: string; time?: string | number; attributes: Record<string, SnapshotValue> } = { name: e.name, attributes: attributes(e.attributes) };
+          const event: { name: string; time?: string | number; attributes: Record<string, SnapshotValue> } = {
+            name: e.name,
+            attributes: attributes(e.attributes),
+          };
           const t = time(e.time);
           if (t !== undefined) event.time = t;
           return event;

@@ -47,7 +47,11 @@ function isPropagationContext(v: unknown): v is PropagationContextWire | Propaga
  * Runs `body` as one `agent` scope: sets the end output and reports the `run` metric. The scope
  * always ends (ERROR when `body` throws). Suspensions need nothing here: the runtime records them.
  */
-export async function inAgentScope(settings: ClientSettings, opts: AgentScopeOptions, body: (run: RunContext) => Promise<LoopResult>): Promise<RunResult> {
+export async function inAgentScope(
+  settings: ClientSettings,
+  opts: AgentScopeOptions,
+  body: (run: RunContext) => Promise<LoopResult>,
+): Promise<RunResult> {
   const { runtime } = settings;
   const signal = runSignal(opts.signal, settings.timeoutMs);
   const scoped = () =>
@@ -60,10 +64,27 @@ export async function inAgentScope(settings: ClientSettings, opts: AgentScopeOpt
         try {
           const result = await body(run);
           scope.setOutput(endOutput(result));
-          emitMetric(settings, { event: "run", model: settings.model, turns: result.turns, toolCalls: result.toolCallCount, totalTokens: result.usage.totalTokens, ms: Date.now() - started, runUuid: scope.uuid });
+          emitMetric(settings, {
+            event: "run",
+            model: settings.model,
+            turns: result.turns,
+            toolCalls: result.toolCallCount,
+            totalTokens: result.usage.totalTokens,
+            ms: Date.now() - started,
+            runUuid: scope.uuid,
+          });
           return { ...result, runUuid: scope.uuid };
         } catch (err) {
-          emitMetric(settings, { event: "run", model: settings.model, turns: 0, toolCalls: 0, totalTokens: 0, ms: Date.now() - started, error: err instanceof Error ? err.message : String(err), runUuid: scope.uuid });
+          emitMetric(settings, {
+            event: "run",
+            model: settings.model,
+            turns: 0,
+            toolCalls: 0,
+            totalTokens: 0,
+            ms: Date.now() - started,
+            error: err instanceof Error ? err.message : String(err),
+            runUuid: scope.uuid,
+          });
           throw err;
         }
       },

@@ -29,7 +29,6 @@ export const CLIENT_OPTION_KEYS: readonly (keyof ClientOptions)[] = Object.freez
   "onError",
 ] as const);
 
-
 /**
  * Rejects options that cannot work, at construction rather than on the first run:
  * a missing `baseUrl`/`model`, an unknown `style`, a bad `maxTurns`, or an unknown key.
@@ -38,11 +37,13 @@ export function checkClientOptions(options: unknown): asserts options is ClientO
   if (typeof options !== "object" || options === null) throw new TypeError("createClient: options must be an object");
   const o = options as Record<string, unknown>;
   checkOptionKeys("createClient", o, CLIENT_OPTION_KEYS);
-  if (typeof o.baseUrl !== "string" || o.baseUrl === "") throw new TypeError("createClient: option \"baseUrl\" must be a non-empty string");
+  if (typeof o.baseUrl !== "string" || o.baseUrl === "") throw new TypeError('createClient: option "baseUrl" must be a non-empty string');
   if (typeof o.style !== "string" || !(DIALECTS as readonly string[]).includes(o.style)) {
-    throw new TypeError(`createClient: option "style" must be one of ${DIALECTS.map((d) => `"${d}"`).join(", ")} (got ${JSON.stringify(o.style) ?? "undefined"})`);
+    throw new TypeError(
+      `createClient: option "style" must be one of ${DIALECTS.map((d) => `"${d}"`).join(", ")} (got ${JSON.stringify(o.style) ?? "undefined"})`,
+    );
   }
-  if (typeof o.model !== "string" || o.model === "") throw new TypeError("createClient: option \"model\" must be a non-empty string");
+  if (typeof o.model !== "string" || o.model === "") throw new TypeError('createClient: option "model" must be a non-empty string');
   for (const key of ["requestTimeoutMs", "maxResponseBytes"] as const) {
     const v = o[key];
     if (v !== undefined && !(typeof v === "number" && Number.isFinite(v) && v >= 0)) {

@@ -184,7 +184,12 @@ export class Client {
     }
   }
 
-  private start(prompt: string, options: RunOptions, emit: ((e: StreamEvent) => void) | undefined, metadata?: Record<string, Json>): Promise<RunResult> {
+  private start(
+    prompt: string,
+    options: RunOptions,
+    emit: ((e: StreamEvent) => void) | undefined,
+    metadata?: Record<string, Json>,
+  ): Promise<RunResult> {
     const { codec, systemPrompt } = this.settings;
     const toolkit = options.toolkit ?? new Toolkit([]);
     const history = options.history && options.history.length > 0 ? options.history : undefined;

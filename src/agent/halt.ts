@@ -6,7 +6,11 @@ import type { HaltRecord, ToolCallRecord } from "./types.js";
 
 /** Appends one result per slot, in call order, in the provider's dialect. */
 export function appendResults(codec: ProviderCodec, messages: unknown[], slots: CallSlot[]): void {
-  messages.push(...codec.toolResultMessages(slots.map((s) => ({ id: s.call.id, name: s.call.name, output: s.result.output, isError: s.result.isError }))));
+  messages.push(
+    ...codec.toolResultMessages(
+      slots.map((s) => ({ id: s.call.id, name: s.call.name, output: s.result.output, isError: s.result.isError })),
+    ),
+  );
 }
 
 export function recordsOf(slots: CallSlot[]): ToolCallRecord[] {

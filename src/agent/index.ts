@@ -5,15 +5,7 @@ export { defineTool, toToolResult } from "./tool.js";
 export type { Tool, ToolContext, ToolDefinition, ToolReturn, ToolSource } from "./tool.js";
 export { pending, pendingOf, authRequired, isRequest, sanitize } from "./pending.js";
 export type { Answer, Request, ToolOutcome, ToolResult } from "./pending.js";
-export {
-  relayTool,
-  isRelayRequest,
-  relayCallsOf,
-  relayAnswer,
-  RELAY_KIND,
-  RELAY_OUTPUT_KEY,
-  RELAY_IS_ERROR_KEY,
-} from "./relay.js";
+export { relayTool, isRelayRequest, relayCallsOf, relayAnswer, RELAY_KIND, RELAY_OUTPUT_KEY, RELAY_IS_ERROR_KEY } from "./relay.js";
 export type { RelayCall, RelayResult } from "./relay.js";
 export { InMemoryConversationStore } from "./store.js";
 export type { ConversationStore } from "./store.js";
@@ -50,7 +42,14 @@ export type {
   ToolCallRecord,
 } from "./types.js";
 // From the provider layer: what users of the loop need to name.
-export { codecFor, ProviderError, ProviderHttpError, ProviderResponseError, ProviderConnectionError, ProviderTimeoutError } from "./providers/index.js";
+export {
+  codecFor,
+  ProviderError,
+  ProviderHttpError,
+  ProviderResponseError,
+  ProviderConnectionError,
+  ProviderTimeoutError,
+} from "./providers/index.js";
 export type { ProviderStyle, ToolDeclaration, Usage, ProviderCodec } from "./providers/index.js";
 export { translate } from "./translate.js";
 export type { TranslateOptions, TranslateResult } from "./translate.js";

@@ -62,7 +62,13 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
         const res = await postJson(transportOptions(run, url, stringHeaders(request.headers), request.content, ctx.signal, ctx.llmUuid));
         return res.json as Json;
       },
-      { modelName: settings.model, dataSchema: settings.codec.wire.schema, metadata: endpointMetadata(url, turn), signal: run.signal, injectTraceparent: settings.injectTraceparent },
+      {
+        modelName: settings.model,
+        dataSchema: settings.codec.wire.schema,
+        metadata: endpointMetadata(url, turn),
+        signal: run.signal,
+        injectTraceparent: settings.injectTraceparent,
+      },
     );
     parsed = settings.codec.parseResponse(raw);
     return { parsed, raw };
@@ -87,7 +93,9 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
       { headers: requestHeaders(run), content: body },
       async function* (request, ctx) {
         // The request the runtime hands back is the real one (credentials intact, traceparent added).
-        const events = await postStream(transportOptions(run, url, stringHeaders(request.headers), request.content, ctx.signal, ctx.llmUuid));
+        const events = await postStream(
+          transportOptions(run, url, stringHeaders(request.headers), request.content, ctx.signal, ctx.llmUuid),
+        );
         const gen = settings.codec.parseStream(events);
         for (;;) {
           const step = await gen.next();

@@ -29,7 +29,13 @@ export async function runCalls(run: RunContext, calls: ParsedToolCall[], turn: n
  * Halts durably: balances the turn, surfaces the request with the trace context a resumed
  * run needs (captured here, inside the agent scope, so its parent is the agent scope).
  */
-export function haltResult(run: RunContext, messages: unknown[], slots: CallSlot[], assistantIndex: number, base: Omit<LoopResult, "status" | "text" | "messages">): LoopResult {
+export function haltResult(
+  run: RunContext,
+  messages: unknown[],
+  slots: CallSlot[],
+  assistantIndex: number,
+  base: Omit<LoopResult, "status" | "text" | "messages">,
+): LoopResult {
   const surfaced = surfacedRequest(slots)!;
   const halt = balanceHalt(slots, assistantIndex);
   appendResults(run.settings.codec, messages, slots);
@@ -42,7 +48,16 @@ export function haltResult(run: RunContext, messages: unknown[], slots: CallSlot
   }
   const request: Request = traceContext ? { ...surfaced, data: { ...surfaced.data, traceContext } } : surfaced;
   run.emit?.({ type: "pending", request });
-  return { ...base, toolCalls: [...base.toolCalls, ...recordsOf(slots)], toolCallCount: base.toolCallCount + slots.length, status: "pending", text: request.prompt, messages, pending: request, halt };
+  return {
+    ...base,
+    toolCalls: [...base.toolCalls, ...recordsOf(slots)],
+    toolCallCount: base.toolCallCount + slots.length,
+    status: "pending",
+    text: request.prompt,
+    messages,
+    pending: request,
+    halt,
+  };
 }
 
 /** The turn loop: call the model, run the turn's tools, repeat until text, a halt or `maxTurns`. */
@@ -53,7 +68,13 @@ export async function runTurns(run: RunContext, messages: unknown[], stream: boo
   return result;
 }
 
-async function turnLoop(run: RunContext, messages: unknown[], stream: boolean, prior: ToolCallRecord[], transcript: RecordedTranscript): Promise<LoopResult> {
+async function turnLoop(
+  run: RunContext,
+  messages: unknown[],
+  stream: boolean,
+  prior: ToolCallRecord[],
+  transcript: RecordedTranscript,
+): Promise<LoopResult> {
   const { settings } = run;
   const usage = zeroUsage();
   const toolCalls: ToolCallRecord[] = [...prior];
@@ -87,7 +108,8 @@ async function turnLoop(run: RunContext, messages: unknown[], stream: boolean, p
     if (slots.some((s) => s.suspended)) return haltResult(run, messages, slots, messages.length - 1, base);
     appendResults(settings.codec, messages, slots);
     toolCalls.push(...recordsOf(slots));
-    for (const s of slots) run.emit?.({ type: "tool_result", id: s.call.id, name: s.call.name, output: s.result.output, isError: s.result.isError });
+    for (const s of slots)
+      run.emit?.({ type: "tool_result", id: s.call.id, name: s.call.name, output: s.result.output, isError: s.result.isError });
   }
   const base = { toolCalls, toolCallCount: toolCalls.length, usage, turns, model: settings.model, messages };
   return lastText === "" ? { ...base, status: "incomplete", text: "", limit: "maxTurns" } : { ...base, status: "done", text: lastText };

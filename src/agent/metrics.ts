@@ -15,7 +15,10 @@ function labelText(labels: Labels): string {
 
 class Counter {
   private readonly series = new Map<string, number>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
   add(labels: Labels, by = 1): void {
     const key = labelText(labels);
     this.series.set(key, (this.series.get(key) ?? 0) + by);
@@ -30,7 +33,10 @@ class Counter {
 
 class Histogram {
   private readonly series = new Map<string, { labels: Labels; counts: number[]; sum: number; count: number }>();
-  constructor(readonly name: string, readonly help: string) {}
+  constructor(
+    readonly name: string,
+    readonly help: string,
+  ) {}
   observe(labels: Labels, seconds: number): void {
     const key = labelText(labels);
     let s = this.series.get(key);
@@ -85,6 +91,8 @@ export class MetricsRecorder {
 
   /** Byte-stable text: fixed metric order, every header even without samples, series sorted by label string, trailing newline. */
   render(): string {
-    return [this.llmRequests, this.llmTokens, this.llmDuration, this.toolCalls, this.toolDuration, this.runErrors].map((m) => m.render()).join("");
+    return [this.llmRequests, this.llmTokens, this.llmDuration, this.toolCalls, this.toolDuration, this.runErrors]
+      .map((m) => m.render())
+      .join("");
   }
 }

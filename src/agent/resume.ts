@@ -43,7 +43,13 @@ function repairPlain(run: RunContext, history: unknown[], index: number, pending
  * With a halt record: completed results are kept; suspended slots are rebuilt in call
  * order. A non-relay call that suspends again halts the run again, with no LLM call.
  */
-async function repairWithHalt(run: RunContext, history: unknown[], halt: HaltRecord, pending: Request, answer: Answer): Promise<{ messages: unknown[]; halted?: LoopResult }> {
+async function repairWithHalt(
+  run: RunContext,
+  history: unknown[],
+  halt: HaltRecord,
+  pending: Request,
+  answer: Answer,
+): Promise<{ messages: unknown[]; halted?: LoopResult }> {
   const { codec } = run.settings;
   const messages = history.slice(0, halt.assistantIndex + 1);
   const existing = codec.toolResultsAfter(history, halt.assistantIndex);
@@ -56,7 +62,9 @@ async function repairWithHalt(run: RunContext, history: unknown[], halt: HaltRec
     if (rec.state === "completed") {
       slots.push({ call, args: call.args, result: existing.get(rec.id) ?? noResult(rec.name) });
     } else if (relayIds.has(rec.id)) {
-      const result = !answer.ok ? relayDeclined(rec.name, answer) : relayResultFor(answer, rec.id, outstandingRelay === 1) ?? noResult(rec.name);
+      const result = !answer.ok
+        ? relayDeclined(rec.name, answer)
+        : (relayResultFor(answer, rec.id, outstandingRelay === 1) ?? noResult(rec.name));
       slots.push({ call, args: call.args, result });
     } else if (rec.requestId === pending.id) {
       slots.push(await resolveWithAnswer(run, call, call.args, 0, pending, answer, ""));
@@ -68,7 +76,11 @@ async function repairWithHalt(run: RunContext, history: unknown[], halt: HaltRec
     const base = { toolCalls: [], toolCallCount: 0, usage: zeroUsage(), turns: 0, model: run.settings.model };
     return { messages, halted: haltResult(run, messages, slots, halt.assistantIndex, base) };
   }
-  messages.push(...codec.toolResultMessages(slots.map((s) => ({ id: s.call.id, name: s.call.name, output: s.result.output, isError: s.result.isError }))));
+  messages.push(
+    ...codec.toolResultMessages(
+      slots.map((s) => ({ id: s.call.id, name: s.call.name, output: s.result.output, isError: s.result.isError })),
+    ),
+  );
   return { messages };
 }
 
@@ -86,7 +98,13 @@ export async function repairTranscript(
 }
 
 /** Abandon: every suspended slot becomes `abandoned (<reason>): <prompt>`. */
-export function abandonTranscript(codec: ProviderCodec, history: unknown[], pending: Request, halt: HaltRecord | undefined, reason: string): unknown[] {
+export function abandonTranscript(
+  codec: ProviderCodec,
+  history: unknown[],
+  pending: Request,
+  halt: HaltRecord | undefined,
+  reason: string,
+): unknown[] {
   const last = codec.lastToolTurn(history);
   const index = halt?.assistantIndex ?? last?.index;
   if (index === undefined) throw new Error("cannot abandon — the transcript has no assistant turn with tool calls");
@@ -104,7 +122,7 @@ export function abandonTranscript(codec: ProviderCodec, history: unknown[], pend
       return { id: c.id, name: c.name, ...kept };
     }
     // The placeholder left by the halt is the suspended call's own prompt.
-    const prompt = relayIds.has(c.id) ? pending.prompt : existing.get(c.id)?.output ?? pending.prompt;
+    const prompt = relayIds.has(c.id) ? pending.prompt : (existing.get(c.id)?.output ?? pending.prompt);
     return { id: c.id, name: c.name, output: `abandoned (${reason}): ${prompt}`, isError: true };
   });
   return [...history.slice(0, index + 1), ...codec.toolResultMessages(results)];

@@ -33,7 +33,8 @@ export const SKILL_TOOL_DESCRIPTION = [
   "The skill name must match one of the skills listed in your system prompt.",
 ].join("\n");
 
-const PROMPT_PREAMBLE = "Skills provide specialized instructions and workflows for specific tasks.\nUse the skill tool to load a skill when a task matches its description.";
+const PROMPT_PREAMBLE =
+  "Skills provide specialized instructions and workflows for specific tasks.\nUse the skill tool to load a skill when a task matches its description.";
 const NO_SKILLS = "No skills are currently available.";
 const SAMPLED_FILES = 10;
 const SKIPPED_DIRS = new Set(["node_modules", ".git"]);

@@ -18,7 +18,12 @@ export interface StandardSchemaLike<Input = unknown, Output = Input> {
 
 export type StandardResult<Output> =
   | { readonly value: Output; readonly issues?: undefined }
-  | { readonly issues: ReadonlyArray<{ readonly message: string; readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined }> };
+  | {
+      readonly issues: ReadonlyArray<{
+        readonly message: string;
+        readonly path?: ReadonlyArray<PropertyKey | { readonly key: PropertyKey }> | undefined;
+      }>;
+    };
 
 /** The type a Standard Schema validates to. */
 export type StandardOutput<S> = S extends StandardSchemaLike<unknown, infer O> ? O : never;
@@ -48,7 +53,9 @@ export function jsonSchemaOf(name: string, schema: StandardSchemaLike): JsonObje
   try {
     converted = props.jsonSchema.input({ target: "draft-07" });
   } catch (err) {
-    throw new TypeError(`defineTool: tool ${name}'s ${props.vendor} schema could not be converted to JSON Schema: ${err instanceof Error ? err.message : String(err)}`);
+    throw new TypeError(
+      `defineTool: tool ${name}'s ${props.vendor} schema could not be converted to JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+    );
   }
   const { $schema: _dropped, ...rest } = converted;
   return JSON.parse(JSON.stringify(rest)) as JsonObject;

@@ -49,55 +49,68 @@ async function executeManaged(
   if (opts.retryOf) metadata[META_RETRY_OF] = opts.retryOf;
   let toolUuid = "";
   let failed: { error: unknown; result: ToolResult } | undefined;
-  const outcome = await run.settings.runtime.executeTool(
-    call.name,
-    args as Json,
-    async (effectiveArgs, ctx) => {
-      toolUuid = ctx.toolUuid;
-      if (source === "skill") markSkillLoad(run.settings.runtime, ctx.toolUuid, call.name, effectiveArgs);
-      if (opts.shortCircuit) return suspensionOf(opts.shortCircuit, { result: opts.shortCircuit as unknown as Json, annotation: { short_circuit: "beforeTool" } });
-      const argsObject = (typeof effectiveArgs === "object" && effectiveArgs !== null && !Array.isArray(effectiveArgs) ? effectiveArgs : {}) as Record<string, unknown>;
-      const toolCtx: { signal: AbortSignal; toolCallId: string; toolUuid: string; answer?: Answer } = {
-        signal: ctx.signal,
+  const outcome = await run.settings.runtime
+    .executeTool(
+      call.name,
+      args as Json,
+      async (effectiveArgs, ctx) => {
+        toolUuid = ctx.toolUuid;
+        if (source === "skill") markSkillLoad(run.settings.runtime, ctx.toolUuid, call.name, effectiveArgs);
+        if (opts.shortCircuit)
+          return suspensionOf(opts.shortCircuit, {
+            result: opts.shortCircuit as unknown as Json,
+            annotation: { short_circuit: "beforeTool" },
+          });
+        const argsObject = (
+          typeof effectiveArgs === "object" && effectiveArgs !== null && !Array.isArray(effectiveArgs) ? effectiveArgs : {}
+        ) as Record<string, unknown>;
+        const toolCtx: { signal: AbortSignal; toolCallId: string; toolUuid: string; answer?: Answer } = {
+          signal: ctx.signal,
+          toolCallId: call.id,
+          toolUuid: ctx.toolUuid,
+        };
+        if (opts.answer) toolCtx.answer = opts.answer;
+        const unparseable = source !== "relay" ? invalidArgumentsText(call.arguments) : undefined;
+        if (unparseable !== undefined) {
+          // The provider sent arguments that are not JSON: say so, rather than run the tool on `{}`.
+          return { result: { output: `invalid arguments for ${call.name}: not valid JSON (${unparseable})`, isError: true } };
+        }
+        let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
+        const failure = failureOf(result);
+        if (failure) {
+          // The tool threw: the trace records the failure; the model still reads the error result (below).
+          failed = { error: failure.error, result };
+          recordFailureData(failure.error, result as unknown as Json);
+          throw failure.error;
+        }
+        const req = pendingOf(result);
+        // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the runtime records the suspension.
+        if (req && isRelayRequest(req)) {
+          result = { ...result, metadata: { ...result.metadata, pending: stampRelayRequest(req, call.id, call.arguments) } };
+        }
+        // The annotation is observability data: it goes to the end event's profile, not into the model's result.
+        const { annotation, ...plain } = result;
+        return suspensionOf(
+          result,
+          annotation === undefined
+            ? { result: plain as unknown as Json }
+            : { result: plain as unknown as Json, annotation: annotation as Json },
+        );
+      },
+      {
         toolCallId: call.id,
-        toolUuid: ctx.toolUuid,
-      };
-      if (opts.answer) toolCtx.answer = opts.answer;
-      const unparseable = source !== "relay" ? invalidArgumentsText(call.arguments) : undefined;
-      if (unparseable !== undefined) {
-        // The provider sent arguments that are not JSON: say so, rather than run the tool on `{}`.
-        return { result: { output: `invalid arguments for ${call.name}: not valid JSON (${unparseable})`, isError: true } };
-      }
-      let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
-      const failure = failureOf(result);
-      if (failure) {
-        // The tool threw: the trace records the failure; the model still reads the error result (below).
-        failed = { error: failure.error, result };
-        recordFailureData(failure.error, result as unknown as Json);
-        throw failure.error;
-      }
-      const req = pendingOf(result);
-      // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the runtime records the suspension.
-      if (req && isRelayRequest(req)) {
-        result = { ...result, metadata: { ...result.metadata, pending: stampRelayRequest(req, call.id, call.arguments) } };
-      }
-      // The annotation is observability data: it goes to the end event's profile, not into the model's result.
-      const { annotation, ...plain } = result;
-      return suspensionOf(result, annotation === undefined ? { result: plain as unknown as Json } : { result: plain as unknown as Json, annotation: annotation as Json });
-    },
-    {
-      toolCallId: call.id,
-      attributes: REMOTE_SOURCES.has(source) ? ["remote"] : [],
-      metadata,
-      signal: run.signal,
-    },
-  ).catch((error: unknown) => {
-    // A guardrail's refusal is the model's to read, as any tool error is: the run goes on. The
-    // runtime has already recorded the guardrail scope and its rejection mark.
-    if (error instanceof GuardrailRejectedError) return refusal(error);
-    if (failed && error === failed.error) return { result: failed.result as unknown as Json };
-    throw error;
-  });
+        attributes: REMOTE_SOURCES.has(source) ? ["remote"] : [],
+        metadata,
+        signal: run.signal,
+      },
+    )
+    .catch((error: unknown) => {
+      // A guardrail's refusal is the model's to read, as any tool error is: the run goes on. The
+      // runtime has already recorded the guardrail scope and its rejection mark.
+      if (error instanceof GuardrailRejectedError) return refusal(error);
+      if (failed && error === failed.error) return { result: failed.result as unknown as Json };
+      throw error;
+    });
   // The runtime hands the suspension back; an execution intercept may have resolved it.
   const suspended = isRequest(outcome.pending) ? outcome.pending : undefined;
   return suspended ? { result: toToolResult(outcome.result), toolUuid, suspended } : { result: toToolResult(outcome.result), toolUuid };
@@ -114,7 +127,14 @@ function suspensionOf(result: ToolResult, execution: ToolExecutionResult): ToolE
   return req ? { ...execution, pending: req as unknown as JsonObject } : execution;
 }
 
-function recordToolMetric(run: RunContext, call: ParsedToolCall, turn: number, started: number, result: ToolResult, suspended: boolean): void {
+function recordToolMetric(
+  run: RunContext,
+  call: ParsedToolCall,
+  turn: number,
+  started: number,
+  result: ToolResult,
+  suspended: boolean,
+): void {
   const metric = {
     event: "tool" as const,
     tool: call.name,
@@ -128,7 +148,13 @@ function recordToolMetric(run: RunContext, call: ParsedToolCall, turn: number, s
   emitMetric(run.settings, suspended ? { ...metric, pending: true } : metric);
 }
 
-async function afterTool(run: RunContext, call: ParsedToolCall, args: Record<string, unknown>, turn: number, result: ToolResult): Promise<ToolResult> {
+async function afterTool(
+  run: RunContext,
+  call: ParsedToolCall,
+  args: Record<string, unknown>,
+  turn: number,
+  result: ToolResult,
+): Promise<ToolResult> {
   const r = await run.settings.hooks.afterTool({ name: call.name, args, result, id: call.id, turn });
   return r.result ?? result;
 }
@@ -156,7 +182,10 @@ export async function runToolCall(run: RunContext, call: ParsedToolCall, turn: n
   if (!waitFor || !useWaitFor) return { call, args, result: first.result, suspended: req, toolUuid: first.toolUuid };
   run.emit?.({ type: "pending", request: req });
   // waitFor may answer synchronously or with a promise; a synchronous throw rejects like a promise would.
-  const answer = await raceAbort(Promise.resolve().then(() => waitFor(req)), run.signal);
+  const answer = await raceAbort(
+    Promise.resolve().then(() => waitFor(req)),
+    run.signal,
+  );
   // An answer to some other request would resolve the wrong call: abort the run, like a waitFor rejection.
   if (answer?.id !== req.id) {
     throw new Error(`waitFor answered request "${String(answer?.id)}" but the pending request is "${req.id}"`);

@@ -39,13 +39,14 @@ export type ToolReturn = unknown;
  * The arguments `execute` receives for an `inputSchema`: a Standard Schema's output type, the type
  * a literal JSON Schema describes, else `Record<string, unknown>`.
  */
-export type ToolArgs<S> = S extends StandardSchemaLike<unknown, infer Output>
-  ? Output
-  : FromJsonSchema<S> extends infer T
-    ? T extends Record<string, unknown>
-      ? T
-      : Record<string, unknown>
-    : never;
+export type ToolArgs<S> =
+  S extends StandardSchemaLike<unknown, infer Output>
+    ? Output
+    : FromJsonSchema<S> extends infer T
+      ? T extends Record<string, unknown>
+        ? T
+        : Record<string, unknown>
+      : never;
 
 /** What `defineTool` takes: `name` must match `TOOL_NAME_PATTERN`; `inputSchema` defaults to an empty object schema. */
 export interface ToolDefinition<S extends object = JsonObject> {
@@ -114,7 +115,7 @@ export function toToolResult(value: unknown): ToolResult {
   if (typeof value === "object" && !Array.isArray(value) && "result" in (value as object)) {
     // A runtime-style ToolExecutionResult: its result is the payload, its annotation rides along for tracing.
     const { result: inner, annotation } = value as { result: unknown; annotation?: unknown };
-    const out: ToolResult = { output: typeof inner === "string" ? inner : JSON.stringify(inner) ?? "", isError: false };
+    const out: ToolResult = { output: typeof inner === "string" ? inner : (JSON.stringify(inner) ?? ""), isError: false };
     if (annotation !== undefined && annotation !== null) out.annotation = annotation;
     return out;
   }

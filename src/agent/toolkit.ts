@@ -8,7 +8,16 @@ import { listSkills, skillsCatalog, skillTool, type SkillInfo } from "./skills.j
 
 /** Names of the built-in tools (toolnexus's set). A relay tool may never take one, built-ins on or off. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
-  "bash", "read", "write", "edit", "grep", "glob", "webfetch", "question", "apply_patch", "todowrite",
+  "bash",
+  "read",
+  "write",
+  "edit",
+  "grep",
+  "glob",
+  "webfetch",
+  "question",
+  "apply_patch",
+  "todowrite",
 ]);
 
 /** Options of `createToolkit`; an unknown key is a TypeError naming the closest known one. */
@@ -40,10 +49,10 @@ function checkToolkitOptions(options: unknown): asserts options is ToolkitOption
   checkOptionKeys("createToolkit", options, TOOLKIT_OPTION_KEYS);
   const { builtins, skills } = options as ToolkitOptions;
   if (skills !== undefined && (!Array.isArray(skills) || skills.some((d) => typeof d !== "string"))) {
-    throw new TypeError("createToolkit: option \"skills\" must be a list of directories");
+    throw new TypeError('createToolkit: option "skills" must be a list of directories');
   }
   if (builtins !== undefined && typeof builtins !== "boolean" && !Array.isArray(builtins)) {
-    throw new TypeError("createToolkit: option \"builtins\" must be a boolean or a list of built-in names");
+    throw new TypeError('createToolkit: option "builtins" must be a boolean or a list of built-in names');
   }
 }
 
@@ -113,7 +122,10 @@ export class Toolkit {
 
   /** OpenAI `tools` entries. */
   toOpenAI(): { type: "function"; function: { name: string; description: string; parameters: unknown } }[] {
-    return this.ordered.map((t) => ({ type: "function", function: { name: t.name, description: t.description, parameters: t.inputSchema } }));
+    return this.ordered.map((t) => ({
+      type: "function",
+      function: { name: t.name, description: t.description, parameters: t.inputSchema },
+    }));
   }
 
   /** Anthropic `tools` entries. */
@@ -156,6 +168,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
   const skills = options.skills ? listSkills(options.skills).skills : undefined;
   // after the caller's tools (which may shadow it), before the built-ins: toolnexus's precedence
   if (skills) tools.push(skillTool(skills));
-  if (options.builtins) tools.push(...builtinTools(options.builtins === true ? true : options.builtins, new Workspace(options.workdir ?? process.cwd())));
+  if (options.builtins)
+    tools.push(...builtinTools(options.builtins === true ? true : options.builtins, new Workspace(options.workdir ?? process.cwd())));
   return new Toolkit(tools, skills);
 }

@@ -110,7 +110,10 @@ function mappedBody(deps: TranslateDeps, options: TranslateOptions): JsonObject 
     tools: (options.tools ?? []) as Json[],
     ...(options.toolChoice !== undefined ? { tool_choice: options.toolChoice as Json } : {}),
   });
-  const hoisted = request.messages.filter((m) => m.role === "system" && m.text !== "").map((m) => m.text).join("\n\n");
+  const hoisted = request.messages
+    .filter((m) => m.role === "system" && m.text !== "")
+    .map((m) => m.text)
+    .join("\n\n");
   const system = options.system || deps.systemPrompt || hoisted;
   return wire.encodeRequest({
     model: deps.model,

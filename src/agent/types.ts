@@ -61,26 +61,72 @@ export interface RunResult {
 }
 
 /** What `beforeLLM` sees: it may replace the messages or tools sent this turn. */
-export interface BeforeLlmEvent { messages: unknown[]; tools: ToolDeclaration[]; model: string; turn: number }
+export interface BeforeLlmEvent {
+  messages: unknown[];
+  tools: ToolDeclaration[];
+  model: string;
+  turn: number;
+}
 /** What `afterLLM` sees: the raw provider response of the turn. */
-export interface AfterLlmEvent { response: unknown; model: string; turn: number }
+export interface AfterLlmEvent {
+  response: unknown;
+  model: string;
+  turn: number;
+}
 /** What `beforeTool` sees: it may rewrite the args or short-circuit with a result. */
-export interface BeforeToolEvent { name: string; args: Record<string, unknown>; id: string; turn: number }
+export interface BeforeToolEvent {
+  name: string;
+  args: Record<string, unknown>;
+  id: string;
+  turn: number;
+}
 /** What `afterTool` sees: it may replace the result the model gets. */
-export interface AfterToolEvent { name: string; args: Record<string, unknown>; result: ToolResult; id: string; turn: number }
+export interface AfterToolEvent {
+  name: string;
+  args: Record<string, unknown>;
+  result: ToolResult;
+  id: string;
+  turn: number;
+}
 
 /** Loop hooks; any may be async, and any error aborts the run. */
 export interface Hooks {
-  beforeLLM?(e: BeforeLlmEvent): void | { messages?: unknown[]; tools?: ToolDeclaration[] } | Promise<void | { messages?: unknown[]; tools?: ToolDeclaration[] }>;
+  beforeLLM?(
+    e: BeforeLlmEvent,
+  ): void | { messages?: unknown[]; tools?: ToolDeclaration[] } | Promise<void | { messages?: unknown[]; tools?: ToolDeclaration[] }>;
   afterLLM?(e: AfterLlmEvent): void | Promise<void>;
-  beforeTool?(e: BeforeToolEvent): void | { args?: Record<string, unknown>; result?: ToolResult } | Promise<void | { args?: Record<string, unknown>; result?: ToolResult }>;
+  beforeTool?(
+    e: BeforeToolEvent,
+  ):
+    | void
+    | { args?: Record<string, unknown>; result?: ToolResult }
+    | Promise<void | { args?: Record<string, unknown>; result?: ToolResult }>;
   afterTool?(e: AfterToolEvent): void | { result?: ToolResult } | Promise<void | { result?: ToolResult }>;
 }
 
 /** One measurement handed to `onMetric` (also aggregated into `client.metrics()`). */
 export type Metric =
-  | { event: "llm"; model: string; status: "ok" | "error"; ms: number; promptTokens: number; completionTokens: number; runUuid: string; turn: number }
-  | { event: "tool"; tool: string; source: string; isError: boolean; ms: number; pending?: true; runUuid: string; turn: number; toolCallId: string }
+  | {
+      event: "llm";
+      model: string;
+      status: "ok" | "error";
+      ms: number;
+      promptTokens: number;
+      completionTokens: number;
+      runUuid: string;
+      turn: number;
+    }
+  | {
+      event: "tool";
+      tool: string;
+      source: string;
+      isError: boolean;
+      ms: number;
+      pending?: true;
+      runUuid: string;
+      turn: number;
+      toolCallId: string;
+    }
   | { event: "run"; model: string; turns: number; toolCalls: number; totalTokens: number; ms: number; error?: string; runUuid: string };
 
 /**

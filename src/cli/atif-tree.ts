@@ -10,7 +10,7 @@ function clip(text: string, max = 72): string {
 function messageText(message: AtifStep["message"]): string {
   if (typeof message === "string") return message;
   if (!Array.isArray(message)) return "";
-  return message.map((p) => (p.type === "text" ? p.text ?? "" : `[image ${p.source?.path ?? ""}]`)).join(" ");
+  return message.map((p) => (p.type === "text" ? (p.text ?? "") : `[image ${p.source?.path ?? ""}]`)).join(" ");
 }
 
 function trajectoryLines(doc: AtifTrajectory, indent: string, lines: string[]): void {
@@ -27,7 +27,9 @@ function trajectoryLines(doc: AtifTrajectory, indent: string, lines: string[]): 
       : "";
     const model = step.model_name ? ` ${escapeControlCharacters(step.model_name)}` : "";
     const text = messageText(step.message);
-    lines.push(`${branch}#${step.step_id} ${escapeControlCharacters(String(step.source))}${model}${tokens}${text ? `: ${clip(text)}` : ""}`);
+    lines.push(
+      `${branch}#${step.step_id} ${escapeControlCharacters(String(step.source))}${model}${tokens}${text ? `: ${clip(text)}` : ""}`,
+    );
     const calls = step.tool_calls ?? [];
     const results = step.observation?.results ?? [];
     const children: string[] = [];

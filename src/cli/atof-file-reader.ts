@@ -40,7 +40,11 @@ export async function* atofFileEvents(path: string, options: AtofFileReadOptions
 }
 
 /** `atofFileEvents`, each event handed to `onEvent` and awaited. */
-export async function forEachAtofEvent(path: string, onEvent: (event: AtofEvent) => void | Promise<void>, options: AtofFileReadOptions = {}): Promise<{ events: number }> {
+export async function forEachAtofEvent(
+  path: string,
+  onEvent: (event: AtofEvent) => void | Promise<void>,
+  options: AtofFileReadOptions = {},
+): Promise<{ events: number }> {
   let events = 0;
   for await (const event of atofFileEvents(path, options)) {
     events++;

@@ -44,10 +44,22 @@ function timeOrderedOptions(io: Io, lenient: boolean): TimeOrderedReadOptions {
 }
 
 /** `relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT]` */
-export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" | "tree", output: string | undefined, projection: ProjectionName, agentName: string | undefined, serviceName?: string, lenient = false): Promise<number> {
+export async function convert(
+  io: Io,
+  files: string[],
+  to: "atif" | "otlp-json" | "tree",
+  output: string | undefined,
+  projection: ProjectionName,
+  agentName: string | undefined,
+  serviceName?: string,
+  lenient = false,
+): Promise<number> {
   for (const f of files) {
     const kind = await detectViewInput(f);
-    if (kind !== "atof") throw new InputError(`${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`);
+    if (kind !== "atof")
+      throw new InputError(
+        `${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`,
+      );
   }
   const file = files.join(", ");
   let eventCount = 0;
@@ -66,17 +78,29 @@ export async function convert(io: Io, files: string[], to: "atif" | "otlp-json" 
     })(),
   );
   if (to === "atif") {
-    return convertToAtif(io, source, { file, output, agentName, describeWriteError, eventCount: () => eventCount, boundaries: () => (agentScopes ? "agent" : "root") });
+    return convertToAtif(io, source, {
+      file,
+      output,
+      agentName,
+      describeWriteError,
+      eventCount: () => eventCount,
+      boundaries: () => (agentScopes ? "agent" : "root"),
+    });
   }
   const out = openOutput(io, output);
   let spanCount = 0;
   try {
     if (to === "tree") {
       let trees = 0;
-      spanCount = await printTree(source, projection, (text) => {
-        trees++;
-        out.write(`${text}\n`);
-      }, serviceName);
+      spanCount = await printTree(
+        source,
+        projection,
+        (text) => {
+          trees++;
+          out.write(`${text}\n`);
+        },
+        serviceName,
+      );
       if (trees === 0) out.write("\n");
     } else {
       spanCount = await writeOtlpJson(out, source, projection, serviceName);
@@ -100,9 +124,19 @@ async function started<T>(stream: AsyncIterable<T>): Promise<AsyncIterable<T>> {
 }
 
 /** The span tree of time-ordered events, one root's tree at a time to `print` (see StreamingTree). */
-async function printTree(events: AsyncIterable<AtofEvent>, projection: ProjectionName, print: (tree: string) => void, serviceName?: string): Promise<number> {
+async function printTree(
+  events: AsyncIterable<AtofEvent>,
+  projection: ProjectionName,
+  print: (tree: string) => void,
+  serviceName?: string,
+): Promise<number> {
   const tree = new StreamingTree(print);
-  const count = await projectSpans(tree.watch(events), projection, (batch) => tree.add(batch), serviceName === undefined ? {} : { serviceName });
+  const count = await projectSpans(
+    tree.watch(events),
+    projection,
+    (batch) => tree.add(batch),
+    serviceName === undefined ? {} : { serviceName },
+  );
   tree.end();
   return count;
 }
@@ -111,18 +145,28 @@ async function printTree(events: AsyncIterable<AtofEvent>, projection: Projectio
  * One OTLP/JSON ExportTraceServiceRequest, written as the spans come out of the projection: each
  * batch adds its `resourceSpans` entries, so no step holds every span's JSON at once.
  */
-async function writeOtlpJson(out: TextOutput, events: Iterable<AtofEvent> | AsyncIterable<AtofEvent>, projection: ProjectionName, serviceName?: string): Promise<number> {
+async function writeOtlpJson(
+  out: TextOutput,
+  events: Iterable<AtofEvent> | AsyncIterable<AtofEvent>,
+  projection: ProjectionName,
+  serviceName?: string,
+): Promise<number> {
   let entries = 0;
   out.write('{\n  "resourceSpans": [');
-  const count = await projectSpans(events, projection, (spans) => {
-    const bytes = JsonTraceSerializer.serializeRequest(spans);
-    if (!bytes) throw new DataLossError(`${spans.length} spans could not be encoded as OTLP JSON`);
-    const request = JSON.parse(Buffer.from(bytes).toString("utf8")) as { resourceSpans?: Json[] };
-    for (const entry of request.resourceSpans ?? []) {
-      out.write(entries++ === 0 ? "\n    " : ",\n    ");
-      for (const chunk of jsonTextChunks(entry, 2)) out.write(chunk.replace(/\n/g, "\n    "));
-    }
-  }, { serviceName });
+  const count = await projectSpans(
+    events,
+    projection,
+    (spans) => {
+      const bytes = JsonTraceSerializer.serializeRequest(spans);
+      if (!bytes) throw new DataLossError(`${spans.length} spans could not be encoded as OTLP JSON`);
+      const request = JSON.parse(Buffer.from(bytes).toString("utf8")) as { resourceSpans?: Json[] };
+      for (const entry of request.resourceSpans ?? []) {
+        out.write(entries++ === 0 ? "\n    " : ",\n    ");
+        for (const chunk of jsonTextChunks(entry, 2)) out.write(chunk.replace(/\n/g, "\n    "));
+      }
+    },
+    { serviceName },
+  );
   out.write(entries > 0 ? "\n  ]\n}\n" : "]\n}\n");
   return count;
 }
@@ -145,7 +189,9 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
       io.err(`${file}: invalid ATIF (${problems} problem${problems === 1 ? "" : "s"})`);
       return 1;
     }
-    io.out(`${file}: valid ATIF (${docs.map((d) => (d as AtifTrajectory).schema_version).join(", ")}, ${docs.reduce((n, d) => n + ((d as AtifTrajectory).steps?.length ?? 0), 0)} steps)`);
+    io.out(
+      `${file}: valid ATIF (${docs.map((d) => (d as AtifTrajectory).schema_version).join(", ")}, ${docs.reduce((n, d) => n + ((d as AtifTrajectory).steps?.length ?? 0), 0)} steps)`,
+    );
     return 0;
   }
   // ATOF: keep going past a bad line so every problem is listed.
@@ -157,7 +203,9 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
     for await (const line of splitFileLines(await readablePath(file), DEFAULT_MAX_LINE_BYTES)) {
       lineNo = line.lineNo;
       if (line.text === null) {
-        throw new InputError(`${file}:${lineNo}: line is longer than ${DEFAULT_MAX_LINE_BYTES} bytes; not an ATOF file this reader can check`);
+        throw new InputError(
+          `${file}:${lineNo}: line is longer than ${DEFAULT_MAX_LINE_BYTES} bytes; not an ATOF file this reader can check`,
+        );
       }
       const text = line.text.endsWith("\r") ? line.text.slice(0, -1) : line.text;
       if (text.trim() === "") continue;
@@ -172,7 +220,10 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
         events++;
         // What a reader only warns about (it keeps the event) is still not valid ATOF: a custom event needs its subtype.
         for (const finding of findings) {
-          const reason = finding.code === "atof.custom_without_subtype" ? 'category "custom" without a string category_profile.subtype (ATOF requires one)' : finding.message;
+          const reason =
+            finding.code === "atof.custom_without_subtype"
+              ? 'category "custom" without a string category_profile.subtype (ATOF requires one)'
+              : finding.message;
           if (lenient) {
             io.err(`relaytrace: warning: ${file}:${lineNo}: ${reason}`);
           } else {

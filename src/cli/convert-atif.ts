@@ -94,7 +94,9 @@ export async function convertToAtif(io: Io, events: AsyncIterable<AtofEvent>, op
   }
   await stream?.end();
   if (stream !== undefined && stream.late > 0) {
-    io.err(`relaytrace: warning: ${stream.late} mark or end event${stream.late === 1 ? "" : "s"} came when no run of theirs was open (it had ended, or never started) and are in no trajectory`);
+    io.err(
+      `relaytrace: warning: ${stream.late} mark or end event${stream.late === 1 ? "" : "s"} came when no run of theirs was open (it had ended, or never started) and are in no trajectory`,
+    );
   }
   const eventCount = options.eventCount();
   if (count === 0) throw new InputError(`${file}: no trajectory could be built (no agent, LLM or root scope with content)`);

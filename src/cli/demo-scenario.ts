@@ -80,18 +80,28 @@ export function demoProvider(style: Dialect = "openai"): Promise<ScriptedProvide
 
 /** Registers the demo's intercept: the weather tool's result gets an annotation and two pending marks. */
 export function registerWeatherCache(runtime: Runtime): () => boolean {
-  return runtime.registerToolExecutionIntercept("demo.weather-cache", 10, async (args, next, info): Promise<ToolExecutionInterceptOutcome> => {
-    const outcome = await next(args);
-    if (info.tool !== "get_weather") return outcome;
-    return {
-      ...outcome,
-      annotation: { cache: "miss", source: "demo-weather-service" },
-      pendingMarks: [
-        { name: "cache.lookup", category: "custom", categoryProfile: { subtype: "demo.cache" }, data: { hit: false, key: "weather:oslo" }, severity: "info" },
-        { name: "audit.recorded", data: { policy: "weather-v1" } },
-      ],
-    };
-  });
+  return runtime.registerToolExecutionIntercept(
+    "demo.weather-cache",
+    10,
+    async (args, next, info): Promise<ToolExecutionInterceptOutcome> => {
+      const outcome = await next(args);
+      if (info.tool !== "get_weather") return outcome;
+      return {
+        ...outcome,
+        annotation: { cache: "miss", source: "demo-weather-service" },
+        pendingMarks: [
+          {
+            name: "cache.lookup",
+            category: "custom",
+            categoryProfile: { subtype: "demo.cache" },
+            data: { hit: false, key: "weather:oslo" },
+            severity: "info",
+          },
+          { name: "audit.recorded", data: { policy: "weather-v1" } },
+        ],
+      };
+    },
+  );
 }
 
 /** The host side of the relay tool: it "delivers" each message itself. */
@@ -99,7 +109,11 @@ async function hostAnswers(request: Request): Promise<Answer> {
   if (!isRelayRequest(request)) return { id: request.id, ok: false, reason: "declined" };
   return relayAnswer(
     request.id,
-    relayCallsOf(request).map((call) => ({ id: call.id, output: `delivered to ${String(call.input.email ?? "customer")}`, isError: false })),
+    relayCallsOf(request).map((call) => ({
+      id: call.id,
+      output: `delivered to ${String(call.input.email ?? "customer")}`,
+      isError: false,
+    })),
   );
 }
 
@@ -117,12 +131,17 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     registerWeatherCache(runtime);
     const model = options.live?.model ?? "demo-model";
     const atof = new AtofExporter({ type: "file", outputDirectory: options.outDir });
-    const atif = new AtifExporter({ outputDirectory: options.outDir, agent: { name: "weather-agent", version: "0.1.0", modelName: model } });
+    const atif = new AtifExporter({
+      outputDirectory: options.outDir,
+      agent: { name: "weather-agent", version: "0.1.0", modelName: model },
+    });
     const capture = new SpanCapture({ projection: options.projection });
     atof.register(runtime);
     atif.register(runtime);
     capture.register(runtime);
-    const otlp = options.otlp ? new OtelExporter({ projection: options.projection, endpoint: options.otlp, serviceName: "relaytrace-demo", timeoutMillis: 3000 }) : undefined;
+    const otlp = options.otlp
+      ? new OtelExporter({ projection: options.projection, endpoint: options.otlp, serviceName: "relaytrace-demo", timeoutMillis: 3000 })
+      : undefined;
     otlp?.register(runtime);
 
     const weather = defineTool({

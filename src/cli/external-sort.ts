@@ -47,7 +47,7 @@ class LineFile {
   private flush(): void {
     if (this.piece.length === 0) return;
     const bytes = Buffer.from(`${this.piece.join("\n")}\n`, "utf8");
-    for (let at = 0; at < bytes.length; ) at += writeSync(this.fd, bytes, at, bytes.length - at);
+    for (let at = 0; at < bytes.length;) at += writeSync(this.fd, bytes, at, bytes.length - at);
     this.piece = [];
     this.pieceChars = 0;
   }

@@ -132,13 +132,22 @@ function liveProvider(baseUrl: string | undefined, model: string | undefined, st
     return { style: "openai", apiKey: openaiKey, baseUrl: baseUrl ?? "https://api.openai.com/v1", model: model ?? "gpt-4.1-mini" };
   }
   if (anthropicKey) {
-    return { style: "anthropic", apiKey: anthropicKey, baseUrl: baseUrl ?? "https://api.anthropic.com", model: model ?? "claude-sonnet-4-5" };
+    return {
+      style: "anthropic",
+      apiKey: anthropicKey,
+      baseUrl: baseUrl ?? "https://api.anthropic.com",
+      model: model ?? "claude-sonnet-4-5",
+    };
   }
   throw new UsageError("--live needs OPENAI_API_KEY or ANTHROPIC_API_KEY in the environment (or drop --live for the embedded model)");
 }
 
 async function demo(io: Io, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { command: "demo", values: ["out", "otlp", "projection", "base-url", "model", "style"], switches: ["live"] });
+  const args = parseArgs(argv, {
+    command: "demo",
+    values: ["out", "otlp", "projection", "base-url", "model", "style"],
+    switches: ["live"],
+  });
   if (args.switches.has("help")) return help(io, "demo");
   if (args.positionals.length > 0) throw new UsageError(`demo takes no FILE (got ${args.positionals[0]})`);
   const projection = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
@@ -149,13 +158,23 @@ async function demo(io: Io, argv: string[]): Promise<number> {
   const style = rawStyle === undefined ? undefined : oneOf(rawStyle, DIALECTS, "style", "openai");
   const live = args.switches.has("live") ? liveProvider(args.values.get("base-url"), args.values.get("model"), style) : undefined;
 
-  const demoResult = await runDemo({ outDir, projection, ...(otlp ? { otlp } : {}), ...(live ? { live } : {}), ...(style ? { style } : {}) });
+  const demoResult = await runDemo({
+    outDir,
+    projection,
+    ...(otlp ? { otlp } : {}),
+    ...(live ? { live } : {}),
+    ...(style ? { style } : {}),
+  });
   const { result } = demoResult;
   const shown = (p: string) => {
     const rel = relative(process.cwd(), p);
     return rel && !rel.startsWith("..") ? rel : p;
   };
-  io.out(live ? `relaytrace demo — live ${live.style} model ${live.model}` : `relaytrace demo — scripted ${STYLE_LABELS[style ?? "openai"]} model at ${demoResult.providerUrl} (no API key, no network)`);
+  io.out(
+    live
+      ? `relaytrace demo — live ${live.style} model ${live.model}`
+      : `relaytrace demo — scripted ${STYLE_LABELS[style ?? "openai"]} model at ${demoResult.providerUrl} (no API key, no network)`,
+  );
   io.out("");
   io.out(`Run: ${result.status} in ${result.turns} turns, ${result.toolCalls.length} tool calls, ${result.usage.totalTokens} tokens`);
   io.out(`Answer: ${result.text}`);
@@ -171,8 +190,12 @@ async function demo(io: Io, argv: string[]): Promise<number> {
   }
   const lost = demoResult.otlpProblems ?? [];
   if (otlp && lost.length === 0) io.out(`  OTLP  ${demoResult.spans.length} spans sent to ${otlp}; the collector accepted every export`);
-  if (otlp && lost.length > 0) io.out(`  OTLP  spans sent to ${otlp} did NOT all arrive: ${lost.map((d) => `${d.code} ×${d.count} (${d.message})`).join("; ")}`);
-  if (!live) io.out("  The customer's email address is [REDACTED:email] in every exported event: sanitizers change telemetry, never the app's answer.");
+  if (otlp && lost.length > 0)
+    io.out(`  OTLP  spans sent to ${otlp} did NOT all arrive: ${lost.map((d) => `${d.code} ×${d.count} (${d.message})`).join("; ")}`);
+  if (!live)
+    io.out(
+      "  The customer's email address is [REDACTED:email] in every exported event: sanitizers change telemetry, never the app's answer.",
+    );
   const problems = demoResult.diagnostics.filter((d) => d.count > 0);
   if (problems.length > 0) {
     io.out("");
@@ -181,7 +204,9 @@ async function demo(io: Io, argv: string[]): Promise<number> {
   }
   const viewPath = await writeDemoView(demoResult.atofPath, demoResult.atifPaths, outDir);
   io.out("");
-  io.out(`Next: npx relaytrace tree ${shown(demoResult.atofPath)}   ·   npx relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`);
+  io.out(
+    `Next: npx relaytrace tree ${shown(demoResult.atofPath)}   ·   npx relaytrace validate ${shown(demoResult.atifPaths[0] ?? "FILE")}`,
+  );
   io.out(`See the trace: open ${shown(viewPath)} in a browser (written by 'relaytrace view'; no server, no network)`);
   if (otlp && lost.length > 0) {
     io.err(`relaytrace demo: the OTLP export to ${otlp} failed`);
@@ -207,20 +232,35 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
       case "demo":
         return await demo(io, rest);
       case "convert": {
-        const args = parseArgs(rest, { command: "convert", values: ["to", "output", "projection", "agent-name", "service-name"], switches: ["lenient"], aliases: { o: "output" } });
+        const args = parseArgs(rest, {
+          command: "convert",
+          values: ["to", "output", "projection", "agent-name", "service-name"],
+          switches: ["lenient"],
+          aliases: { o: "output" },
+        });
         if (args.switches.has("help")) return help(io, "convert");
         const files = requireFiles(args.positionals, "convert");
         const to = args.values.get("to");
         if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
         const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
         const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
-        return await convert(io, files, target, args.values.get("output"), projection, args.values.get("agent-name"), args.values.get("service-name"), args.switches.has("lenient"));
+        return await convert(
+          io,
+          files,
+          target,
+          args.values.get("output"),
+          projection,
+          args.values.get("agent-name"),
+          args.values.get("service-name"),
+          args.switches.has("lenient"),
+        );
       }
       case "validate": {
         const args = parseArgs(rest, { command: "validate", switches: ["lenient"] });
         if (args.switches.has("help")) return help(io, "validate");
         let status = 0;
-        for (const file of requireFiles(args.positionals, "validate")) status = Math.max(status, await validate(io, file, args.switches.has("lenient")));
+        for (const file of requireFiles(args.positionals, "validate"))
+          status = Math.max(status, await validate(io, file, args.switches.has("lenient")));
         return status;
       }
       case "tree": {

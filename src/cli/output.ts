@@ -35,7 +35,7 @@ export function openOutput(io: Io, path: string | undefined): TextOutput {
     write(text) {
       const bytes = Buffer.from(text, "utf8");
       try {
-        for (let at = 0; at < bytes.length; ) {
+        for (let at = 0; at < bytes.length;) {
           const written = writeSync(fd, bytes, at, bytes.length - at);
           if (written <= 0) throw new Error("the file accepted no bytes");
           at += written;

@@ -12,4 +12,5 @@ export function readWarningLine(file: string, warning: AtofWarning): string | un
 }
 
 /** The help text's wording of that rule. */
-export const LENIENT_HELP = "skip bad lines in an ATOF file with a warning instead of failing (a torn last line is always skipped with a warning)";
+export const LENIENT_HELP =
+  "skip bad lines in an ATOF file with a warning instead of failing (a torn last line is always skipped with a warning)";

@@ -70,7 +70,9 @@ function rejectedOf(protocol: Protocol, body: Uint8Array): { rejected: number; m
   if (body.length === 0) return { rejected: 0 };
   try {
     if (protocol === "http/json") {
-      const parsed = JSON.parse(Buffer.from(body).toString("utf8")) as { partialSuccess?: { rejectedSpans?: number | string; errorMessage?: string } };
+      const parsed = JSON.parse(Buffer.from(body).toString("utf8")) as {
+        partialSuccess?: { rejectedSpans?: number | string; errorMessage?: string };
+      };
       const partial = parsed.partialSuccess;
       return { rejected: Number(partial?.rejectedSpans ?? 0), ...(partial?.errorMessage ? { message: partial.errorMessage } : {}) };
     }
@@ -82,7 +84,12 @@ function rejectedOf(protocol: Protocol, body: Uint8Array): { rejected: number; m
 }
 
 /** Posts one batch, retrying what a collector may accept later; returns how many it refused. */
-async function post(url: URL, protocol: Protocol, headers: Record<string, string>, spans: ReadableSpan[]): Promise<{ rejected: number; reason?: string }> {
+async function post(
+  url: URL,
+  protocol: Protocol,
+  headers: Record<string, string>,
+  spans: ReadableSpan[],
+): Promise<{ rejected: number; reason?: string }> {
   const serializer = protocol === "http/json" ? JsonTraceSerializer : ProtobufTraceSerializer;
   const body = serializer.serializeRequest(spans);
   if (!body) return { rejected: spans.length, reason: "the spans could not be encoded" };
@@ -90,11 +97,19 @@ async function post(url: URL, protocol: Protocol, headers: Record<string, string
   let last = "";
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
     try {
-      const response = await request(url, { method: "POST", body, headers: { ...headers, "content-type": contentType }, headersTimeout: 10_000, bodyTimeout: 10_000 });
+      const response = await request(url, {
+        method: "POST",
+        body,
+        headers: { ...headers, "content-type": contentType },
+        headersTimeout: 10_000,
+        bodyTimeout: 10_000,
+      });
       const bytes = new Uint8Array(await response.body.arrayBuffer());
       if (response.statusCode >= 200 && response.statusCode < 300) {
         const { rejected, message } = rejectedOf(protocol, bytes);
-        return rejected > 0 ? { rejected: Math.min(rejected, spans.length), reason: `the collector rejected spans${message ? `: ${message}` : ""}` } : { rejected: 0 };
+        return rejected > 0
+          ? { rejected: Math.min(rejected, spans.length), reason: `the collector rejected spans${message ? `: ${message}` : ""}` }
+          : { rejected: 0 };
       }
       last = `HTTP ${response.statusCode}`;
       if (!RETRYABLE.has(response.statusCode)) return { rejected: spans.length, reason: `the collector answered ${last}` };
@@ -109,7 +124,11 @@ async function post(url: URL, protocol: Protocol, headers: Record<string, string
 /** The files' events in the order given, each file's read reported as byte progress. */
 async function* eventsOf(io: Io, files: readonly string[], lenient: boolean): AsyncGenerator<AtofEvent> {
   for (const file of files) {
-    yield* atofFileEvents(file, { lenient, onBytes: byteProgress(io, `sending ${basename(file)}`), onWarning: (m) => io.err(`relaytrace: warning: ${m}`) });
+    yield* atofFileEvents(file, {
+      lenient,
+      onBytes: byteProgress(io, `sending ${basename(file)}`),
+      onWarning: (m) => io.err(`relaytrace: warning: ${m}`),
+    });
   }
 }
 
@@ -117,7 +136,11 @@ async function* eventsOf(io: Io, files: readonly string[], lenient: boolean): As
  * Streams the files' spans to the collector, one batch at a time: the projection's next events
  * wait until the collector answered the batch before (bounded memory for any file size).
  */
-export async function sendFiles(io: Io, files: readonly string[], options: { url: URL; projection: ProjectionName; protocol: Protocol; serviceName: string; lenient: boolean }): Promise<SendOutcome> {
+export async function sendFiles(
+  io: Io,
+  files: readonly string[],
+  options: { url: URL; projection: ProjectionName; protocol: Protocol; serviceName: string; lenient: boolean },
+): Promise<SendOutcome> {
   const headers = headersFromEnv();
   const outcome: SendOutcome = { sent: 0, accepted: 0, rejected: 0, reasons: [] };
   const send = async (spans: ReadableSpan[]): Promise<void> => {

@@ -4,7 +4,14 @@ import type { ProjectionName } from "../../exporters/otel/projection.js";
 import type { AtofEvent } from "../events/types.js";
 
 /** Diagnostics of the OTel exporter that mean a span or an event did not make it. */
-const LOSS_CODES = new Set(["otel.event_failed", "otel.export_failed", "otel.flush_failed", "otel.shutdown_failed", "otel.spans_dropped", "otel.spans_not_exported"]);
+const LOSS_CODES = new Set([
+  "otel.event_failed",
+  "otel.export_failed",
+  "otel.flush_failed",
+  "otel.shutdown_failed",
+  "otel.spans_dropped",
+  "otel.spans_not_exported",
+]);
 
 /** Events fed between two flushes: far below the export queue, so nothing waits long in it. */
 const FLUSH_EVERY = 256;

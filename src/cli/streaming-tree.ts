@@ -64,7 +64,8 @@ function compact(span: ReadableSpan): ReadableSpan {
   return shim as unknown as ReadableSpan; // toTree reads only these fields
 }
 
-const byStart = (a: TreeGroup, b: TreeGroup) => a.top.startUs - b.top.startUs || a.top.span.name.localeCompare(b.top.span.name) || a.top.seq - b.top.seq;
+const byStart = (a: TreeGroup, b: TreeGroup) =>
+  a.top.startUs - b.top.startUs || a.top.span.name.localeCompare(b.top.span.name) || a.top.seq - b.top.seq;
 
 /**
  * `toTree` of a span stream, printed one root's tree at a time as soon as it is complete, in the
@@ -180,7 +181,12 @@ export class StreamingTree {
       }
       const spans = group.nodes.sort((a, b) => a.seq - b.seq);
       for (const n of spans) this.nodes.delete(n.id);
-      this.print(toTree(spans.map((n) => n.span), { durations: true }));
+      this.print(
+        toTree(
+          spans.map((n) => n.span),
+          { durations: true },
+        ),
+      );
       printed++;
     }
     this.roots = this.roots.slice(printed);

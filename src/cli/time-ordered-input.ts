@@ -97,7 +97,8 @@ export async function* eventsInTimeOrder(files: readonly string[], options: Time
         streams.push(...(await sorter.finish()));
       } else if (outOfOrderPastBudget) {
         const late = new RunSorter(spillDirectory, options.runBytes);
-        for await (const { event, text, lineNo } of atofRecordsOf(file, silent)) late.add(parseTimestamp(event.timestamp), lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
+        for await (const { event, text, lineNo } of atofRecordsOf(file, silent))
+          late.add(parseTimestamp(event.timestamp), lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text);
         streams.push(...(await late.finish()));
       } else if (held) {
         budget -= heldChars;

@@ -22,7 +22,12 @@ trajectories or OTLP/JSON requests, in any mix; several files merge.
 
 /** Opens a file in the desktop's browser; failing to is a warning, never an error. */
 function openInBrowser(io: Io, path: string): void {
-  const [cmd, args] = process.platform === "darwin" ? ["open", [path]] : process.platform === "win32" ? ["cmd", ["/c", "start", "", path]] : ["xdg-open", [path]];
+  const [cmd, args] =
+    process.platform === "darwin"
+      ? ["open", [path]]
+      : process.platform === "win32"
+        ? ["cmd", ["/c", "start", "", path]]
+        : ["xdg-open", [path]];
   try {
     const child = spawn(cmd, args as string[], { detached: true, stdio: "ignore" });
     child.on("error", () => io.err(`relaytrace: could not start a browser (${cmd}); open ${path} yourself`));
@@ -56,7 +61,13 @@ export async function viewCommand(io: Io, argv: string[]): Promise<number> {
     throw new InputError(`cannot write ${output}: ${describeWriteError(error)}`);
   }
   const t = doc.totals;
-  const parts = [`${t.spans.toLocaleString("en-US")} spans`, `${t.errors} errors`, `${t.traces} traces`, `${t.tokens.toLocaleString("en-US")} tokens`, `wall time ${formatDuration(t.wallTime)}`];
+  const parts = [
+    `${t.spans.toLocaleString("en-US")} spans`,
+    `${t.errors} errors`,
+    `${t.traces} traces`,
+    `${t.tokens.toLocaleString("en-US")} tokens`,
+    `wall time ${formatDuration(t.wallTime)}`,
+  ];
   if (t.trajectories > 0) parts.push(`${t.trajectories} trajectories, ${t.steps} steps`);
   io.err(`wrote ${output} (${(bytes / 1024).toFixed(0)} KB: ${parts.join(", ")})`);
   if (args.switches.has("open")) openInBrowser(io, resolve(output));

@@ -2,7 +2,16 @@ import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "./atof
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
 import { sharedJsonText } from "./json-text.js";
 import { parseTimestamp } from "./timestamp.js";
-import { ATOF_VERSION, CANONICAL_EVENT, MARK_KEY_ORDER, SCOPE_KEY_ORDER, type AtofEvent, type DataSchema, type MarkEvent, type ScopeEvent } from "./types.js";
+import {
+  ATOF_VERSION,
+  CANONICAL_EVENT,
+  MARK_KEY_ORDER,
+  SCOPE_KEY_ORDER,
+  type AtofEvent,
+  type DataSchema,
+  type MarkEvent,
+  type ScopeEvent,
+} from "./types.js";
 
 const SCOPE_KEYS: ReadonlySet<string> = new Set(SCOPE_KEY_ORDER);
 const MARK_KEYS: ReadonlySet<string> = new Set(MARK_KEY_ORDER);
@@ -79,15 +88,20 @@ function canonicalScopeLine(e: ScopeEvent, head: string, tail: LastStretch): str
   return (
     head +
     (uuid.holds(e.uuid) ? uuid.text : uuid.set(stringText(e.uuid), e.uuid)) +
-    (parent.holds(e.parent_uuid) ? parent.text : parent.set(',"parent_uuid":' + stringText(e.parent_uuid) + ',"timestamp":"', e.parent_uuid)) +
+    (parent.holds(e.parent_uuid)
+      ? parent.text
+      : parent.set(',"parent_uuid":' + stringText(e.parent_uuid) + ',"timestamp":"', e.parent_uuid)) +
     (e.timestamp as string) +
     (middle.holds(e.name, attributes, e.category, e.category_profile)
       ? middle.text
       : middle.set(
-          '","name":' + stringText(e.name) +
+          '","name":' +
+            stringText(e.name) +
             (attributes === undefined || attributes.length === 0 ? ',"attributes":[]' : ',"attributes":' + j(attributes)) +
-            ',"category":' + stringText(e.category) +
-            ',"category_profile":' + j(e.category_profile) +
+            ',"category":' +
+            stringText(e.category) +
+            ',"category_profile":' +
+            j(e.category_profile) +
             ',"data":',
           e.name,
           attributes,
@@ -96,7 +110,9 @@ function canonicalScopeLine(e: ScopeEvent, head: string, tail: LastStretch): str
         )) +
     // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
     (e.category === "llm" ? sharedJsonText(e.data) : j(e.data)) +
-    (tail.holds(e.data_schema, e.metadata) ? tail.text : tail.set(',"data_schema":' + j(e.data_schema) + ',"metadata":' + j(e.metadata) + "}", e.data_schema, e.metadata))
+    (tail.holds(e.data_schema, e.metadata)
+      ? tail.text
+      : tail.set(',"data_schema":' + j(e.data_schema) + ',"metadata":' + j(e.metadata) + "}", e.data_schema, e.metadata))
   );
 }
 
@@ -132,35 +148,58 @@ export function serializeEvent(event: AtofEvent): string {
   if (event.kind === "scope") {
     const e: ScopeEvent = event;
     return (
-      '{"kind":"scope","scope_category":' + j(e.scope_category) +
-      ',"atof_version":' + j(e.atof_version) +
-      ',"uuid":' + j(e.uuid) +
-      ',"parent_uuid":' + j(e.parent_uuid) +
-      ',"timestamp":' + j(e.timestamp) +
-      ',"name":' + j(e.name) +
-      ',"attributes":' + j(e.attributes ?? []) +
-      ',"category":' + j(e.category) +
-      ',"category_profile":' + j(e.category_profile) +
-      ',"data":' + (sharedData ? sharedJsonText(e.data) : j(e.data)) +
-      ',"data_schema":' + j(e.data_schema) +
-      ',"metadata":' + j(e.metadata) +
+      '{"kind":"scope","scope_category":' +
+      j(e.scope_category) +
+      ',"atof_version":' +
+      j(e.atof_version) +
+      ',"uuid":' +
+      j(e.uuid) +
+      ',"parent_uuid":' +
+      j(e.parent_uuid) +
+      ',"timestamp":' +
+      j(e.timestamp) +
+      ',"name":' +
+      j(e.name) +
+      ',"attributes":' +
+      j(e.attributes ?? []) +
+      ',"category":' +
+      j(e.category) +
+      ',"category_profile":' +
+      j(e.category_profile) +
+      ',"data":' +
+      (sharedData ? sharedJsonText(e.data) : j(e.data)) +
+      ',"data_schema":' +
+      j(e.data_schema) +
+      ',"metadata":' +
+      j(e.metadata) +
       unknownKeys(e, SCOPE_KEYS) +
       "}"
     );
   }
   const m: MarkEvent = event;
   return (
-    '{"kind":' + j(m.kind) +
-    ',"atof_version":' + j(m.atof_version) +
-    ',"uuid":' + j(m.uuid) +
-    ',"parent_uuid":' + j(m.parent_uuid) +
-    ',"timestamp":' + j(m.timestamp) +
-    ',"name":' + j(m.name) +
-    ',"category":' + j(m.category) +
-    ',"category_profile":' + j(m.category_profile) +
-    ',"data":' + j(m.data) +
-    ',"data_schema":' + j(m.data_schema) +
-    ',"metadata":' + j(m.metadata) +
+    '{"kind":' +
+    j(m.kind) +
+    ',"atof_version":' +
+    j(m.atof_version) +
+    ',"uuid":' +
+    j(m.uuid) +
+    ',"parent_uuid":' +
+    j(m.parent_uuid) +
+    ',"timestamp":' +
+    j(m.timestamp) +
+    ',"name":' +
+    j(m.name) +
+    ',"category":' +
+    j(m.category) +
+    ',"category_profile":' +
+    j(m.category_profile) +
+    ',"data":' +
+    j(m.data) +
+    ',"data_schema":' +
+    j(m.data_schema) +
+    ',"metadata":' +
+    j(m.metadata) +
     unknownKeys(m, MARK_KEYS) +
     "}"
   );
@@ -286,7 +325,8 @@ export function parseAtofLine(line: string, lineNo = 1, warnings?: AtofWarning[]
   }
 
   if (kind === "scope") {
-    if (!("scope_category" in raw)) throw new AtofParseError(lineNo, 'scope_category is missing on a scope event (expected "start" or "end")');
+    if (!("scope_category" in raw))
+      throw new AtofParseError(lineNo, 'scope_category is missing on a scope event (expected "start" or "end")');
     const scopeCategory = raw.scope_category;
     if (scopeCategory !== "start" && scopeCategory !== "end") {
       throw new AtofParseError(lineNo, `scope_category must be "start" or "end", got ${describe(scopeCategory)}`);

@@ -80,7 +80,10 @@ class LineReader {
   private readonly pairing: AtofPairingChecker | null;
   lineNo = 0;
 
-  constructor(options: ParseAtofOptions, private readonly warnings: AtofWarning[]) {
+  constructor(
+    options: ParseAtofOptions,
+    private readonly warnings: AtofWarning[],
+  ) {
     this.pairing = options.checkPairing === false ? null : new AtofPairingChecker();
   }
 
@@ -113,7 +116,8 @@ export function parseAtof(text: string, options: ParseAtofOptions = {}): AtofRea
     let end = text.indexOf("\n", from);
     if (end < 0) end = text.length;
     const line = text.slice(from, end);
-    if (line.length > max / 3 && Buffer.byteLength(line, "utf8") > max) throw tooLong(reader.lineNo + 1, Buffer.byteLength(line, "utf8"), max);
+    if (line.length > max / 3 && Buffer.byteLength(line, "utf8") > max)
+      throw tooLong(reader.lineNo + 1, Buffer.byteLength(line, "utf8"), max);
     const event = reader.next(line);
     if (event !== null) events.push(event);
     from = end + 1;
@@ -190,7 +194,11 @@ export async function* streamAtofRecords(path: string, options: StreamAtofOption
   }
   if (options.onProgress && reported !== reader.lineNo) options.onProgress(reader.lineNo, bytes);
   if (notKept > 0) {
-    warnings.push({ lineNo: reader.lineNo, code: WARNINGS_NOT_KEPT, message: `${notKept} more warnings were raised and not kept (the first ${MAX_KEPT_WARNINGS} are)` });
+    warnings.push({
+      lineNo: reader.lineNo,
+      code: WARNINGS_NOT_KEPT,
+      message: `${notKept} more warnings were raised and not kept (the first ${MAX_KEPT_WARNINGS} are)`,
+    });
   }
   return warnings;
 }

@@ -59,7 +59,8 @@ export function checkOptionKeys(
     if (!Object.prototype.hasOwnProperty.call(options, key) || allowed.has(key)) continue;
     const prefix = where.prefix ?? "";
     const guess = closestKey(key, allowed);
-    const hint = guess === undefined ? `; known options: ${[...allowed].map((k) => prefix + k).join(", ")}` : ` (did you mean "${prefix}${guess}"?)`;
+    const hint =
+      guess === undefined ? `; known options: ${[...allowed].map((k) => prefix + k).join(", ")}` : ` (did you mean "${prefix}${guess}"?)`;
     throw new TypeError(`${owner}: unknown option "${prefix}${key}"${where.context ?? ""}${hint}`);
   }
 }

@@ -44,7 +44,8 @@ function parseCanonical(value: string): number | undefined {
     const m = RFC3339.exec(`${prefix}Z`);
     if (!m) return undefined;
     const ms = Date.UTC(Number(m[1]), Number(m[2]) - 1, Number(m[3]), Number(m[4]), Number(m[5]), Number(m[6]));
-    if (Number.isNaN(ms) || Number(m[2]) > 12 || Number(m[3]) > 31 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60) return undefined;
+    if (Number.isNaN(ms) || Number(m[2]) > 12 || Number(m[3]) > 31 || Number(m[4]) > 23 || Number(m[5]) > 59 || Number(m[6]) > 60)
+      return undefined;
     parsedPrefix = prefix;
     parsedPrefixUs = ms * 1000;
   }

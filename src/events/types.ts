@@ -5,17 +5,7 @@ export const ATOF_VERSION = "0.1";
 
 /** The category vocabulary relaytrace's producer API emits (readers also keep unknown strings). */
 export type Category =
-  | "agent"
-  | "function"
-  | "llm"
-  | "tool"
-  | "retriever"
-  | "embedder"
-  | "reranker"
-  | "guardrail"
-  | "evaluator"
-  | "custom"
-  | "unknown";
+  "agent" | "function" | "llm" | "tool" | "retriever" | "embedder" | "reranker" | "guardrail" | "evaluator" | "custom" | "unknown";
 
 export const CATEGORIES: readonly Category[] = [
   "agent",

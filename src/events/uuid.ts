@@ -66,7 +66,13 @@ export function isUuid(value: string): boolean {
 
 /** Whether `uuid` has the 8-4-4-4-12 dash layout (checked by char code: this runs per traced call). */
 function hasUuidLayout(uuid: string): boolean {
-  return uuid.length === 36 && uuid.charCodeAt(8) === 45 && uuid.charCodeAt(13) === 45 && uuid.charCodeAt(18) === 45 && uuid.charCodeAt(23) === 45;
+  return (
+    uuid.length === 36 &&
+    uuid.charCodeAt(8) === 45 &&
+    uuid.charCodeAt(13) === 45 &&
+    uuid.charCodeAt(18) === 45 &&
+    uuid.charCodeAt(23) === 45
+  );
 }
 
 /** The 32 hex digits of a uuid (no dashes, lowercase). */

@@ -1,6 +1,14 @@
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import { toJsonSafe } from "../runtime/json-safe.js";
-import { openaiChatCodec, type FinishKind, type WireMessage, type WirePart, type WireResponse, type WireToolCall, type WireToolDef } from "../wire/index.js";
+import {
+  openaiChatCodec,
+  type FinishKind,
+  type WireMessage,
+  type WirePart,
+  type WireResponse,
+  type WireToolCall,
+  type WireToolDef,
+} from "../wire/index.js";
 
 /** The `data_schema` of every `llm` event an adapter records in the Chat Completions shape. */
 export const CHAT_COMPLETIONS_SCHEMA = openaiChatCodec.schema;
@@ -76,7 +84,12 @@ function wireCall(c: CallToolCall): WireToolCall {
 
 function wireMessage(m: CallMessage): WireMessage {
   if (m.role === "tool") {
-    return { role: "tool", parts: [{ type: "tool_result", toolCallId: m.toolCallId ?? "", output: m.text, text: m.text }], text: "", content: m.text };
+    return {
+      role: "tool",
+      parts: [{ type: "tool_result", toolCallId: m.toolCallId ?? "", output: m.text, text: m.text }],
+      text: "",
+      content: m.text,
+    };
   }
   const parts: WirePart[] = m.text === "" ? [] : [{ type: "text", text: m.text }];
   for (const call of m.toolCalls ?? []) parts.push({ type: "tool_call", call: wireCall(call) });

@@ -1,6 +1,13 @@
 import type { Json, JsonObject } from "../events/json.js";
 import type { Category } from "../events/types.js";
-import { createScopeStack, currentScopeContext, hiddenRoot, withScopeStack, type ScopeHandle, type ScopeStack } from "../events/scope-stack.js";
+import {
+  createScopeStack,
+  currentScopeContext,
+  hiddenRoot,
+  withScopeStack,
+  type ScopeHandle,
+  type ScopeStack,
+} from "../events/scope-stack.js";
 import { errorMetadata, okMetadata, shallowMerge } from "../runtime/event-factory.js";
 import type { Runtime } from "../runtime/runtime.js";
 import type { Timestamp } from "../runtime/types.js";

@@ -88,7 +88,12 @@ export function redactPII(options: RedactPiiOptions = {}): PiiRedactor {
         runtime.registerScopeEndSanitizer(name, priority, sanitizer, scope),
         runtime.registerMarkSanitizer(name, priority, sanitizer, scope),
         // Event names too: a tool name the model made up (`forward_to_ada@example.com`) becomes a span name.
-        runtime.registerEventNameSanitizer(name, priority, (eventName, event) => strings.redact(eventName, mode === "hash" ? roots.rootOf(event) : ""), scope),
+        runtime.registerEventNameSanitizer(
+          name,
+          priority,
+          (eventName, event) => strings.redact(eventName, mode === "hash" ? roots.rootOf(event) : ""),
+          scope,
+        ),
       ];
       return () => {
         for (const remove of removers) remove();

@@ -26,7 +26,8 @@ export function redactJson(value: Json, redact: (text: string) => string, depth 
   const out: JsonObject = {};
   // Next free suffix per redacted key: 4,000 addresses collapsing to one token stay linear.
   const nextSuffix = new Map<string, number>();
-  const taken = (key: string): boolean => Object.prototype.hasOwnProperty.call(out, key) || Object.prototype.hasOwnProperty.call(value, key);
+  const taken = (key: string): boolean =>
+    Object.prototype.hasOwnProperty.call(out, key) || Object.prototype.hasOwnProperty.call(value, key);
   for (const [key, item] of Object.entries(value)) {
     let newKey = redact(key);
     if (newKey !== key) {

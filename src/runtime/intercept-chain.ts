@@ -65,7 +65,11 @@ export function buildToolChain(
           throw new RelaytraceError("invalid_argument", `continuation used after intercept settled (${intercept.name})`);
         }
         const seq = calls++;
-        const snapshot: ScopeContext = { stack: context.stack.snapshot(), activeEventUuid: context.activeEventUuid, propagatedRootUuid: context.propagatedRootUuid };
+        const snapshot: ScopeContext = {
+          stack: context.stack.snapshot(),
+          activeEventUuid: context.activeEventUuid,
+          propagatedRootUuid: context.propagatedRootUuid,
+        };
         const outcome = await runInScopeContext(snapshot, downstream, nextArgs);
         if (outcome.marks.length > 0) batches.push({ seq, marks: outcome.marks });
         return withoutMarks(outcome);

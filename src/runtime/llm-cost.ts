@@ -21,7 +21,10 @@ export function pricedProfile(
   const reply = codec.decodeResponse(response);
   if (reply.usage === undefined) return profile;
   const model = reply.model ?? call.modelName;
-  const entry = model === undefined ? undefined : (priceEntryFor(catalog, model) ?? (call.modelName ? priceEntryFor(catalog, call.modelName) : undefined));
+  const entry =
+    model === undefined
+      ? undefined
+      : (priceEntryFor(catalog, model) ?? (call.modelName ? priceEntryFor(catalog, call.modelName) : undefined));
   if (entry === undefined) return profile;
   return { ...(profile ?? {}), [PROFILE_COST]: costRecord(costOf(entry, reply.usage)) };
 }

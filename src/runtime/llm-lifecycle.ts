@@ -17,7 +17,10 @@ import type { EndLlmOptions, LlmFunction, LlmHandle, LlmOptions, LlmRequest } fr
  * The event-only copy of a request: header values outside the policy's allow-list become
  * `[redacted]` (names kept). The real request is never modified.
  */
-export function recordableRequest(request: LlmRequest, policy: HeaderPolicy = DEFAULT_HEADER_POLICY): { headers: JsonObject; content: Json } {
+export function recordableRequest(
+  request: LlmRequest,
+  policy: HeaderPolicy = DEFAULT_HEADER_POLICY,
+): { headers: JsonObject; content: Json } {
   return { headers: policy.recordable(request.headers ?? {}) as JsonObject, content: request.content };
 }
 
@@ -176,7 +179,12 @@ export class LlmLifecycle {
       scopeOf(handle),
       "start",
       handle.startedAtUs,
-      { data: recordableRequest(request, this.core.headerPolicy), metadata: handle.metadata, profile: llmProfile(handle.modelName), dataSchema: handle.dataSchema ?? null },
+      {
+        data: recordableRequest(request, this.core.headerPolicy),
+        metadata: handle.metadata,
+        profile: llmProfile(handle.modelName),
+        dataSchema: handle.dataSchema ?? null,
+      },
       this.payloadTransform(stack, "request", undefined, handle.name),
     );
     return handle;

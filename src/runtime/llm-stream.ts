@@ -8,7 +8,10 @@ import type { RuntimeCore } from "./runtime-core.js";
 import type { LlmRequest } from "./types.js";
 
 /** The provider call of a managed stream: returns the chunks as they arrive. */
-export type LlmStreamFunction<C> = (request: LlmRequest, ctx: { signal: AbortSignal; llmUuid: string }) => AsyncIterable<C> | Promise<AsyncIterable<C>>;
+export type LlmStreamFunction<C> = (
+  request: LlmRequest,
+  ctx: { signal: AbortSignal; llmUuid: string },
+) => AsyncIterable<C> | Promise<AsyncIterable<C>>;
 
 /**
  * Wraps a managed stream (lowest priority outermost): call `next(request)` for the downstream
@@ -73,7 +76,10 @@ export function executeLlmStream<C>(
         iterator = runInSpan(context, handle, () => call(real)[Symbol.asyncIterator]());
         for (;;) {
           const source = iterator;
-          const step = await raceAbort(runInSpan(context, handle, () => source.next()), signal);
+          const step = await raceAbort(
+            runInSpan(context, handle, () => source.next()),
+            signal,
+          );
           if (step.done) break;
           firstChunkUs ??= core.nowUs();
           chunks.push(step.value as C);

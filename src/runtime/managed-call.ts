@@ -108,7 +108,10 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
  */
 export async function openManagedCall<I, H>(
   core: RuntimeCore,
-  call: Pick<ManagedCall<I, H, unknown, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails" | "requestIntercepts" | "open">,
+  call: Pick<
+    ManagedCall<I, H, unknown, unknown>,
+    "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails" | "requestIntercepts" | "open"
+  >,
 ): Promise<{ handle: H; input: I }> {
   if (call.guardrails.length > 0) await runGuardrails(core, call);
   let input = call.input;
@@ -143,7 +146,11 @@ async function runGuardrails<I>(
     }
     if (typeof reason === "string") {
       const endUs = core.endTime(startUs, undefined);
-      core.emitScope(stack, scope, "end", endUs, { data: { allowed: false, rejected: true, rejection_reason: reason }, metadata, profile: null });
+      core.emitScope(stack, scope, "end", endUs, {
+        data: { allowed: false, rejected: true, rejection_reason: reason },
+        metadata,
+        profile: null,
+      });
       core.emitMark(stack, {
         uuid: core.newId(),
         parentUuid,
@@ -157,6 +164,10 @@ async function runGuardrails<I>(
       });
       throw new GuardrailRejectedError(guardrail.name, reason);
     }
-    core.emitScope(stack, scope, "end", core.endTime(startUs, undefined), { data: { allowed: true, rejected: false }, metadata, profile: null });
+    core.emitScope(stack, scope, "end", core.endTime(startUs, undefined), {
+      data: { allowed: true, rejected: false },
+      metadata,
+      profile: null,
+    });
   }
 }

@@ -42,7 +42,17 @@ export const METRIC_OPTIONS = set("parent", "metadata", "timestamp");
 export const TOOL_OPTIONS = set("toolCallId", "attributes", "metadata", "data", "parent", "signal", "timestamp");
 export const END_TOOL_OPTIONS = set("data", "metadata", "timestamp");
 export const LLM_OPTIONS = set("modelName", "dataSchema", "attributes", "metadata", "parent", "signal", "timestamp", "injectTraceparent");
-export const LLM_STREAM_OPTIONS = set("modelName", "dataSchema", "attributes", "metadata", "parent", "signal", "timestamp", "injectTraceparent", "assemble");
+export const LLM_STREAM_OPTIONS = set(
+  "modelName",
+  "dataSchema",
+  "attributes",
+  "metadata",
+  "parent",
+  "signal",
+  "timestamp",
+  "injectTraceparent",
+  "assemble",
+);
 export const END_LLM_OPTIONS = set("data", "metadata", "modelName", "timestamp", "error");
 export const SHUTDOWN_OPTIONS = set("timeoutMs");
 export const REGISTRATION_OPTIONS = set("scope", "breakChain");

@@ -19,7 +19,8 @@ export function toToolResult(value: unknown, where = "tool callback"): ToolExecu
     throw new TypeError(`invalid tool execution result: ${where} returned ${describe(value)}; expected { result, annotation? }`);
   }
   const v = value as ToolExecutionResult;
-  const out: ToolExecutionResult = v.annotation === undefined || v.annotation === null ? { result: v.result } : { result: v.result, annotation: v.annotation };
+  const out: ToolExecutionResult =
+    v.annotation === undefined || v.annotation === null ? { result: v.result } : { result: v.result, annotation: v.annotation };
   const pending = checkPending(v.pending, where);
   if (pending !== undefined) out.pending = pending;
   return out;
@@ -28,12 +29,16 @@ export function toToolResult(value: unknown, where = "tool callback"): ToolExecu
 /** A suspension's request must be a JSON object (it becomes the `tool.pending` mark's data). */
 function checkPending(pending: unknown, where: string): JsonObject | undefined {
   if (pending === undefined || pending === null) return undefined;
-  if (!isJsonObject(pending as Json)) throw new TypeError(`invalid tool execution result: ${where} returned a pending request that is not an object`);
+  if (!isJsonObject(pending as Json))
+    throw new TypeError(`invalid tool execution result: ${where} returned a pending request that is not an object`);
   return pending as JsonObject;
 }
 
 /** Checks an intercept return: `{result, annotation?, pendingMarks?}`; unknown extra fields are accepted. */
-export function toInterceptOutcome(value: unknown, interceptName: string): Required<Pick<ToolExecutionInterceptOutcome, "pendingMarks">> & ToolExecutionResult {
+export function toInterceptOutcome(
+  value: unknown,
+  interceptName: string,
+): Required<Pick<ToolExecutionInterceptOutcome, "pendingMarks">> & ToolExecutionResult {
   if (typeof value !== "object" || value === null || Array.isArray(value) || !("result" in value)) {
     toToolResult(value, `execution intercept ${interceptName}`); // throws the descriptive error
   }

@@ -42,7 +42,8 @@ export function propagationContextFromJson(text: string | PropagationContext | P
   }
   const parentUuid = checkUuid(v.parent_uuid ?? v.parentUuid, "parent_uuid");
   const root = v.root_uuid ?? v.rootUuid;
-  const out: PropagationContext = root === undefined || root === null ? { version: 1, parentUuid } : { version: 1, rootUuid: checkUuid(root, "root_uuid"), parentUuid };
+  const out: PropagationContext =
+    root === undefined || root === null ? { version: 1, parentUuid } : { version: 1, rootUuid: checkUuid(root, "root_uuid"), parentUuid };
   const flags = v.trace_flags ?? v.traceFlags;
   if (flags !== undefined && flags !== null) {
     if (typeof flags !== "number" || !Number.isInteger(flags) || flags < 0 || flags > 255) {
@@ -70,7 +71,10 @@ export function capturePropagationContext(): PropagationContext {
 /** The wire object of a context (snake_case keys; `root_uuid`, `trace_flags` and `tracestate` omitted when absent). */
 export function propagationContextToWire(ctx: PropagationContext): PropagationContextWire {
   const valid = propagationContextFromJson(ctx);
-  const wire: PropagationContextWire = valid.rootUuid === undefined ? { version: 1, parent_uuid: valid.parentUuid } : { version: 1, root_uuid: valid.rootUuid, parent_uuid: valid.parentUuid };
+  const wire: PropagationContextWire =
+    valid.rootUuid === undefined
+      ? { version: 1, parent_uuid: valid.parentUuid }
+      : { version: 1, root_uuid: valid.rootUuid, parent_uuid: valid.parentUuid };
   if (valid.traceFlags !== undefined) wire.trace_flags = valid.traceFlags;
   if (valid.tracestate !== undefined) wire.tracestate = valid.tracestate;
   return wire;
@@ -89,7 +93,9 @@ export function captureFrom(context: ScopeContext): PropagationContext {
   const link = propagatedLinkOf(rootUuid);
   if (link === undefined) return { version: 1, rootUuid, parentUuid };
   // A trace continued from a remote parent hands its flags and trace state on.
-  return link.tracestate === undefined ? { version: 1, rootUuid, parentUuid, traceFlags: link.traceFlags } : { version: 1, rootUuid, parentUuid, traceFlags: link.traceFlags, tracestate: link.tracestate };
+  return link.tracestate === undefined
+    ? { version: 1, rootUuid, parentUuid, traceFlags: link.traceFlags }
+    : { version: 1, rootUuid, parentUuid, traceFlags: link.traceFlags, tracestate: link.tracestate };
 }
 
 /**
@@ -102,7 +108,10 @@ export function contextFromPropagation(ctx: PropagationContext | PropagationCont
     return { stack: new ScopeStack([hiddenRoot(parentUuid, "propagated-root")]) };
   }
   if (traceFlags !== undefined || tracestate !== undefined) {
-    recordPropagatedLink(rootUuid, tracestate === undefined ? { traceFlags: traceFlags ?? 1 } : { traceFlags: traceFlags ?? 1, tracestate });
+    recordPropagatedLink(
+      rootUuid,
+      tracestate === undefined ? { traceFlags: traceFlags ?? 1 } : { traceFlags: traceFlags ?? 1, tracestate },
+    );
   }
   const frames = [hiddenRoot(rootUuid, "propagated-root")];
   if (parentUuid !== rootUuid) frames.push(hiddenRoot(parentUuid, "propagated-parent", "unknown", rootUuid));

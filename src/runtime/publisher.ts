@@ -144,12 +144,21 @@ export class Publisher {
     const subscribers = this.registries.subscribers.effective(stack);
     if (subscribers.length === 0) return undefined;
     const sanitizerRegistry =
-      kind === "mark" ? this.registries.markSanitizers : kind === "start" ? this.registries.scopeStartSanitizers : this.registries.scopeEndSanitizers;
+      kind === "mark"
+        ? this.registries.markSanitizers
+        : kind === "start"
+          ? this.registries.scopeStartSanitizers
+          : this.registries.scopeEndSanitizers;
     let injectors = this.registries.injectors.effective(stack);
     if (injectors.length > 1) {
       injectors = [...injectors].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
     }
-    return { subscribers, injectors, sanitizers: sanitizerRegistry.effective(stack), names: this.registries.nameSanitizers.effective(stack) };
+    return {
+      subscribers,
+      injectors,
+      sanitizers: sanitizerRegistry.effective(stack),
+      names: this.registries.nameSanitizers.effective(stack),
+    };
   }
 
   /** Queues `event`; `frozen` says which payload fields were frozen as they were copied. */
@@ -368,8 +377,7 @@ function freezeEvent(event: DraftEvent, frozen: number): AtofEvent {
 }
 
 function isInjectableValue(value: unknown): boolean {
-  const scalar = (v: unknown) =>
-    typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
+  const scalar = (v: unknown) => typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
   if (scalar(value)) return true;
   if (!Array.isArray(value)) return false;
   if (value.length === 0) return true;

@@ -43,12 +43,7 @@ export class Registry<F> {
     return this.locals.length > 0;
   }
 
-  add(
-    name: string,
-    priority: number,
-    callback: F,
-    options: { scopeUuid?: string; breakChain?: boolean } = {},
-  ): () => boolean {
+  add(name: string, priority: number, callback: F, options: { scopeUuid?: string; breakChain?: boolean } = {}): () => boolean {
     if (typeof name !== "string" || name.length === 0) {
       throw new RelaytraceError("invalid_argument", `${this.family}: a registration needs a non-empty name`);
     }
@@ -62,7 +57,8 @@ export class Registry<F> {
     // concurrent requests may each register their own "redaction" on their own scope.
     const scopeUuid = options.scopeUuid;
     if (scopeUuid === undefined) {
-      if (this.globals.some((e) => e.name === name)) throw new RelaytraceError("already_exists", `${this.family} "${name}" is already registered`);
+      if (this.globals.some((e) => e.name === name))
+        throw new RelaytraceError("already_exists", `${this.family} "${name}" is already registered`);
     } else if (this.locals.some((e) => e.scopeUuid === scopeUuid && e.name === name)) {
       throw new RelaytraceError("already_exists", `${this.family} "${name}" is already registered on this scope`);
     }

@@ -115,11 +115,14 @@ export class Runtime {
    * Emits a metric mark (`data_schema` `nemo.relay.metric_measurements` v1); every measurement is
    * validated first, so a bad one emits nothing. Trace projections never render metric marks.
    */
-  metric(name: string, measurements: readonly MetricMeasurement[], options?: Pick<MarkOptions, "parent" | "metadata" | "timestamp">): string {
+  metric(
+    name: string,
+    measurements: readonly MetricMeasurement[],
+    options?: Pick<MarkOptions, "parent" | "metadata" | "timestamp">,
+  ): string {
     checkOptions(options, METRIC_OPTIONS, "metric");
     return this.scopes.metric(name, measurements, options);
   }
-
 
   // ---- tools and LLM calls --------------------------------------------------------------------
 
@@ -129,7 +132,12 @@ export class Runtime {
    * unsanitized `{result, annotation?}`, typed as `fn`'s result (an execution intercept that
    * replaces the result is trusted to keep that type); rejects with the original error (or the abort reason).
    */
-  executeTool<T extends Json = Json>(name: string, args: Json, fn: ToolFunction<T>, options?: ToolOptions): Promise<ToolExecutionResult<T>> {
+  executeTool<T extends Json = Json>(
+    name: string,
+    args: Json,
+    fn: ToolFunction<T>,
+    options?: ToolOptions,
+  ): Promise<ToolExecutionResult<T>> {
     const bad = optionsError(options, TOOL_OPTIONS, "executeTool");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.tools.execute(name, args, fn as ToolFunction, options) as Promise<ToolExecutionResult<T>>;
@@ -190,7 +198,10 @@ export class Runtime {
 
   /** Rewrites the real tool args before the start event; `breakChain` stops the later ones. */
   registerToolRequestIntercept(name: string, priority: number, fn: ToolRequestIntercept, options?: RequestInterceptOptions): Remover {
-    return this.core.registries.toolRequestIntercepts.add(name, priority, fn, { ...scopeOf(options), breakChain: options?.breakChain === true });
+    return this.core.registries.toolRequestIntercepts.add(name, priority, fn, {
+      ...scopeOf(options),
+      breakChain: options?.breakChain === true,
+    });
   }
 
   /** Wraps tool execution (lowest priority outermost): call `next` 0..n times, return `{result, annotation?, pendingMarks?}`. */
@@ -199,12 +210,22 @@ export class Runtime {
   }
 
   /** Rewrites the tool start event's `data` only (the tool still gets the real args). Fails closed. */
-  registerToolSanitizeRequest(name: string, priority: number, fn: (tool: string, args: Json) => Json, options?: RegistrationOptions): Remover {
+  registerToolSanitizeRequest(
+    name: string,
+    priority: number,
+    fn: (tool: string, args: Json) => Json,
+    options?: RegistrationOptions,
+  ): Remover {
     return this.core.registries.toolSanitizeRequest.add(name, priority, fn, scopeOf(options));
   }
 
   /** Rewrites the tool end event's `data` only; never sees the annotation. Fails closed. */
-  registerToolSanitizeResponse(name: string, priority: number, fn: (tool: string, result: Json) => Json, options?: RegistrationOptions): Remover {
+  registerToolSanitizeResponse(
+    name: string,
+    priority: number,
+    fn: (tool: string, result: Json) => Json,
+    options?: RegistrationOptions,
+  ): Remover {
     return this.core.registries.toolSanitizeResponse.add(name, priority, fn, scopeOf(options));
   }
 
@@ -215,7 +236,10 @@ export class Runtime {
 
   /** Rewrites the real LLM request before the start event; `breakChain` stops the later ones. */
   registerLlmRequestIntercept(name: string, priority: number, fn: LlmRequestIntercept, options?: RequestInterceptOptions): Remover {
-    return this.core.registries.llmRequestIntercepts.add(name, priority, fn, { ...scopeOf(options), breakChain: options?.breakChain === true });
+    return this.core.registries.llmRequestIntercepts.add(name, priority, fn, {
+      ...scopeOf(options),
+      breakChain: options?.breakChain === true,
+    });
   }
 
   /** Wraps the provider call: `(request, next, info) => response`. */
@@ -352,7 +376,6 @@ export class Runtime {
   isRecording(): boolean {
     return this.core.listening(currentScopeContext().stack);
   }
-
 }
 
 function scopeOf(options: RegistrationOptions | undefined): { scopeUuid?: string } {

@@ -120,7 +120,11 @@ export class ScopeLifecycle {
    * Emits a metric mark (`data_schema` `nemo.relay.metric_measurements` v1); every measurement is
    * validated first, so a bad one emits nothing. Trace projections never render metric marks.
    */
-  metric(name: string, measurements: readonly MetricMeasurement[], options: Pick<MarkOptions, "parent" | "metadata" | "timestamp"> = {}): string {
+  metric(
+    name: string,
+    measurements: readonly MetricMeasurement[],
+    options: Pick<MarkOptions, "parent" | "metadata" | "timestamp"> = {},
+  ): string {
     const data = metricData(measurements);
     const context = currentScopeContext();
     const uuid = this.core.newId();
@@ -164,7 +168,13 @@ export class ScopeLifecycle {
     return handle;
   }
 
-  private close(stack: ScopeContext["stack"], handle: OpenScope, output: Json, metadata: Json, timestamp: PopScopeOptions["timestamp"]): void {
+  private close(
+    stack: ScopeContext["stack"],
+    handle: OpenScope,
+    output: Json,
+    metadata: Json,
+    timestamp: PopScopeOptions["timestamp"],
+  ): void {
     handle.ended = true;
     // Built and snapshotted while the scope is still visible, so its scope-local registrations apply.
     this.core.emitScope(stack, handle, "end", this.core.endTime(handle.startedAtUs, timestamp), {

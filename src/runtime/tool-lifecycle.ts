@@ -21,15 +21,7 @@ import { runManagedCall, type ManagedCall } from "./managed-call.js";
 import type { RegistryEntry } from "./registry.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
 import type { Registries, RuntimeCore, ScopeShape, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
-import type {
-  EndToolOptions,
-  PendingMarkSpec,
-  ToolContext,
-  ToolExecutionResult,
-  ToolFunction,
-  ToolHandle,
-  ToolOptions,
-} from "./types.js";
+import type { EndToolOptions, PendingMarkSpec, ToolContext, ToolExecutionResult, ToolFunction, ToolHandle, ToolOptions } from "./types.js";
 
 interface InternalToolHandle extends ToolHandle {
   readonly category: "tool";
@@ -54,7 +46,6 @@ function sharedProfile(handle: InternalToolHandle): FrozenJson<JsonObject> {
   if (handle.toolCallId === undefined) return EMPTY_PROFILE;
   return (handle.profile ??= new FrozenJson(toolProfile(handle.toolCallId)));
 }
-
 
 /** Managed and manual tool lifecycles: the managed-call skeleton, ends, suspension and pending marks. */
 export class ToolLifecycle {
@@ -145,7 +136,10 @@ export class ToolLifecycle {
     // Managed ends carry status OK; the manual path adds no status keys.
     const metadata = managed ? okEndMetadata(handle.metadata) : shallowMerge(handle.metadata, options?.metadata);
     const annotation = annotationOf(outcome);
-    const profile = annotation === undefined ? sharedProfile(handle) : { ...toolProfile(handle.toolCallId), [PROFILE_TOOL_RESULT_ANNOTATION]: annotation };
+    const profile =
+      annotation === undefined
+        ? sharedProfile(handle)
+        : { ...toolProfile(handle.toolCallId), [PROFILE_TOOL_RESULT_ANNOTATION]: annotation };
     this.core.emitScope(
       stack,
       handle,
@@ -190,7 +184,13 @@ export class ToolLifecycle {
   }
 
   /** The `tool.pending` mark of a suspension first (it is the innermost outcome), then the intercepts' marks. */
-  emitPendingMarks(stack: ScopeStack, handle: InternalToolHandle, closedAtUs: number | undefined, pending: JsonObject | undefined, marksBelow: PendingMarkSpec[]): void {
+  emitPendingMarks(
+    stack: ScopeStack,
+    handle: InternalToolHandle,
+    closedAtUs: number | undefined,
+    pending: JsonObject | undefined,
+    marksBelow: PendingMarkSpec[],
+  ): void {
     if (pending === undefined && marksBelow.length === 0) return;
     const marks = pending === undefined ? marksBelow : [pendingMark(handle, pending), ...marksBelow];
     const endUs = closedAtUs ?? this.core.endTime(handle.startedAtUs, undefined); // the end was not stamped: nobody listened
@@ -198,7 +198,10 @@ export class ToolLifecycle {
       let metadata: Json = spec.metadata ?? null;
       if (spec.severity !== undefined) {
         if (metadata !== null && !isJsonObject(metadata)) {
-          this.core.diagnostics.record("tool_pending_mark_dropped", `pending mark ${spec.name}: metadata must be an object when severity is set`);
+          this.core.diagnostics.record(
+            "tool_pending_mark_dropped",
+            `pending mark ${spec.name}: metadata must be an object when severity is set`,
+          );
           return; // a dropped mark leaves its gap in the timestamps
         }
         metadata = { ...(metadata ?? {}), [severityKey(this.core.namespace)]: wireSeverity(spec.severity) };
@@ -259,8 +262,14 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
   run(handle: InternalToolHandle, input: Json): unknown {
     const signal = this.signal;
     const toolCtx: ToolContext =
-      handle.toolCallId === undefined ? { signal, toolUuid: handle.uuid } : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
-    const execContext: ScopeContext = { stack: this.stack.snapshot(), activeEventUuid: handle.uuid, propagatedRootUuid: this.context.propagatedRootUuid };
+      handle.toolCallId === undefined
+        ? { signal, toolUuid: handle.uuid }
+        : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
+    const execContext: ScopeContext = {
+      stack: this.stack.snapshot(),
+      activeEventUuid: handle.uuid,
+      propagatedRootUuid: this.context.propagatedRootUuid,
+    };
     const intercepts = this.tools.registries.toolExecutionIntercepts.effective(this.stack);
     const fn = this.fn;
     if (intercepts.length === 0) {
@@ -313,7 +322,6 @@ function pendingMark(handle: ToolHandle, request: JsonObject): PendingMarkSpec {
     dataSchema: PENDING_REQUEST_SCHEMA,
   };
 }
-
 
 function scopeOf(handle: ToolHandle): ScopeShape {
   return { uuid: handle.uuid, name: handle.name, category: "tool", parentUuid: handle.parentUuid, attributes: handle.attributes };

@@ -97,7 +97,10 @@ export interface ToolContext {
   toolCallId?: string;
 }
 
-export type ToolFunction<T extends Json = Json> = (args: Json, ctx: ToolContext) => ToolExecutionResult<T> | Promise<ToolExecutionResult<T>>;
+export type ToolFunction<T extends Json = Json> = (
+  args: Json,
+  ctx: ToolContext,
+) => ToolExecutionResult<T> | Promise<ToolExecutionResult<T>>;
 
 export interface ToolOptions {
   toolCallId?: string;

@@ -29,7 +29,13 @@ export const anthropicMessagesCodec: WireCodec = {
   decodeMessages: (messages) => messages.map(decodeMessage),
   decodeResponse,
   streamAssembler,
-  looksLikeRequest: (b) => Array.isArray(b.messages) && (b.system !== undefined || arr(b.messages).some((m) => isDict(m) && Array.isArray(m.content) && m.content.some((c) => isDict(c) && (c.type === "tool_use" || c.type === "tool_result")))),
+  looksLikeRequest: (b) =>
+    Array.isArray(b.messages) &&
+    (b.system !== undefined ||
+      arr(b.messages).some(
+        (m) =>
+          isDict(m) && Array.isArray(m.content) && m.content.some((c) => isDict(c) && (c.type === "tool_use" || c.type === "tool_result")),
+      )),
   looksLikeResponse: (b) => Array.isArray(b.content) && (b.type === "message" || b.stop_reason !== undefined),
   encodeRequest,
   encodeMessages,
@@ -37,7 +43,9 @@ export const anthropicMessagesCodec: WireCodec = {
   assistantMessages: (r) => [{ role: "assistant", content: replyBlocks(r) }],
   toolResultMessages(results: readonly WireToolResult[]) {
     if (results.length === 0) return [];
-    return [{ role: "user", content: results.map((r) => ({ type: "tool_result", tool_use_id: r.id, content: r.output, is_error: r.isError })) }];
+    return [
+      { role: "user", content: results.map((r) => ({ type: "tool_result", tool_use_id: r.id, content: r.output, is_error: r.isError })) },
+    ];
   },
   encodeResponse,
   encodeStream,

@@ -40,7 +40,14 @@ function blockPart(b: unknown): WirePart | undefined {
 export function decodeMessage(m: unknown): WireMessage {
   if (!isDict(m)) return message("user", [], null);
   const content = (m.content ?? null) as Json;
-  const parts = typeof content === "string" ? (content === "" ? [] : [{ type: "text" as const, text: content }]) : arr(content).map(blockPart).filter((p): p is WirePart => p !== undefined);
+  const parts =
+    typeof content === "string"
+      ? content === ""
+        ? []
+        : [{ type: "text" as const, text: content }]
+      : arr(content)
+          .map(blockPart)
+          .filter((p): p is WirePart => p !== undefined);
   if (m.role === "assistant") return message("assistant", parts, content);
   const onlyResults = parts.length > 0 && parts.every((p) => p.type === "tool_result");
   return message(onlyResults ? "tool" : "user", parts, content);
@@ -53,7 +60,9 @@ export function decodeRequest(body: Json): WireRequest {
   const b = asObject(body);
   const req: WireRequest = {
     messages: arr(b.messages).map((m) => recurringDecodeMessage(m)),
-    tools: arr(b.tools).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
+    tools: arr(b.tools)
+      .map(toolDefFrom)
+      .filter((t): t is WireToolDef => t !== undefined),
     settings: settingsOf(b, {
       maxTokens: num(b.max_tokens),
       temperature: num(b.temperature),
@@ -88,7 +97,10 @@ function toolEntries(tools: readonly WireToolDef[]): JsonObject[] {
 }
 
 export function encodeRequest(o: EncodeRequestOptions): JsonObject {
-  const body: JsonObject = { model: o.model, max_tokens: o.maxTokens !== undefined && o.maxTokens > 0 ? o.maxTokens : ANTHROPIC_DEFAULT_MAX_TOKENS };
+  const body: JsonObject = {
+    model: o.model,
+    max_tokens: o.maxTokens !== undefined && o.maxTokens > 0 ? o.maxTokens : ANTHROPIC_DEFAULT_MAX_TOKENS,
+  };
   if (o.system !== undefined && o.system !== "") body.system = o.system;
   body.messages = [...o.messages];
   if (o.tools.length > 0) body.tools = toolEntries(o.tools);
@@ -117,7 +129,11 @@ export function encodeMessages(messages: readonly WireMessage[]): Json[] {
     if (m.role === "tool") {
       for (const p of m.parts) {
         if (p.type !== "tool_result") continue;
-        const block: JsonObject = { type: "tool_result", tool_use_id: p.toolCallId, content: p.text !== "" ? p.text : resultText(p.output) };
+        const block: JsonObject = {
+          type: "tool_result",
+          tool_use_id: p.toolCallId,
+          content: p.text !== "" ? p.text : resultText(p.output),
+        };
         if (p.isError === true) block.is_error = true;
         results.push(block);
       }

@@ -3,7 +3,21 @@ import { callBlock, toolUse } from "./anthropic-request.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
 import { missingListReply, notAnObjectReply, replyIds, responseFromParts, type ReplyFields } from "./messages.js";
-import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, preview, str, tokens } from "./read.js";
+import {
+  argumentsText,
+  argumentsValue,
+  arr,
+  asObject,
+  errorEnvelopeMessage,
+  isDict,
+  kindOf,
+  nonEmptyStr,
+  num,
+  parseChunk,
+  preview,
+  str,
+  tokens,
+} from "./read.js";
 import type { Dict } from "./read.js";
 import { buildUsage } from "./usage.js";
 import type { FinishKind, StreamAssembler, WirePart, WireResponse, WireStreamEvent, WireUsage } from "./types.js";
@@ -12,7 +26,12 @@ import type { FinishKind, StreamAssembler, WirePart, WireResponse, WireStreamEve
 
 /** Block types a reply keeps in the transcript; thinking blocks must be sent back on tool turns. */
 const KEPT_BLOCK_TYPES: ReadonlySet<string> = new Set(["text", "tool_use", "thinking", "redacted_thinking"]);
-const FINISH_WIRE: Record<FinishKind, string> = { stop: "end_turn", length: "max_tokens", tool_calls: "tool_use", content_filter: "refusal" };
+const FINISH_WIRE: Record<FinishKind, string> = {
+  stop: "end_turn",
+  length: "max_tokens",
+  tool_calls: "tool_use",
+  content_filter: "refusal",
+};
 
 /** Anthropic's `input_tokens` excludes cache traffic; WireUsage input counts all of it. */
 function decodeUsage(raw: unknown): WireUsage | undefined {
@@ -23,7 +42,12 @@ function decodeUsage(raw: unknown): WireUsage | undefined {
   const anyInput = input !== undefined || read !== undefined || write !== undefined;
   return buildUsage(
     raw,
-    { input: anyInput ? (input ?? 0) + (read ?? 0) + (write ?? 0) : undefined, output: tokens(raw.output_tokens), cacheRead: read, cacheWrite: write },
+    {
+      input: anyInput ? (input ?? 0) + (read ?? 0) + (write ?? 0) : undefined,
+      output: tokens(raw.output_tokens),
+      cacheRead: read,
+      cacheWrite: write,
+    },
     ["input_tokens", "output_tokens", "cache_read_input_tokens", "cache_creation_input_tokens"],
   );
 }
@@ -40,7 +64,8 @@ function fromBlocks(blocks: readonly unknown[], rest: ReplyFields, strict: boole
     const type = str(block.type);
     if (type === "tool_use") {
       if (strict && nonEmptyStr(block.id) === undefined) throw new WireShapeError(`Anthropic reply: content[${i}] (tool_use) has no id`);
-      if (strict && nonEmptyStr(block.name) === undefined) throw new WireShapeError(`Anthropic reply: content[${i}] (tool_use) has no name`);
+      if (strict && nonEmptyStr(block.name) === undefined)
+        throw new WireShapeError(`Anthropic reply: content[${i}] (tool_use) has no name`);
       const call = toolUse(block);
       parts.push({ type: "tool_call", call });
       native.push({ type: "tool_use", id: call.id, name: call.name, input: call.input });
@@ -99,7 +124,8 @@ export function streamAssembler(): StreamAssembler {
       if (ev.data.trim() === "") return [];
       const data = parseChunk(ev.data, `Anthropic stream event${ev.event ? ` "${ev.event}"` : ""}`);
       const type = str(data.type) ?? ev.event;
-      if (type === "error") throw new WireStreamError(`Anthropic stream reported an error: ${errorEnvelopeMessage(data) ?? preview(ev.data)}`);
+      if (type === "error")
+        throw new WireStreamError(`Anthropic stream reported an error: ${errorEnvelopeMessage(data) ?? preview(ev.data)}`);
       if (type === "message_start" && isDict(data.message)) {
         model = str(data.message.model) ?? model;
         id = str(data.message.id) ?? id;
@@ -115,8 +141,10 @@ export function streamAssembler(): StreamAssembler {
           return delta.text !== "" ? [delta.text] : [];
         }
         if (delta.type === "input_json_delta" && typeof delta.partial_json === "string") slot.json += delta.partial_json;
-        else if (delta.type === "thinking_delta" && typeof delta.thinking === "string") slot.block.thinking = (str(slot.block.thinking) ?? "") + delta.thinking;
-        else if (delta.type === "signature_delta" && typeof delta.signature === "string") slot.block.signature = (str(slot.block.signature) ?? "") + delta.signature;
+        else if (delta.type === "thinking_delta" && typeof delta.thinking === "string")
+          slot.block.thinking = (str(slot.block.thinking) ?? "") + delta.thinking;
+        else if (delta.type === "signature_delta" && typeof delta.signature === "string")
+          slot.block.signature = (str(slot.block.signature) ?? "") + delta.signature;
       } else if (type === "message_delta") {
         if (isDict(data.delta)) raw = str(data.delta.stop_reason) ?? raw;
         // message_delta usage is cumulative; keep message_start's input counts unless restated.
@@ -169,7 +197,10 @@ export function replyBlocks(r: WireResponse): Json[] {
 function usageBody(u: WireUsage | undefined): JsonObject {
   const read = u?.cacheReadTokens;
   const write = u?.cacheWriteTokens;
-  const body: JsonObject = { input_tokens: Math.max(0, (u?.inputTokens ?? 0) - (read ?? 0) - (write ?? 0)), output_tokens: u?.outputTokens ?? 0 };
+  const body: JsonObject = {
+    input_tokens: Math.max(0, (u?.inputTokens ?? 0) - (read ?? 0) - (write ?? 0)),
+    output_tokens: u?.outputTokens ?? 0,
+  };
   if (read !== undefined) body.cache_read_input_tokens = read;
   if (write !== undefined) body.cache_creation_input_tokens = write;
   return body;
@@ -196,7 +227,19 @@ export function encodeStream(r: WireResponse): WireStreamEvent[] {
   const ev = (type: string, data: JsonObject): WireStreamEvent => ({ event: type, data: JSON.stringify({ type, ...data }) });
   const usage = usageBody(r.usage);
   const startUsage: JsonObject = { ...usage, output_tokens: 0 };
-  const out = [ev("message_start", { message: { id: r.id ?? "msg_0", type: "message", role: "assistant", model: r.model ?? "", content: [], stop_reason: null, usage: startUsage } })];
+  const out = [
+    ev("message_start", {
+      message: {
+        id: r.id ?? "msg_0",
+        type: "message",
+        role: "assistant",
+        model: r.model ?? "",
+        content: [],
+        stop_reason: null,
+        usage: startUsage,
+      },
+    }),
+  ];
   replyBlocks(r).forEach((block, index) => {
     const b = asObject(block);
     if (b.type === "text") {
@@ -208,13 +251,16 @@ export function encodeStream(r: WireResponse): WireStreamEvent[] {
     } else if (b.type === "thinking") {
       out.push(ev("content_block_start", { index, content_block: { type: "thinking", thinking: "" } }));
       out.push(ev("content_block_delta", { index, delta: { type: "thinking_delta", thinking: str(b.thinking) ?? "" } }));
-      if (typeof b.signature === "string") out.push(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } }));
+      if (typeof b.signature === "string")
+        out.push(ev("content_block_delta", { index, delta: { type: "signature_delta", signature: b.signature } }));
     } else {
       out.push(ev("content_block_start", { index, content_block: b }));
     }
     out.push(ev("content_block_stop", { index }));
   });
-  out.push(ev("message_delta", { delta: { stop_reason: finishWire(r), stop_sequence: null }, usage: { output_tokens: usage.output_tokens ?? 0 } }));
+  out.push(
+    ev("message_delta", { delta: { stop_reason: finishWire(r), stop_sequence: null }, usage: { output_tokens: usage.output_tokens ?? 0 } }),
+  );
   out.push(ev("message_stop", {}));
   return out;
 }

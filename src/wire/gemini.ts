@@ -61,7 +61,9 @@ function partOf(p: unknown, callId: (fc: Dict) => string): WirePart | undefined 
 function decodeContent(c: unknown): WireMessage {
   if (!isDict(c)) return message("user", [], null);
   const raw = (c.parts ?? null) as Json;
-  const parts = arr(raw).map((p) => partOf(p, (fc) => str(fc.id) ?? "")).filter((p): p is WirePart => p !== undefined);
+  const parts = arr(raw)
+    .map((p) => partOf(p, (fc) => str(fc.id) ?? ""))
+    .filter((p): p is WirePart => p !== undefined);
   if (c.role === "model") return message("assistant", parts, raw);
   const onlyResults = parts.length > 0 && parts.every((p) => p.type === "tool_result");
   return message(onlyResults ? "tool" : "user", parts, raw);
@@ -86,7 +88,10 @@ function decodeRequest(body: Json): WireRequest {
   const thinking = isDict(g.thinkingConfig) ? g.thinkingConfig : {};
   const req: WireRequest = {
     messages: arr(b.contents).map((m) => recurringDecodeContent(m)),
-    tools: arr(b.tools).flatMap((t) => (isDict(t) ? arr(t.functionDeclarations) : [])).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
+    tools: arr(b.tools)
+      .flatMap((t) => (isDict(t) ? arr(t.functionDeclarations) : []))
+      .map(toolDefFrom)
+      .filter((t): t is WireToolDef => t !== undefined),
     settings: settingsOf(b, {
       maxTokens: num(g.maxOutputTokens),
       temperature: num(g.temperature),
@@ -118,7 +123,13 @@ function decodeUsage(raw: unknown): WireUsage | undefined {
   const output = candidates === undefined && thoughts === undefined ? undefined : (candidates ?? 0) + (thoughts ?? 0);
   return buildUsage(
     raw,
-    { input: tokens(raw.promptTokenCount), output, total: tokens(raw.totalTokenCount), cacheRead: tokens(raw.cachedContentTokenCount), reasoning: thoughts },
+    {
+      input: tokens(raw.promptTokenCount),
+      output,
+      total: tokens(raw.totalTokenCount),
+      cacheRead: tokens(raw.cachedContentTokenCount),
+      reasoning: thoughts,
+    },
     ["promptTokenCount", "candidatesTokenCount", "cachedContentTokenCount", "thoughtsTokenCount"],
   );
 }
@@ -152,7 +163,8 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
     if (!isDict(p)) return;
     let kept: Dict = p;
     if (isDict(p.functionCall)) {
-      if (strict && nonEmptyStr(p.functionCall.name) === undefined) throw new WireShapeError(`Gemini reply: candidates[0].content.parts[${i}].functionCall has no name`);
+      if (strict && nonEmptyStr(p.functionCall.name) === undefined)
+        throw new WireShapeError(`Gemini reply: candidates[0].content.parts[${i}].functionCall has no name`);
       const id = nonEmptyStr(p.functionCall.id) ?? `${responseId ?? "call"}_${n}`;
       n++;
       kept = { ...p, functionCall: { ...p.functionCall, id } };
@@ -163,7 +175,10 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
   });
   const raw = isDict(candidate) ? str(candidate.finishReason) : undefined;
   if (raw !== undefined) rest.rawFinishReason = raw;
-  const finish = replyFinish(raw, parts.some((p) => p.type === "tool_call"));
+  const finish = replyFinish(
+    raw,
+    parts.some((p) => p.type === "tool_call"),
+  );
   if (finish !== undefined) rest.finish = finish;
   return { ...responseFromParts(parts, rest), native };
 }
@@ -191,7 +206,13 @@ function streamAssembler(): StreamAssembler {
       for (const p of arr(isDict(candidate.content) ? candidate.content.parts : [])) {
         if (!isDict(p)) continue;
         const prev = parts[parts.length - 1];
-        if (typeof p.text === "string" && prev !== undefined && typeof prev.text === "string" && prev.thought === p.thought && p.thoughtSignature === undefined) {
+        if (
+          typeof p.text === "string" &&
+          prev !== undefined &&
+          typeof prev.text === "string" &&
+          prev.thought === p.thought &&
+          p.thoughtSignature === undefined
+        ) {
           prev.text += p.text;
         } else {
           parts.push({ ...p });
@@ -203,7 +224,8 @@ function streamAssembler(): StreamAssembler {
     incomplete: () => (finishReason !== undefined ? undefined : "Gemini stream ended before a finishReason (connection closed mid-reply)"),
     result(): WireResponse {
       parts.forEach((p, i) => {
-        if (isDict(p.functionCall) && nonEmptyStr(p.functionCall.name) === undefined) throw new WireShapeError(`Gemini stream: functionCall part ${i} has no name`);
+        if (isDict(p.functionCall) && nonEmptyStr(p.functionCall.name) === undefined)
+          throw new WireShapeError(`Gemini stream: functionCall part ${i} has no name`);
       });
       const body: Dict = { candidates: [{ content: { role: "model", parts }, finishReason: finishReason ?? null, index: 0 }] };
       if (usage !== undefined) body.usageMetadata = usage;
@@ -294,7 +316,11 @@ function replyParts(r: WireResponse): Json[] {
 function usageBody(u: WireUsage | undefined): JsonObject {
   const input = u?.inputTokens ?? 0;
   const output = u?.outputTokens ?? 0;
-  const body: JsonObject = { promptTokenCount: input, candidatesTokenCount: output - (u?.reasoningTokens ?? 0), totalTokenCount: u?.totalTokens ?? input + output };
+  const body: JsonObject = {
+    promptTokenCount: input,
+    candidatesTokenCount: output - (u?.reasoningTokens ?? 0),
+    totalTokenCount: u?.totalTokens ?? input + output,
+  };
   if (u?.cacheReadTokens !== undefined) body.cachedContentTokenCount = u.cacheReadTokens;
   if (u?.reasoningTokens !== undefined) body.thoughtsTokenCount = u.reasoningTokens;
   return body;
@@ -315,7 +341,11 @@ function encodeResponse(r: WireResponse): JsonObject {
 
 function encodeStream(r: WireResponse): WireStreamEvent[] {
   const chunk = (parts: Json[], extra: JsonObject = {}): WireStreamEvent => ({
-    data: JSON.stringify({ candidates: [{ content: { role: "model", parts }, index: 0, ...extra }], modelVersion: r.model ?? "", responseId: r.id ?? "" }),
+    data: JSON.stringify({
+      candidates: [{ content: { role: "model", parts }, index: 0, ...extra }],
+      modelVersion: r.model ?? "",
+      responseId: r.id ?? "",
+    }),
   });
   const out: WireStreamEvent[] = [];
   const parts = replyParts(r);

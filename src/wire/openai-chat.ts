@@ -2,8 +2,31 @@ import type { Json, JsonObject } from "../events/json.js";
 import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { finishOnWire, replyFinish } from "./finish.js";
-import { message, missingListReply, notAnObjectReply, replyIds, responseFromParts, type ReplyFields, resultText, textOfParts } from "./messages.js";
-import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, str, tokens } from "./read.js";
+import {
+  message,
+  missingListReply,
+  notAnObjectReply,
+  replyIds,
+  responseFromParts,
+  type ReplyFields,
+  resultText,
+  textOfParts,
+} from "./messages.js";
+import {
+  argumentsText,
+  argumentsValue,
+  arr,
+  asObject,
+  errorEnvelopeMessage,
+  isDict,
+  kindOf,
+  nonEmptyStr,
+  num,
+  parseChunk,
+  partsText,
+  str,
+  tokens,
+} from "./read.js";
 import type { Dict } from "./read.js";
 import { joinUrl } from "./urls.js";
 import { buildUsage, detail, onlyKey } from "./usage.js";
@@ -29,7 +52,12 @@ import type {
 
 const SYSTEM_ROLES = new Set(["system", "developer"]);
 const TOOL_ROLES = new Set(["tool", "function"]);
-const FINISH_WIRE: Record<FinishKind, string> = { stop: "stop", length: "length", tool_calls: "tool_calls", content_filter: "content_filter" };
+const FINISH_WIRE: Record<FinishKind, string> = {
+  stop: "stop",
+  length: "length",
+  tool_calls: "tool_calls",
+  content_filter: "content_filter",
+};
 
 const CALL_KEYS = new Set(["id", "type", "name", "function", "arguments", "input"]);
 
@@ -56,7 +84,8 @@ function contentParts(content: unknown): WirePart[] {
   const parts: WirePart[] = [];
   for (const p of arr(content)) {
     if (typeof p === "string") parts.push({ type: "text", text: p });
-    else if (isDict(p) && (p.type === "text" || p.type === undefined) && typeof p.text === "string") parts.push({ type: "text", text: p.text });
+    else if (isDict(p) && (p.type === "text" || p.type === undefined) && typeof p.text === "string")
+      parts.push({ type: "text", text: p.text });
     else if (isDict(p) && p.type === "refusal" && typeof p.refusal === "string") parts.push({ type: "text", text: p.refusal });
     else if (p !== null && p !== undefined) parts.push({ type: "media", raw: p as Json });
   }
@@ -91,7 +120,9 @@ function decodeRequest(body: Json): WireRequest {
   const b = asObject(body);
   const req: WireRequest = {
     messages: arr(b.messages).map((m) => recurringDecodeMessage(m)),
-    tools: arr(b.tools).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
+    tools: arr(b.tools)
+      .map(toolDefFrom)
+      .filter((t): t is WireToolDef => t !== undefined),
     settings: settingsOf(b, {
       maxTokens: num(b.max_completion_tokens) ?? num(b.max_tokens),
       temperature: num(b.temperature),
@@ -173,7 +204,10 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
   const parts = assistantParts(choice.message, strict);
   const raw = str(choice.finish_reason);
   if (raw !== undefined) rest.rawFinishReason = raw;
-  const finish = replyFinish(raw, parts.some((p) => p.type === "tool_call"));
+  const finish = replyFinish(
+    raw,
+    parts.some((p) => p.type === "tool_call"),
+  );
   if (finish !== undefined) rest.finish = finish;
   return responseFromParts(parts, rest);
 }
@@ -299,7 +333,9 @@ function encodeMessages(messages: readonly WireMessage[]): Json[] {
   const out: Json[] = [];
   for (const m of messages) {
     if (m.role === "tool") {
-      for (const p of m.parts) if (p.type === "tool_result") out.push({ role: "tool", tool_call_id: p.toolCallId, content: p.text !== "" ? p.text : resultText(p.output) });
+      for (const p of m.parts)
+        if (p.type === "tool_result")
+          out.push({ role: "tool", tool_call_id: p.toolCallId, content: p.text !== "" ? p.text : resultText(p.output) });
       continue;
     }
     if (m.role === "assistant") {
@@ -345,7 +381,12 @@ function encodeStream(r: WireResponse): WireStreamEvent[] {
   const out: WireStreamEvent[] = [chunk({ delta: { role: "assistant", content: "" }, finish_reason: null })];
   for (let i = 0; i < r.text.length; i += 8) out.push(chunk({ delta: { content: r.text.slice(i, i + 8) }, finish_reason: null }));
   r.toolCalls.forEach((c, i) => {
-    out.push(chunk({ delta: { tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }] }, finish_reason: null }));
+    out.push(
+      chunk({
+        delta: { tool_calls: [{ index: i, id: c.id, type: "function", function: { name: c.name, arguments: c.arguments } }] },
+        finish_reason: null,
+      }),
+    );
   });
   out.push(chunk({ delta: {}, finish_reason: finishWire(r) }));
   out.push({ data: JSON.stringify({ ...base, choices: [], usage: usageBody(r.usage) }) });
@@ -366,7 +407,8 @@ export const openaiChatCodec: WireCodec = {
   decodeResponse,
   streamAssembler,
   looksLikeRequest: (b) => Array.isArray(b.messages),
-  looksLikeResponse: (b) => Array.isArray(b.choices) || (b.choices === undefined && (typeof b.content === "string" || Array.isArray(b.tool_calls))),
+  looksLikeResponse: (b) =>
+    Array.isArray(b.choices) || (b.choices === undefined && (typeof b.content === "string" || Array.isArray(b.tool_calls))),
   encodeRequest,
   encodeMessages,
   userMessage: (text) => ({ role: "user", content: text }),

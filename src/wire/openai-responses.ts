@@ -3,7 +3,22 @@ import { recurringDecoder } from "./recurring-decode.js";
 import { WireShapeError, WireStreamError } from "./errors.js";
 import { replyFinish } from "./finish.js";
 import { message, missingListReply, notAnObjectReply, replyIds, responseFromParts, resultText, textOfParts } from "./messages.js";
-import { argumentsText, argumentsValue, arr, asObject, errorEnvelopeMessage, isDict, kindOf, nonEmptyStr, num, parseChunk, partsText, preview, str, tokens } from "./read.js";
+import {
+  argumentsText,
+  argumentsValue,
+  arr,
+  asObject,
+  errorEnvelopeMessage,
+  isDict,
+  kindOf,
+  nonEmptyStr,
+  num,
+  parseChunk,
+  partsText,
+  preview,
+  str,
+  tokens,
+} from "./read.js";
 import type { Dict } from "./read.js";
 import { settingsOf, toolChoiceFrom, toolDefFrom, withoutKeys } from "./request-common.js";
 import { joinUrl } from "./urls.js";
@@ -33,7 +48,8 @@ function contentParts(content: unknown): WirePart[] {
   const parts: WirePart[] = [];
   for (const p of arr(content)) {
     if (!isDict(p)) continue;
-    if ((p.type === "input_text" || p.type === "output_text" || p.type === "text") && typeof p.text === "string") parts.push({ type: "text", text: p.text });
+    if ((p.type === "input_text" || p.type === "output_text" || p.type === "text") && typeof p.text === "string")
+      parts.push({ type: "text", text: p.text });
     else if (p.type === "refusal" && typeof p.refusal === "string") parts.push({ type: "text", text: p.refusal });
     else parts.push({ type: "media", raw: p as Json });
   }
@@ -67,7 +83,18 @@ function decodeItem(item: unknown): WireMessage {
   if (type === "function_call") return message("assistant", [{ type: "tool_call", call: functionCall(item, "input", false) }], null);
   if (type === "function_call_output") {
     const output = (item.output ?? null) as Json;
-    return message("tool", [{ type: "tool_result", toolCallId: str(item.call_id) ?? "", output, text: typeof output === "string" ? output : partsText(output, "\n") }], output);
+    return message(
+      "tool",
+      [
+        {
+          type: "tool_result",
+          toolCallId: str(item.call_id) ?? "",
+          output,
+          text: typeof output === "string" ? output : partsText(output, "\n"),
+        },
+      ],
+      output,
+    );
   }
   if (type === "reasoning") return message("assistant", [{ type: "reasoning", text: reasoningText(item) }], null);
   return message("assistant", [{ type: "media", raw: item as Json }], null);
@@ -81,7 +108,9 @@ function decodeRequest(body: Json): WireRequest {
   const input = b.input;
   const req: WireRequest = {
     messages: typeof input === "string" ? [decodeItem(input)] : arr(input).map((m) => recurringDecodeItem(m)),
-    tools: arr(b.tools).map(toolDefFrom).filter((t): t is WireToolDef => t !== undefined),
+    tools: arr(b.tools)
+      .map(toolDefFrom)
+      .filter((t): t is WireToolDef => t !== undefined),
     settings: settingsOf(b, {
       maxTokens: num(b.max_output_tokens),
       temperature: num(b.temperature),
@@ -152,7 +181,11 @@ function decodeResponse(body: unknown, strict = false): WireResponse {
   const raw = finishOf(body);
   if (raw !== undefined) rest.rawFinishReason = raw;
   const parts = outputParts(arr(output), strict);
-  const finish = replyFinish(raw, parts.some((p) => p.type === "tool_call")) ?? (raw === "incomplete" ? "length" : undefined);
+  const finish =
+    replyFinish(
+      raw,
+      parts.some((p) => p.type === "tool_call"),
+    ) ?? (raw === "incomplete" ? "length" : undefined);
   if (finish !== undefined) rest.finish = finish;
   return { ...responseFromParts(parts, rest), native: arr(output) as Json[] };
 }
@@ -170,7 +203,10 @@ function streamAssembler(): StreamAssembler {
       if (ev.data.trim() === "" || ev.data.trim() === "[DONE]") return [];
       const data = parseChunk(ev.data, `OpenAI Responses stream event${ev.event ? ` "${ev.event}"` : ""}`);
       const type = str(data.type) ?? ev.event;
-      if (type === "error") throw new WireStreamError(`OpenAI Responses stream reported an error: ${str(data.message) ?? errorEnvelopeMessage(data) ?? preview(ev.data)}`);
+      if (type === "error")
+        throw new WireStreamError(
+          `OpenAI Responses stream reported an error: ${str(data.message) ?? errorEnvelopeMessage(data) ?? preview(ev.data)}`,
+        );
       if (type === "response.failed") {
         throw new WireStreamError(`OpenAI Responses stream reported an error: ${errorEnvelopeMessage(data.response) ?? "response failed"}`);
       }
@@ -198,10 +234,12 @@ function streamAssembler(): StreamAssembler {
     incomplete: () => (finished ? undefined : "OpenAI Responses stream ended before response.completed (connection closed mid-reply)"),
     result(): WireResponse {
       const body: Dict = { ...(final ?? {}) };
-      if (!Array.isArray(body.output) || body.output.length === 0) body.output = [...items.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
+      if (!Array.isArray(body.output) || body.output.length === 0)
+        body.output = [...items.entries()].sort((a, b) => a[0] - b[0]).map(([, item]) => item);
       arr(body.output).forEach((item, i) => {
         if (!isDict(item) || item.type !== "function_call") return;
-        if (nonEmptyStr(item.call_id) === undefined) throw new WireShapeError(`OpenAI Responses stream: function_call item ${i} has no call_id`);
+        if (nonEmptyStr(item.call_id) === undefined)
+          throw new WireShapeError(`OpenAI Responses stream: function_call item ${i} has no call_id`);
         if (nonEmptyStr(item.name) === undefined) throw new WireShapeError(`OpenAI Responses stream: function_call item ${i} has no name`);
       });
       return decodeResponse(body);
@@ -255,7 +293,9 @@ function encodeMessages(messages: readonly WireMessage[]): Json[] {
   for (const m of messages) {
     if (m.role === "system") continue;
     if (m.role === "tool") {
-      for (const p of m.parts) if (p.type === "tool_result") out.push({ type: "function_call_output", call_id: p.toolCallId, output: p.text !== "" ? p.text : resultText(p.output) });
+      for (const p of m.parts)
+        if (p.type === "tool_result")
+          out.push({ type: "function_call_output", call_id: p.toolCallId, output: p.text !== "" ? p.text : resultText(p.output) });
     } else if (m.role === "assistant") {
       const text = textOfParts(m.parts, "");
       if (text !== "") out.push(messageItem(text));
@@ -314,8 +354,14 @@ function encodeStream(r: WireResponse): WireStreamEvent[] {
     if (item.type === "message") {
       const text = partsText(item.content, "");
       ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress", content: [] } });
-      ev("response.content_part.added", { output_index, item_id: item.id ?? "", content_index: 0, part: { type: "output_text", text: "", annotations: [] } });
-      for (let i = 0; i < text.length; i += 8) ev("response.output_text.delta", { output_index, item_id: item.id ?? "", content_index: 0, delta: text.slice(i, i + 8) });
+      ev("response.content_part.added", {
+        output_index,
+        item_id: item.id ?? "",
+        content_index: 0,
+        part: { type: "output_text", text: "", annotations: [] },
+      });
+      for (let i = 0; i < text.length; i += 8)
+        ev("response.output_text.delta", { output_index, item_id: item.id ?? "", content_index: 0, delta: text.slice(i, i + 8) });
       ev("response.output_text.done", { output_index, item_id: item.id ?? "", content_index: 0, text });
     } else if (item.type === "function_call") {
       ev("response.output_item.added", { output_index, item: { ...item, status: "in_progress", arguments: "" } });
@@ -354,4 +400,3 @@ export const openaiResponsesCodec: WireCodec = {
   encodeResponse,
   encodeStream,
 };
-

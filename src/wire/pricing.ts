@@ -49,7 +49,8 @@ export function checkPricingCatalog(value: unknown, where = "pricing"): PricingC
   const entries = value.entries.map((raw: unknown, i: number): PricingEntry => {
     const at = `${where}.entries[${i}]`;
     if (!isDict(raw)) throw new TypeError(`${at} must be an object`);
-    for (const key of Object.keys(raw)) if (!ENTRY_KEYS.has(key)) throw new TypeError(`${at}: unknown key "${key}"; allowed: ${[...ENTRY_KEYS].join(", ")}`);
+    for (const key of Object.keys(raw))
+      if (!ENTRY_KEYS.has(key)) throw new TypeError(`${at}: unknown key "${key}"; allowed: ${[...ENTRY_KEYS].join(", ")}`);
     for (const key of ["model", "pricingAsOf", "pricingSource"] as const) {
       if (typeof raw[key] !== "string" || raw[key] === "") throw new TypeError(`${at}.${key} must be a non-empty string`);
     }
@@ -57,7 +58,8 @@ export function checkPricingCatalog(value: unknown, where = "pricing"): PricingC
       const v = raw[key];
       const optional = key === "cacheReadPerMTok" || key === "cacheWritePerMTok";
       if (v === undefined && optional) continue;
-      if (typeof v !== "number" || !Number.isFinite(v) || v < 0) throw new TypeError(`${at}.${key} must be a non-negative number of USD per million tokens`);
+      if (typeof v !== "number" || !Number.isFinite(v) || v < 0)
+        throw new TypeError(`${at}.${key} must be a non-negative number of USD per million tokens`);
     }
     return Object.freeze({ ...(raw as unknown as PricingEntry) });
   });
@@ -136,7 +138,9 @@ export function costRecord(cost: LlmCost): JsonObject {
 }
 
 /** The cost an `llm` end event carries (`category_profile.cost`), read back: total and currency. */
-export function recordedCost(profile: unknown): { total: number; currency: string; input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined {
+export function recordedCost(
+  profile: unknown,
+): { total: number; currency: string; input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined {
   const cost = isDict(profile) ? profile.cost : undefined;
   if (!isDict(cost) || typeof cost.total !== "number" || !Number.isFinite(cost.total)) return undefined;
   const out: { total: number; currency: string; input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {

@@ -17,7 +17,8 @@ export const DIALECTS: readonly Dialect[] = Object.freeze(WIRE_CODECS.map((c) =>
 /** The codec of a dialect; an unknown one is a caller error that names the choices. */
 export function codecForDialect(dialect: string): WireCodec {
   const codec = WIRE_CODECS.find((c) => c.dialect === dialect);
-  if (codec === undefined) throw new TypeError(`unknown provider style ${JSON.stringify(dialect)}; expected one of ${DIALECTS.map((d) => `"${d}"`).join(", ")}`);
+  if (codec === undefined)
+    throw new TypeError(`unknown provider style ${JSON.stringify(dialect)}; expected one of ${DIALECTS.map((d) => `"${d}"`).join(", ")}`);
   return codec;
 }
 

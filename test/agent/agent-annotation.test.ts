@@ -25,7 +25,9 @@ describe("loop tools returning { result, annotation }", () => {
     const client = createClient({ baseUrl: provider.url, style: "openai", model: "m", apiKey: "k", runtime: rt });
     const result = await client.run("weather?", { toolkit: await createToolkit({ tools: [lookup] }) });
     expect(result.toolCalls[0]!.output).toBe('{"temp_c":4}');
-    const toolMessage = (provider.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find((m) => m.role === "tool")!;
+    const toolMessage = (provider.requests[1]!.body as { messages: { role: string; content: string }[] }).messages.find(
+      (m) => m.role === "tool",
+    )!;
     expect(toolMessage.content).toBe('{"temp_c":4}');
     expect(JSON.stringify(provider.requests[1]!.body)).not.toContain("cache");
     const end = (await settle()).find((e): e is ScopeEvent => e.kind === "scope" && e.category === "tool" && e.scope_category === "end")!;

@@ -39,12 +39,20 @@ describe("file built-ins", () => {
 
   it("edit replaces one unique occurrence, refuses an absent or ambiguous one, and replaceAll replaces every one", async () => {
     await writeFile(join(work, "e.txt"), "a-b-a $&");
-    expect(await tk.execute("edit", { path: "e.txt", oldString: "b", newString: "$&B" })).toEqual({ output: "Edited e.txt (1 replacement)", isError: false });
+    expect(await tk.execute("edit", { path: "e.txt", oldString: "b", newString: "$&B" })).toEqual({
+      output: "Edited e.txt (1 replacement)",
+      isError: false,
+    });
     expect(await readFile(join(work, "e.txt"), "utf8")).toBe("a-$&B-a $&");
-    expect(await tk.execute("edit", { path: "e.txt", oldString: "zzz", newString: "y" })).toEqual({ output: "edit: oldString not found in e.txt", isError: true });
+    expect(await tk.execute("edit", { path: "e.txt", oldString: "zzz", newString: "y" })).toEqual({
+      output: "edit: oldString not found in e.txt",
+      isError: true,
+    });
     const ambiguous = await tk.execute("edit", { path: "e.txt", oldString: "a", newString: "y" });
     expect(ambiguous).toEqual({ output: "edit: oldString is not unique in e.txt (2 occurrences); use replaceAll", isError: true });
-    expect((await tk.execute("edit", { path: "e.txt", oldString: "a", newString: "y", replaceAll: true })).output).toBe("Edited e.txt (2 replacements)");
+    expect((await tk.execute("edit", { path: "e.txt", oldString: "a", newString: "y", replaceAll: true })).output).toBe(
+      "Edited e.txt (2 replacements)",
+    );
     expect(await readFile(join(work, "e.txt"), "utf8")).toBe("y-$&B-y $&");
   });
 
@@ -54,7 +62,10 @@ describe("file built-ins", () => {
     await writeFile(join(work, "g", "deep", "b.ts"), "find me too\n");
     await writeFile(join(work, "g", "c.md"), "find me not in ts\n");
     const grep = await tk.execute("grep", { pattern: "^find", path: "g", include: "*.ts" });
-    expect(grep.output.split("\n").sort()).toEqual([`${join(work, "g", "a.ts")}:2:find me`, `${join(work, "g", "deep", "b.ts")}:1:find me too`]);
+    expect(grep.output.split("\n").sort()).toEqual([
+      `${join(work, "g", "a.ts")}:2:find me`,
+      `${join(work, "g", "deep", "b.ts")}:1:find me too`,
+    ]);
     expect((await tk.execute("grep", { pattern: "find", path: "g", limit: 1 })).output.split("\n")).toHaveLength(1);
     expect((await tk.execute("grep", { pattern: "(" })).output).toMatch(/^grep: invalid regex/);
     expect(await tk.execute("glob", { pattern: "**/*.ts", path: "g" })).toEqual({ output: "a.ts\ndeep/b.ts", isError: false });
@@ -64,19 +75,45 @@ describe("file built-ins", () => {
   it("apply_patch adds, updates and deletes files, and a hunk that does not match writes nothing", async () => {
     await writeFile(join(work, "p1.txt"), "alpha\nbeta\ngamma\n");
     await writeFile(join(work, "gone.txt"), "bye\n");
-    const patch = ["*** Begin Patch", "*** Add File: new/p2.txt", "+hello", "+world", "*** Update File: p1.txt", "@@", " alpha", "-beta", "+BETA", "*** Delete File: gone.txt", "*** End Patch"].join("\n");
+    const patch = [
+      "*** Begin Patch",
+      "*** Add File: new/p2.txt",
+      "+hello",
+      "+world",
+      "*** Update File: p1.txt",
+      "@@",
+      " alpha",
+      "-beta",
+      "+BETA",
+      "*** Delete File: gone.txt",
+      "*** End Patch",
+    ].join("\n");
     expect(await tk.execute("apply_patch", { patchText: patch })).toEqual({ output: "Applied patch: 3 file operations", isError: false });
     expect(await readFile(join(work, "new", "p2.txt"), "utf8")).toBe("hello\nworld");
     expect(await readFile(join(work, "p1.txt"), "utf8")).toBe("alpha\nBETA\ngamma\n");
     await expect(readFile(join(work, "gone.txt"))).rejects.toThrow(/ENOENT/);
-    const bad = ["*** Begin Patch", "*** Add File: never.txt", "+x", "*** Update File: p1.txt", "-no such line", "+y", "*** End Patch"].join("\n");
-    expect(await tk.execute("apply_patch", { patchText: bad })).toEqual({ output: "apply_patch: hunk does not match file contents", isError: true });
+    const bad = [
+      "*** Begin Patch",
+      "*** Add File: never.txt",
+      "+x",
+      "*** Update File: p1.txt",
+      "-no such line",
+      "+y",
+      "*** End Patch",
+    ].join("\n");
+    expect(await tk.execute("apply_patch", { patchText: bad })).toEqual({
+      output: "apply_patch: hunk does not match file contents",
+      isError: true,
+    });
     await expect(readFile(join(work, "never.txt"))).rejects.toThrow(/ENOENT/);
     expect((await tk.execute("apply_patch", { patchText: "no header" })).output).toBe("apply_patch: missing '*** Begin Patch'");
   });
 
   it("todowrite renders the list it is given", async () => {
-    const todos = [{ id: "1", text: "write tests", completed: true }, { id: "2", text: "ship", completed: false }];
+    const todos = [
+      { id: "1", text: "write tests", completed: true },
+      { id: "2", text: "ship", completed: false },
+    ];
     expect(await tk.execute("todowrite", { todos })).toEqual({ output: "[x] write tests\n[ ] ship", isError: false });
     expect((await tk.execute("todowrite", { todos: [] })).output).toBe("(no todos)");
   });
@@ -123,7 +160,10 @@ describe("bash", () => {
     expect(await tk.execute("bash", { command: "echo out; echo err 1>&2" })).toEqual({ output: "out\nerr\n", isError: false });
     expect((await tk.execute("bash", { command: "pwd" })).output.trim()).toBe(work);
     expect((await tk.execute("bash", { command: "pwd", workdir: "sub" })).output.trim()).toBe(join(work, "sub"));
-    expect(await tk.execute("bash", { command: "echo no; exit 3" })).toEqual({ output: "no\n\nbash: command exited with code 3", isError: true });
+    expect(await tk.execute("bash", { command: "echo no; exit 3" })).toEqual({
+      output: "no\n\nbash: command exited with code 3",
+      isError: true,
+    });
     const slow = await tk.execute("bash", { command: "sleep 5", timeout: 100 });
     expect(slow.isError).toBe(true);
     expect(slow.output).toContain("terminated by timeout after 100 ms");
@@ -143,7 +183,9 @@ describe("webfetch (against a loopback server)", () => {
         res.writeHead(302, { location: "/page" }).end();
         return;
       }
-      res.writeHead(200, { "content-type": "text/html" }).end("<html><script>x()</script><body><h1>Title</h1><p>Body text</p></body></html>");
+      res
+        .writeHead(200, { "content-type": "text/html" })
+        .end("<html><script>x()</script><body><h1>Title</h1><p>Body text</p></body></html>");
     });
     await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
     const url = `http://127.0.0.1:${(server.address() as AddressInfo).port}`;
@@ -162,14 +204,14 @@ describe("webfetch (against a loopback server)", () => {
 
 describe("question", () => {
   it("takes toolnexus's {questions} schema: the prompt renders each question and its options; the answer's data is the result", async () => {
-    const questions = [
-      { question: "Which colour?", header: "Colour", options: ["red", "blue"] },
-      { question: "Why?" },
-    ];
+    const questions = [{ question: "Which colour?", header: "Colour", options: ["red", "blue"] }, { question: "Why?" }];
     const first = await tk.execute("question", { questions });
     expect(pendingOf(first)).toMatchObject({ kind: "question", prompt: "Which colour? (options: red, blue)\nWhy?", data: { questions } });
     const answer = { id: pendingOf(first)!.id, ok: true, data: { answers: [["blue"], ["because"]] } };
-    expect(await tk.execute("question", { questions }, { answer })).toEqual({ output: '{"answers":[["blue"],["because"]]}', isError: false });
+    expect(await tk.execute("question", { questions }, { answer })).toEqual({
+      output: '{"answers":[["blue"],["because"]]}',
+      isError: false,
+    });
     // the old single-string shape is refused by the schema, so the model learns the right one
     const old = await tk.execute("question", { question: "which colour?" });
     expect(old.isError).toBe(true);

@@ -49,12 +49,16 @@ describe("per-call options", () => {
 
   it("an unknown key on run, ask, stream or a resume is a TypeError naming it and the closest known key", async () => {
     const { srv, client } = await clientFor(() => reply("openai", "never"));
-    await expect(client.run("hi", { toolKit: undefined } as never)).rejects.toThrow(/run: unknown option "toolKit" \(did you mean "toolkit"\?\)/);
+    await expect(client.run("hi", { toolKit: undefined } as never)).rejects.toThrow(
+      /run: unknown option "toolKit" \(did you mean "toolkit"\?\)/,
+    );
     await expect(client.ask("hi", { onTxt: () => {} } as never)).rejects.toThrow(/ask: unknown option "onTxt" \(did you mean "onText"\?\)/);
     await expect(drain(client.stream("hi", { sessionId: "x" } as never))).rejects.toThrow(/stream: unknown option "sessionId"/);
     const resume = { history: [], pending: { id: "p", kind: "input", prompt: "?" }, answer: { id: "p", ok: true } };
     await expect(client.runWithAnswer({ ...resume, awnser: 1 } as never)).rejects.toThrow(/runWithAnswer: unknown option "awnser"/);
-    await expect(client.translate({ messages: [], sytem: "x" } as never)).rejects.toThrow(/translate: unknown option "sytem" \(did you mean "system"\?\)/);
+    await expect(client.translate({ messages: [], sytem: "x" } as never)).rejects.toThrow(
+      /translate: unknown option "sytem" \(did you mean "system"\?\)/,
+    );
     expect(srv.requests).toHaveLength(0);
   });
 

@@ -40,7 +40,10 @@ describe.each(DIALECT_NAMES)("createClient({ style: %j })", (style) => {
   it("runs a tool turn then answers, with usage that counts cached tokens in the prompt and the dialect's data_schema on llm events", async () => {
     const srv = await provider(
       [
-        { toolCalls: [{ id: "c1", name: "add", arguments: { a: 2, b: 3 } }], usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 40 } },
+        {
+          toolCalls: [{ id: "c1", name: "add", arguments: { a: 2, b: 3 } }],
+          usage: { promptTokens: 100, completionTokens: 10, cachedTokens: 40 },
+        },
         { text: "The sum is 5.", usage: { promptTokens: 120, completionTokens: 6 } },
       ],
       style,
@@ -94,7 +97,12 @@ describe.each(DIALECT_NAMES)("createClient({ style: %j })", (style) => {
   it("halts on a relay tool and resumes with the host's answer", async () => {
     const srv = await provider(
       [
-        { toolCalls: [{ id: "c1", name: "add", arguments: { a: 1, b: 1 } }, { id: "c2", name: "lookup", arguments: { q: "x" } }] },
+        {
+          toolCalls: [
+            { id: "c1", name: "add", arguments: { a: 1, b: 1 } },
+            { id: "c2", name: "lookup", arguments: { q: "x" } },
+          ],
+        },
         { text: "all done" },
       ],
       style,
@@ -113,26 +121,52 @@ describe.each(DIALECT_NAMES)("createClient({ style: %j })", (style) => {
   });
 
   it("translates an OpenAI-style transcript with a tool turn onto its wire and the reply back", async () => {
-    const srv = await provider([{ toolCalls: [{ id: "c9", name: "get_time", arguments: { tz: "CET" } }], usage: { promptTokens: 50, completionTokens: 5, cachedTokens: 20 } }], style);
+    const srv = await provider(
+      [
+        {
+          toolCalls: [{ id: "c9", name: "get_time", arguments: { tz: "CET" } }],
+          usage: { promptTokens: 50, completionTokens: 5, cachedTokens: 20 },
+        },
+      ],
+      style,
+    );
     const client = createClient({ baseUrl: srv.url, style, model: "m-1", apiKey: "k", runtime: capturingRuntime().rt });
     const result = await client.translate({
       system: "Be brief.",
       messages: [
         { role: "user", content: "Weather and time in Oslo?" },
-        { role: "assistant", content: "", tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+        {
+          role: "assistant",
+          content: "",
+          tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+        },
         { role: "tool", tool_call_id: "call_1", content: "4C" },
       ],
       tools: [
-        { type: "function", function: { name: "get_weather", description: "w", parameters: { type: "object", properties: { city: { type: "string" } } } } },
-        { type: "function", function: { name: "get_time", description: "t", parameters: { type: "object", properties: { tz: { type: "string" } } } } },
+        {
+          type: "function",
+          function: { name: "get_weather", description: "w", parameters: { type: "object", properties: { city: { type: "string" } } } },
+        },
+        {
+          type: "function",
+          function: { name: "get_time", description: "t", parameters: { type: "object", properties: { tz: { type: "string" } } } },
+        },
       ],
       toolChoice: "required",
     });
-    expect(result).toMatchObject({ finishReason: "tool_calls", toolCalls: [{ id: "c9", name: "get_time", arguments: '{"tz":"CET"}' }], usage: { promptTokens: 50, cachedTokens: 20 } });
+    expect(result).toMatchObject({
+      finishReason: "tool_calls",
+      toolCalls: [{ id: "c9", name: "get_time", arguments: '{"tz":"CET"}' }],
+      usage: { promptTokens: 50, cachedTokens: 20 },
+    });
     const sent = codecForDialect(style).decodeRequest(srv.requests[0]!.body as never);
     expect(sent.messages.filter((m) => m.role !== "system").map((m) => m.role)).toEqual(["user", "assistant", "tool"]);
-    expect(sent.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool_call" ? [[p.call.id, p.call.name, p.call.input]] : []))).toEqual([["call_1", "get_weather", { city: "Oslo" }]]);
-    expect(sent.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool_result" ? [[p.toolCallId, p.text]] : []))).toEqual([["call_1", "4C"]]);
+    expect(
+      sent.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool_call" ? [[p.call.id, p.call.name, p.call.input]] : [])),
+    ).toEqual([["call_1", "get_weather", { city: "Oslo" }]]);
+    expect(sent.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool_result" ? [[p.toolCallId, p.text]] : []))).toEqual([
+      ["call_1", "4C"],
+    ]);
     expect(sent.tools.map((t) => t.name)).toEqual(["get_weather", "get_time"]);
     expect(sent.toolChoice).toBe("required");
     expect(codecForDialect(style).systemInTranscript ? sent.messages[0]!.text : sent.system).toBe("Be brief.");

@@ -13,15 +13,26 @@ function summary(e: AtofEvent): string {
   return e.kind === "scope" ? `${e.category}:${e.scope_category}:${e.name}` : `mark:${e.name}`;
 }
 
-async function setup(waitFor?: (req: Request) => Promise<{ id: string; ok: boolean; data?: Record<string, unknown> }>, traceIds: string[] = []) {
+async function setup(
+  waitFor?: (req: Request) => Promise<{ id: string; ok: boolean; data?: Record<string, unknown> }>,
+  traceIds: string[] = [],
+) {
   const srv = await startProvider([reply("openai", "", [{ id: "c1", name: "lookup", arguments: '{"q":"w"}' }]), reply("openai", "sunny")]);
   closers.push(srv.close);
   const runtime = createRuntime();
   const events: AtofEvent[] = [];
   runtime.subscribe("capture", (e) => void events.push(e));
-  const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "sk-secret-123", runtime, retryBaseMs: 1, ...(waitFor ? { waitFor } : {}),
+  const client = createClient({
+    baseUrl: srv.url,
+    style: "openai",
+    model: "stub",
+    apiKey: "sk-secret-123",
+    runtime,
+    retryBaseMs: 1,
+    ...(waitFor ? { waitFor } : {}),
     // beforeLLM runs inside the agent scope: it sees the run's trace id
-    hooks: { beforeLLM: () => void traceIds.push(runtime.captureTraceparent().split("-")[1]!) } });
+    hooks: { beforeLLM: () => void traceIds.push(runtime.captureTraceparent().split("-")[1]!) },
+  });
   const toolkit = await createToolkit({ tools: [relayTool("lookup", "look up")] });
   return { srv, runtime, events, client, toolkit };
 }
@@ -45,7 +56,8 @@ describe("agent loop events", () => {
       "llm:end:openai.chat_completions",
       "agent:end:agent",
     ]);
-    const [agentStart, llmStart, llmEnd, toolStart, toolEnd, pendingMark, answerMark, retryStart, retryEnd, , , agentEnd] = events as AtofEvent[] & { length: 12 };
+    const [agentStart, llmStart, llmEnd, toolStart, toolEnd, pendingMark, answerMark, retryStart, retryEnd, , , agentEnd] =
+      events as AtofEvent[] & { length: 12 };
     // no credential anywhere in the recorded stream
     expect(JSON.stringify(events)).not.toContain("sk-secret-123");
     // the credential header is recorded by name only
@@ -65,7 +77,10 @@ describe("agent loop events", () => {
     expect(toolStart.data).toEqual({ q: "w" });
 
     const pendingProfile = toolEnd.category_profile as unknown as { tool_result_annotation: { pending: Request } };
-    expect(pendingProfile.tool_result_annotation.pending).toMatchObject({ kind: "tool_call", data: { calls: [{ id: "c1", name: "lookup", arguments: '{"q":"w"}' }] } });
+    expect(pendingProfile.tool_result_annotation.pending).toMatchObject({
+      kind: "tool_call",
+      data: { calls: [{ id: "c1", name: "lookup", arguments: '{"q":"w"}' }] },
+    });
     expect((toolEnd.metadata as Record<string, unknown>)["otel.status_code"]).toBe("OK");
 
     expect(pendingMark.parent_uuid).toBe(toolStart.uuid);
@@ -84,7 +99,13 @@ describe("agent loop events", () => {
     expect(retryEnd.category_profile).toEqual({ tool_call_id: "c1" });
 
     expect(agentEnd.uuid).toBe(agentStart.uuid);
-    expect(agentEnd.data).toEqual({ status: "done", text: "sunny", turns: 2, toolCallCount: 1, usage: { promptTokens: 8, completionTokens: 4, totalTokens: 12 } });
+    expect(agentEnd.data).toEqual({
+      status: "done",
+      text: "sunny",
+      turns: 2,
+      toolCallCount: 1,
+      usage: { promptTokens: 8, completionTokens: 4, totalTokens: 12 },
+    });
     expect((agentEnd.metadata as Record<string, unknown>)["otel.status_code"]).toBe("OK");
   });
 
@@ -104,15 +125,31 @@ describe("agent loop events", () => {
     ]);
     const haltedAgent = events[0]!;
     const haltedEnd = events[6]!;
-    expect(haltedEnd.data).toMatchObject({ status: "pending", turns: 1, toolCallCount: 1, pending: { id: halted.pending!.id, kind: "tool_call" } });
+    expect(haltedEnd.data).toMatchObject({
+      status: "pending",
+      turns: 1,
+      toolCallCount: 1,
+      pending: { id: halted.pending!.id, kind: "tool_call" },
+    });
     const ctx = halted.pending!.data!.traceContext as { version: number; root_uuid?: string; parent_uuid: string };
     expect(ctx).toMatchObject({ version: 1, parent_uuid: haltedAgent.uuid });
 
     events.length = 0;
-    const resumed = await client.runWithAnswer({ toolkit, history: halted.messages, pending: halted.pending!, answer: relayAnswer(halted.pending!.id, [{ id: "c1", output: "sunny, 31C" }]), halt: halted.halt! });
+    const resumed = await client.runWithAnswer({
+      toolkit,
+      history: halted.messages,
+      pending: halted.pending!,
+      answer: relayAnswer(halted.pending!.id, [{ id: "c1", output: "sunny, 31C" }]),
+      halt: halted.halt!,
+    });
     await runtime.flush();
     expect(resumed.text).toBe("sunny");
-    expect(events.map(summary)).toEqual(["agent:start:agent", "llm:start:openai.chat_completions", "llm:end:openai.chat_completions", "agent:end:agent"]);
+    expect(events.map(summary)).toEqual([
+      "agent:start:agent",
+      "llm:start:openai.chat_completions",
+      "llm:end:openai.chat_completions",
+      "agent:end:agent",
+    ]);
     const resumedAgent = events[0]!;
     expect(resumedAgent.parent_uuid).toBe(haltedAgent.uuid);
     expect(resumedAgent.data).toEqual({ resume: halted.pending!.id });

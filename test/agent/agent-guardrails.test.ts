@@ -41,11 +41,19 @@ describe("a tool guardrail inside the agent loop", () => {
     expect(result.status).toBe("done");
     expect(result.text).toBe("I could not send the money.");
     expect(result.toolCalls).toEqual([
-      expect.objectContaining({ id: "call_1", name: "wire_money", isError: true, output: 'tool call refused by guardrail "spend-limit": amount over the limit' }),
+      expect.objectContaining({
+        id: "call_1",
+        name: "wire_money",
+        isError: true,
+        output: 'tool call refused by guardrail "spend-limit": amount over the limit',
+      }),
     ]);
     // the second provider request carries the refusal as the tool's result
     const messages = provider.requests[1]!.body.messages as { role: string; tool_call_id?: string; content?: string }[];
-    expect(messages.find((m) => m.role === "tool")).toMatchObject({ tool_call_id: "call_1", content: expect.stringContaining("amount over the limit") });
+    expect(messages.find((m) => m.role === "tool")).toMatchObject({
+      tool_call_id: "call_1",
+      content: expect.stringContaining("amount over the limit"),
+    });
     await runtime.flush();
     // the runtime recorded the guardrail and its rejection; no tool scope ran
     expect(events.some((e) => e.kind === "scope" && e.category === "guardrail")).toBe(true);

@@ -32,7 +32,9 @@ function toolResultsIn(style: "openai" | "anthropic", messages: unknown[]): { id
   for (const m of messages as Record<string, unknown>[]) {
     if (style === "openai" && m.role === "tool") out.push({ id: m.tool_call_id as string, content: m.content as string });
     if (style === "anthropic" && m.role === "user" && Array.isArray(m.content)) {
-      for (const b of m.content as Record<string, unknown>[]) if (b.type === "tool_result") out.push({ id: b.tool_use_id as string, content: b.content as string, isError: b.is_error as boolean });
+      for (const b of m.content as Record<string, unknown>[])
+        if (b.type === "tool_result")
+          out.push({ id: b.tool_use_id as string, content: b.content as string, isError: b.is_error as boolean });
     }
   }
   return out;
@@ -40,7 +42,11 @@ function toolResultsIn(style: "openai" | "anthropic", messages: unknown[]): { id
 
 /** User turns that carry the user's own words (not tool results). */
 function userPrompts(messages: unknown[]): unknown[] {
-  return (messages as Record<string, unknown>[]).filter((m) => m.role === "user" && (typeof m.content === "string" || !(m.content as Record<string, unknown>[]).some((b) => b.type === "tool_result")));
+  return (messages as Record<string, unknown>[]).filter(
+    (m) =>
+      m.role === "user" &&
+      (typeof m.content === "string" || !(m.content as Record<string, unknown>[]).some((b) => b.type === "tool_result")),
+  );
 }
 
 const add = defineTool({
@@ -52,7 +58,8 @@ const add = defineTool({
 const approve = defineTool({
   name: "approve",
   description: "needs a human",
-  execute: (_args, ctx) => (ctx.answer ? `approved with ${String(ctx.answer.data?.note)}` : pending({ kind: "approval", prompt: "approve the transfer?" })),
+  execute: (_args, ctx) =>
+    ctx.answer ? `approved with ${String(ctx.answer.data?.note)}` : pending({ kind: "approval", prompt: "approve the transfer?" }),
 });
 
 describe.each(["openai", "anthropic"] as const)("durable halt and resume (%s)", (style) => {
@@ -71,7 +78,10 @@ describe.each(["openai", "anthropic"] as const)("durable halt and resume (%s)", 
     expect(halted.status).toBe("pending");
     expect(halted.text).toBe("relay tool call lookup to the caller for execution");
     const calls = relayCallsOf(halted.pending);
-    expect(calls.map((c) => [c.id, c.name])).toEqual([["c2", "lookup"], ["c3", "fetch"]]);
+    expect(calls.map((c) => [c.id, c.name])).toEqual([
+      ["c2", "lookup"],
+      ["c3", "fetch"],
+    ]);
     // OpenAI keeps the provider's raw arguments text; Anthropic has only the input object
     expect(calls[0]!.arguments).toBe(style === "openai" ? '{ "q" : "x" }' : '{"q":"x"}');
     expect(calls[0]!.input).toEqual({ q: "x" });
@@ -98,7 +108,11 @@ describe.each(["openai", "anthropic"] as const)("durable halt and resume (%s)", 
     expect(resumed).toMatchObject({ status: "done", text: "all done", turns: 1, toolCallCount: 0 });
     const sent = srv.requests[1]!.body.messages as unknown[];
     const results = toolResultsIn(style, sent);
-    expect(results.map((r) => [r.id, r.content])).toEqual([["c1", "3"], ["c2", "found x"], ["c3", "page body"]]);
+    expect(results.map((r) => [r.id, r.content])).toEqual([
+      ["c1", "3"],
+      ["c2", "found x"],
+      ["c3", "page body"],
+    ]);
     expect(userPrompts(sent)).toHaveLength(1);
   });
 
@@ -122,7 +136,13 @@ describe.each(["openai", "anthropic"] as const)("durable halt and resume (%s)", 
     const client = clientFor(srv.url, style);
     const toolkit = await createToolkit({ tools: [add, relayTool("lookup", "l"), relayTool("fetch", "f")] });
     const halted = await client.run("go", { toolkit });
-    await client.runWithAnswer({ toolkit, history: halted.messages, pending: halted.pending!, answer: { id: halted.pending!.id, ok: false }, halt: halted.halt! });
+    await client.runWithAnswer({
+      toolkit,
+      history: halted.messages,
+      pending: halted.pending!,
+      answer: { id: halted.pending!.id, ok: false },
+      halt: halted.halt!,
+    });
     const results = toolResultsIn(style, srv.requests[1]!.body.messages as unknown[]);
     expect(results.map((r) => r.content)).toEqual(["3", "relay declined for lookup: declined", "relay declined for fetch: declined"]);
   });
@@ -134,7 +154,13 @@ describe.each(["openai", "anthropic"] as const)("durable halt and resume (%s)", 
     const halted = await client.run("send money", { toolkit });
     expect(halted.status).toBe("pending");
     expect(halted.pending).toMatchObject({ kind: "approval", prompt: "approve the transfer?" });
-    const resumed = await client.runWithAnswer({ toolkit, history: halted.messages, pending: halted.pending!, answer: { id: halted.pending!.id, ok: true, data: { note: "ok-42" } }, halt: halted.halt! });
+    const resumed = await client.runWithAnswer({
+      toolkit,
+      history: halted.messages,
+      pending: halted.pending!,
+      answer: { id: halted.pending!.id, ok: true, data: { note: "ok-42" } },
+      halt: halted.halt!,
+    });
     expect(resumed.text).toBe("transferred");
     expect(toolResultsIn(style, srv.requests[1]!.body.messages as unknown[]).map((r) => r.content)).toEqual(["approved with ok-42"]);
   });
@@ -149,11 +175,22 @@ describe.each(["openai", "anthropic"] as const)("durable halt and resume (%s)", 
     const toolkit = await createToolkit({ tools: [approve] });
     const first = await client.ask("pay", { toolkit, id: "conv" });
     expect(first.status).toBe("pending");
-    const second = await client.askWithAnswer({ toolkit, id: "conv", pending: first.pending!, answer: { id: first.pending!.id, ok: false }, halt: first.halt! });
+    const second = await client.askWithAnswer({
+      toolkit,
+      id: "conv",
+      pending: first.pending!,
+      answer: { id: first.pending!.id, ok: false },
+      halt: first.halt!,
+    });
     expect(second.status).toBe("pending");
-    expect(toolResultsIn(style, srv.requests[1]!.body.messages as unknown[]).map((r) => r.content)).toEqual(["declined/expired: approve the transfer?"]);
+    expect(toolResultsIn(style, srv.requests[1]!.body.messages as unknown[]).map((r) => r.content)).toEqual([
+      "declined/expired: approve the transfer?",
+    ]);
     const repaired = await client.abandon("conv", second.pending!, { halt: second.halt!, reason: "timeout" });
-    expect(toolResultsIn(style, repaired).map((r) => r.content)).toEqual(["declined/expired: approve the transfer?", "abandoned (timeout): approve the transfer?"]);
+    expect(toolResultsIn(style, repaired).map((r) => r.content)).toEqual([
+      "declined/expired: approve the transfer?",
+      "abandoned (timeout): approve the transfer?",
+    ]);
     const third = await client.ask("never mind", { toolkit, id: "conv" });
     expect(third.text).toBe("gave up");
   });
@@ -174,7 +211,13 @@ describe("mixed suspensions", () => {
     expect(first.pending).toMatchObject({ kind: "approval", prompt: "approve the transfer?" });
     expect(first.halt!.calls.map((c) => c.state)).toEqual(["suspended", "suspended"]);
 
-    const second = await client.runWithAnswer({ toolkit, history: first.messages, pending: first.pending!, answer: { id: first.pending!.id, ok: true, data: { note: "n" } }, halt: first.halt! });
+    const second = await client.runWithAnswer({
+      toolkit,
+      history: first.messages,
+      pending: first.pending!,
+      answer: { id: first.pending!.id, ok: true, data: { note: "n" } },
+      halt: first.halt!,
+    });
     expect(second.status).toBe("pending");
     expect(srv.requests).toHaveLength(1); // halted again before any LLM call
     expect(relayCallsOf(second.pending).map((c) => c.id)).toEqual(["r1"]);
@@ -182,9 +225,18 @@ describe("mixed suspensions", () => {
       { id: "a1", name: "approve", state: "completed" },
       { id: "r1", name: "lookup", state: "suspended", requestId: second.pending!.id },
     ]);
-    expect(toolResultsIn("openai", second.messages).map((r) => r.content)).toEqual(["approved with n", "relay tool call lookup to the caller for execution"]);
+    expect(toolResultsIn("openai", second.messages).map((r) => r.content)).toEqual([
+      "approved with n",
+      "relay tool call lookup to the caller for execution",
+    ]);
 
-    const third = await client.runWithAnswer({ toolkit, history: second.messages, pending: second.pending!, answer: { id: second.pending!.id, ok: true, data: { output: "one" } }, halt: second.halt! });
+    const third = await client.runWithAnswer({
+      toolkit,
+      history: second.messages,
+      pending: second.pending!,
+      answer: { id: second.pending!.id, ok: true, data: { output: "one" } },
+      halt: second.halt!,
+    });
     expect(third.text).toBe("finished");
     expect(toolResultsIn("openai", srv.requests[1]!.body.messages as unknown[]).map((r) => r.content)).toEqual(["approved with n", "one"]);
   });
@@ -195,10 +247,12 @@ describe("resume errors and in-process waitFor", () => {
     const client = clientFor("http://127.0.0.1:9", "openai");
     const toolkit = await createToolkit({});
     const pendingReq = { id: "pnd-1", kind: "approval", prompt: "p" };
-    await expect(client.runWithAnswer({ toolkit, history: [{ role: "user", content: "x" }], pending: pendingReq, answer: { id: "other", ok: true } })).rejects.toThrow(
-      'cannot resume — answer id "other" does not echo the pending request id "pnd-1"',
+    await expect(
+      client.runWithAnswer({ toolkit, history: [{ role: "user", content: "x" }], pending: pendingReq, answer: { id: "other", ok: true } }),
+    ).rejects.toThrow('cannot resume — answer id "other" does not echo the pending request id "pnd-1"');
+    await expect(client.runWithAnswer({ toolkit, history: [], pending: pendingReq, answer: { id: "pnd-1", ok: true } })).rejects.toThrow(
+      "cannot resume — no transcript supplied",
     );
-    await expect(client.runWithAnswer({ toolkit, history: [], pending: pendingReq, answer: { id: "pnd-1", ok: true } })).rejects.toThrow("cannot resume — no transcript supplied");
   });
 
   it("waitFor: ok re-executes once, a second suspension is unresolved, !ok is declined/expired", async () => {
@@ -220,6 +274,10 @@ describe("resume errors and in-process waitFor", () => {
     });
     const res = await client.run("go", { toolkit: await createToolkit({ tools: [approve, always] }) });
     expect(res.status).toBe("done");
-    expect(res.toolCalls.map((c) => c.output)).toEqual(["approved with yes", "unresolved: need input", "declined/expired: approve the transfer?"]);
+    expect(res.toolCalls.map((c) => c.output)).toEqual([
+      "approved with yes",
+      "unresolved: need input",
+      "declined/expired: approve the transfer?",
+    ]);
   });
 });

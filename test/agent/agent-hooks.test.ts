@@ -26,11 +26,17 @@ describe("hooks and metrics", () => {
     runtime.subscribe("capture", (e) => void events.push(e));
     const order: string[] = [];
     const client = createClient({
-      baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime, retryBaseMs: 1,
+      baseUrl: srv.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime,
+      retryBaseMs: 1,
       hooks: [
         {
           beforeLLM: ({ messages, turn }) => (turn === 0 ? { messages: [...messages, { role: "user", content: "extra" }] } : undefined),
-          beforeTool: ({ args }) => (args.v === "deny" ? { result: { output: "denied by policy", isError: true } } : { args: { v: Number(args.v) + 1 } }),
+          beforeTool: ({ args }) =>
+            args.v === "deny" ? { result: { output: "denied by policy", isError: true } } : { args: { v: Number(args.v) + 1 } },
           afterTool: ({ result }) => ({ result: { ...result, output: `${result.output}|a` } }),
         },
         {
@@ -50,7 +56,10 @@ describe("hooks and metrics", () => {
     const firstBody = srv.requests[0]!.body.messages as { content: string }[];
     expect(firstBody.at(-1)).toEqual({ role: "user", content: "extra" });
     const toolEnds = events.filter((e) => e.kind === "scope" && e.category === "tool" && e.scope_category === "end");
-    expect(toolEnds.map((e) => (e.category_profile as Record<string, unknown>).tool_result_annotation)).toEqual([{ short_circuit: "beforeTool" }, { short_circuit: "beforeTool" }]);
+    expect(toolEnds.map((e) => (e.category_profile as Record<string, unknown>).tool_result_annotation)).toEqual([
+      { short_circuit: "beforeTool" },
+      { short_circuit: "beforeTool" },
+    ]);
   });
 
   it("afterTool replaces results in order; onMetric reports llm, tool and run with correlation ids", async () => {
@@ -58,8 +67,16 @@ describe("hooks and metrics", () => {
     closers.push(srv.close);
     const metrics: Metric[] = [];
     const client = createClient({
-      baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1,
-      hooks: [{ afterTool: ({ result }) => ({ result: { ...result, output: `${result.output}|a` } }) }, { afterTool: ({ result }) => ({ result: { ...result, output: `${result.output}|b` } }) }],
+      baseUrl: srv.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retryBaseMs: 1,
+      hooks: [
+        { afterTool: ({ result }) => ({ result: { ...result, output: `${result.output}|a` } }) },
+        { afterTool: ({ result }) => ({ result: { ...result, output: `${result.output}|b` } }) },
+      ],
       onMetric: (m) => void metrics.push(m),
     });
     const res = await client.run("go", { toolkit: await createToolkit({ tools: [echo] }) });
@@ -83,7 +100,18 @@ describe("hooks and metrics", () => {
   it("a hook error aborts the run", async () => {
     const srv = await startProvider([reply("openai", "x")]);
     closers.push(srv.close);
-    const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), hooks: { beforeLLM: () => { throw new Error("hook says no"); } } });
+    const client = createClient({
+      baseUrl: srv.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime: createRuntime(),
+      hooks: {
+        beforeLLM: () => {
+          throw new Error("hook says no");
+        },
+      },
+    });
     await expect(client.run("go", { toolkit: await createToolkit({}) })).rejects.toThrow("hook says no");
     expect(srv.requests).toHaveLength(0);
   });

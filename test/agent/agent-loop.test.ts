@@ -36,7 +36,8 @@ function toolResultsIn(style: "openai" | "anthropic", messages: unknown[]): { id
   for (const m of messages as Record<string, unknown>[]) {
     if (style === "openai" && m.role === "tool") out.push({ id: m.tool_call_id as string, content: m.content as string });
     if (style === "anthropic" && m.role === "user" && Array.isArray(m.content)) {
-      for (const b of m.content as Record<string, unknown>[]) if (b.type === "tool_result") out.push({ id: b.tool_use_id as string, content: b.content as string });
+      for (const b of m.content as Record<string, unknown>[])
+        if (b.type === "tool_result") out.push({ id: b.tool_use_id as string, content: b.content as string });
     }
   }
   return out;
@@ -67,9 +68,29 @@ describe.each(["openai", "anthropic"] as const)("agent loop (%s)", (style) => {
   it("turns invalid args, unknown tools and throwing tools into error results, runs calls concurrently and appends in call order", async () => {
     let release!: () => void;
     const gate = new Promise<void>((r) => (release = r));
-    const slow = defineTool({ name: "slow", description: "", execute: async () => { await gate; return "slow done"; } });
-    const fast = defineTool({ name: "fast", description: "", execute: () => { release(); return "fast done"; } });
-    const boom = defineTool({ name: "boom", description: "", execute: () => { throw new Error("kaboom"); } });
+    const slow = defineTool({
+      name: "slow",
+      description: "",
+      execute: async () => {
+        await gate;
+        return "slow done";
+      },
+    });
+    const fast = defineTool({
+      name: "fast",
+      description: "",
+      execute: () => {
+        release();
+        return "fast done";
+      },
+    });
+    const boom = defineTool({
+      name: "boom",
+      description: "",
+      execute: () => {
+        throw new Error("kaboom");
+      },
+    });
     const srv = await provider([
       reply(style, "", [
         { id: "c1", name: "slow", arguments: "{}" },
@@ -123,7 +144,11 @@ describe.each(["openai", "anthropic"] as const)("agent loop (%s)", (style) => {
 
 describe("agent loop edge cases", () => {
   it("a tool result whose metadata is not plain JSON still completes the run", async () => {
-    const odd = defineTool({ name: "odd", description: "", execute: () => ({ output: "ok", isError: false, metadata: { note: undefined, when: new Date(0) } }) });
+    const odd = defineTool({
+      name: "odd",
+      description: "",
+      execute: () => ({ output: "ok", isError: false, metadata: { note: undefined, when: new Date(0) } }),
+    });
     const srv = await provider([reply("openai", "", [{ id: "c1", name: "odd", arguments: "{}" }]), reply("openai", "fine")]);
     const { client } = clientFor(srv.url, "openai");
     const res = await client.run("go", { toolkit: await createToolkit({ tools: [odd] }) });
@@ -142,7 +167,11 @@ describe("agent loop edge cases", () => {
       await client.run("x", { toolkit: await createToolkit({}) });
       expect(srv.requests[0]!.headers["x-api-key"]).toBe("env-anthropic");
     } finally {
-      for (const [k, v] of [["OPENAI_API_KEY", saved.o], ["ANTHROPIC_API_KEY", saved.a], ["OPENROUTER_API_KEY", saved.r]] as const) {
+      for (const [k, v] of [
+        ["OPENAI_API_KEY", saved.o],
+        ["ANTHROPIC_API_KEY", saved.a],
+        ["OPENROUTER_API_KEY", saved.r],
+      ] as const) {
         if (v === undefined) delete process.env[k];
         else process.env[k] = v;
       }
@@ -202,7 +231,12 @@ describe("agent loop failures", () => {
     const { client, runtime, events } = clientFor(srv.url, "openai");
     await expect(client.run("go", { toolkit: await createToolkit({}), signal: controller.signal })).rejects.toThrow("stop waiting");
     await runtime.flush();
-    expect(events.map((e) => `${e.kind === "scope" ? e.category : "mark"}:${e.kind === "scope" ? e.scope_category : e.name}`)).toEqual(["agent:start", "llm:start", "llm:end", "agent:end"]);
+    expect(events.map((e) => `${e.kind === "scope" ? e.category : "mark"}:${e.kind === "scope" ? e.scope_category : e.name}`)).toEqual([
+      "agent:start",
+      "llm:start",
+      "llm:end",
+      "agent:end",
+    ]);
     expect(srv.requests).toHaveLength(1);
   });
 
@@ -233,19 +267,28 @@ describe("agent loop failures", () => {
     const stuck = defineTool({
       name: "stuck",
       description: "",
-      execute: (_args, ctx) => new Promise((_, reject) => {
-        ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
-        controller.abort(new Error("user cancelled"));
-      }),
+      execute: (_args, ctx) =>
+        new Promise((_, reject) => {
+          ctx.signal.addEventListener("abort", () => reject(ctx.signal.reason));
+          controller.abort(new Error("user cancelled"));
+        }),
     });
     const srv = await provider([reply("openai", "", [{ id: "c1", name: "stuck", arguments: "{}" }]), reply("openai", "never")]);
     const { client, runtime, events } = clientFor(srv.url, "openai");
-    await expect(client.run("go", { toolkit: await createToolkit({ tools: [stuck] }), signal: controller.signal })).rejects.toThrow("user cancelled");
+    await expect(client.run("go", { toolkit: await createToolkit({ tools: [stuck] }), signal: controller.signal })).rejects.toThrow(
+      "user cancelled",
+    );
     await runtime.flush();
     expect(srv.requests).toHaveLength(1);
     const scopes = events.filter((e) => e.kind === "scope");
-    const starts = scopes.filter((e) => e.scope_category === "start").map((e) => e.uuid).sort();
-    const ends = scopes.filter((e) => e.scope_category === "end").map((e) => e.uuid).sort();
+    const starts = scopes
+      .filter((e) => e.scope_category === "start")
+      .map((e) => e.uuid)
+      .sort();
+    const ends = scopes
+      .filter((e) => e.scope_category === "end")
+      .map((e) => e.uuid)
+      .sort();
     expect(ends).toEqual(starts);
     expect(starts.length).toBe(3); // agent, llm, tool
   });
@@ -275,13 +318,22 @@ describe("agent loop: toolnexus behaviours", () => {
 
   it("the question builtin halts the run durably without waitFor, the request carrying the questions", async () => {
     const questions = [{ question: "Which city?", options: ["Oslo", "Bergen"] }];
-    const srv = await provider([reply("openai", "", [{ id: "q1", name: "question", arguments: JSON.stringify({ questions }) }]), reply("openai", "Oslo it is")]);
+    const srv = await provider([
+      reply("openai", "", [{ id: "q1", name: "question", arguments: JSON.stringify({ questions }) }]),
+      reply("openai", "Oslo it is"),
+    ]);
     const { client } = clientFor(srv.url, "openai");
     const toolkit = await createToolkit({ builtins: ["question"] });
     const halted = await client.run("plan a trip", { toolkit });
     expect(halted.status).toBe("pending");
     expect(halted.pending).toMatchObject({ kind: "question", prompt: "Which city? (options: Oslo, Bergen)", data: { questions } });
-    const resumed = await client.runWithAnswer({ toolkit, history: halted.messages, pending: halted.pending!, answer: { id: halted.pending!.id, ok: true, data: { answers: [["Oslo"]] } }, halt: halted.halt! });
+    const resumed = await client.runWithAnswer({
+      toolkit,
+      history: halted.messages,
+      pending: halted.pending!,
+      answer: { id: halted.pending!.id, ok: true, data: { answers: [["Oslo"]] } },
+      halt: halted.halt!,
+    });
     expect(resumed.text).toBe("Oslo it is");
     const sent = srv.requests[1]!.body.messages as { role: string; content: string }[];
     expect(sent.find((m) => m.role === "tool")!.content).toBe('{"answers":[["Oslo"]]}');
@@ -326,7 +378,10 @@ describe("agent loop: toolnexus behaviours", () => {
     const { client } = clientFor(srv.url, "openai", {
       onMetric: (m) => void metrics.push(`${m.event}:${"status" in m ? m.status : ""}`),
       hooks: {
-        beforeLLM: ({ messages, turn }) => (seen.push(`before:${turn}`), { messages: [...messages, { role: "user", content: "added by hook" }] }),
+        beforeLLM: ({ messages, turn }) => (
+          seen.push(`before:${turn}`),
+          { messages: [...messages, { role: "user", content: "added by hook" }] }
+        ),
         afterLLM: ({ turn, response }) => void seen.push(`after:${turn}:${(response as { model: string }).model}`),
       },
     });

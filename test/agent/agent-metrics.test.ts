@@ -39,7 +39,9 @@ const REFERENCE = [
   "",
 ].join("\n");
 
-const HEADERS_ONLY = REFERENCE.split("\n").filter((l) => l.startsWith("#") || l === "").join("\n");
+const HEADERS_ONLY = REFERENCE.split("\n")
+  .filter((l) => l.startsWith("#") || l === "")
+  .join("\n");
 
 describe("client.metrics() Prometheus exposition", () => {
   it("is byte-identical to toolnexus's reference for the same events", () => {
@@ -67,7 +69,23 @@ describe("client.metrics() Prometheus exposition", () => {
 
   it("a real run produces the reference layout, timings aside", async () => {
     const srv = await startProvider([
-      { json: { model: "gpt-x", choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "add", arguments: '{"a":2,"b":3}' } }] }, finish_reason: "tool_calls" }], usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 } } },
+      {
+        json: {
+          model: "gpt-x",
+          choices: [
+            {
+              index: 0,
+              message: {
+                role: "assistant",
+                content: null,
+                tool_calls: [{ id: "c1", type: "function", function: { name: "add", arguments: '{"a":2,"b":3}' } }],
+              },
+              finish_reason: "tool_calls",
+            },
+          ],
+          usage: { prompt_tokens: 3, completion_tokens: 2, total_tokens: 5 },
+        },
+      },
       reply("openai", "5"),
     ]);
     closers.push(srv.close);
@@ -78,8 +96,18 @@ describe("client.metrics() Prometheus exposition", () => {
     const shape = (text: string) => text.split("\n").map((l) => l.replace(/(_bucket\{.*\}|_sum\{.*\}) .*$/, "$1 T"));
     const got = shape(client.metrics());
     const expected = shape(REFERENCE)
-      .map((l) => l.replace('status="ok"} 1', 'status="ok"} 2').replace('{type="completion"} 2', '{type="completion"} 4').replace('{type="prompt"} 3', '{type="prompt"} 7'))
-      .map((l) => l.replace('toolnexus_llm_request_duration_seconds_count{model="gpt-x"} 1', 'toolnexus_llm_request_duration_seconds_count{model="gpt-x"} 2'));
+      .map((l) =>
+        l
+          .replace('status="ok"} 1', 'status="ok"} 2')
+          .replace('{type="completion"} 2', '{type="completion"} 4')
+          .replace('{type="prompt"} 3', '{type="prompt"} 7'),
+      )
+      .map((l) =>
+        l.replace(
+          'toolnexus_llm_request_duration_seconds_count{model="gpt-x"} 1',
+          'toolnexus_llm_request_duration_seconds_count{model="gpt-x"} 2',
+        ),
+      );
     expect(got).toEqual(expected);
   });
 });

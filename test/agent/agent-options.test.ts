@@ -11,7 +11,9 @@ describe("wrong options fail loudly at construction", () => {
     const { model: _m, ...noModel } = good;
     expect(make(noBase)).toThrow(TypeError);
     expect(make(noBase)).toThrow(/baseUrl/);
-    expect(make({ ...good, style: "cohere" as never })).toThrow(/option "style" must be one of "anthropic", "gemini", "openai", "openai-responses"/);
+    expect(make({ ...good, style: "cohere" as never })).toThrow(
+      /option "style" must be one of "anthropic", "gemini", "openai", "openai-responses"/,
+    );
     expect(make(noModel)).toThrow(/model/);
     for (const bad of [0, -1, 1.5, "3"]) expect(make({ ...good, maxTurns: bad })).toThrow(/maxTurns/);
     expect(make({ ...good, maxTurns: 3 })).not.toThrow();

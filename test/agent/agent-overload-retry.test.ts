@@ -18,7 +18,10 @@ describe("529 overloaded is retried like 503", () => {
   });
 
   it("an anthropic run that meets one 529 retries and succeeds", async () => {
-    const p = await provider([{ status: 529, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, { text: "after retry" }], "anthropic");
+    const p = await provider(
+      [{ status: 529, body: { type: "error", error: { type: "overloaded_error", message: "Overloaded" } } }, { text: "after retry" }],
+      "anthropic",
+    );
     const client = createClient({ baseUrl: p.url, style: "anthropic", model: "m", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1 });
     const res = await client.run("hello", { toolkit: await createToolkit() });
     expect(res).toMatchObject({ status: "done", text: "after retry" });

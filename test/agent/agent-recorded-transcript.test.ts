@@ -20,7 +20,7 @@ const weather = defineTool({
   name: "weather",
   description: "weather lookup",
   inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
-  execute: (args: { city: string }) => ({ result: { city: args.city, sky: "clear \"and\" dry" } }),
+  execute: (args: { city: string }) => ({ result: { city: args.city, sky: 'clear "and" dry' } }),
 });
 
 async function tracedRun(options: { hooks?: Hooks; history?: unknown[] } = {}) {
@@ -35,7 +35,14 @@ async function tracedRun(options: { hooks?: Hooks; history?: unknown[] } = {}) {
   runtime.subscribe("capture", (e) => void events.push(e));
   const spans = new SpanCapture({ projection: "openinference" });
   spans.register(runtime);
-  const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "sk-test", runtime, ...(options.hooks ? { hooks: options.hooks } : {}) });
+  const client = createClient({
+    baseUrl: srv.url,
+    style: "openai",
+    model: "stub",
+    apiKey: "sk-test",
+    runtime,
+    ...(options.hooks ? { hooks: options.hooks } : {}),
+  });
   const toolkit = await createToolkit({ tools: [weather] });
   const result = await client.run("weather?", { toolkit, ...(options.history ? { history: options.history } : {}) });
   await runtime.flush();
@@ -67,7 +74,12 @@ describe("the transcript a traced run records", () => {
     const { srv, llmSpans } = await tracedRun();
     expect(llmSpans).toHaveLength(3);
     llmSpans.forEach((span, i) => {
-      const sent = srv.requests[i]!.body.messages as { role: string; content: string | null; tool_call_id?: string; tool_calls?: { id: string }[] }[];
+      const sent = srv.requests[i]!.body.messages as {
+        role: string;
+        content: string | null;
+        tool_call_id?: string;
+        tool_calls?: { id: string }[];
+      }[];
       const a = span.attributes;
       expect(Object.keys(a).filter((k) => /^llm\.input_messages\.\d+\.message\.role$/.test(k))).toHaveLength(sent.length);
       sent.forEach((m, j) => {
@@ -91,7 +103,11 @@ describe("the transcript a traced run records", () => {
   });
 
   it("hands back history that was passed in as it was, and records it as sent", async () => {
-    const history = [{ role: "system", content: "be brief" }, { role: "user", content: "earlier" }, { role: "assistant", content: "noted", at: new Date(0) }];
+    const history = [
+      { role: "system", content: "be brief" },
+      { role: "user", content: "earlier" },
+      { role: "assistant", content: "noted", at: new Date(0) },
+    ];
     const { srv, result, recorded } = await tracedRun({ history });
     expect(result.messages.slice(0, 3)).toEqual(history);
     expect((result.messages[2] as { at: unknown }).at).toBeInstanceOf(Date); // not made JSON for the run's own use

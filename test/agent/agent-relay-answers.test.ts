@@ -16,21 +16,35 @@ describe("in-process relay answers are checked", () => {
     runtime.subscribe("capture", (e) => void events.push(e));
     let pendingId = "";
     const client = createClient({
-      baseUrl: p.url, style: "openai", model: "m", apiKey: "k", runtime, retryBaseMs: 1,
+      baseUrl: p.url,
+      style: "openai",
+      model: "m",
+      apiKey: "k",
+      runtime,
+      retryBaseMs: 1,
       waitFor: async (req: Request) => {
         pendingId = req.id;
         return { id: "someone-else", ok: true, data: { output: "wrong call's output" } };
       },
     });
     const toolkit = await createToolkit({ tools: [relayTool("lookup", "look up", lookupSchema)] });
-    const failure = await client.run("go", { toolkit }).then(() => undefined, (e: unknown) => e);
+    const failure = await client.run("go", { toolkit }).then(
+      () => undefined,
+      (e: unknown) => e,
+    );
     await runtime.flush();
     expect(pendingId).not.toBe("");
     expect((failure as Error).message).toBe(`waitFor answered request "someone-else" but the pending request is "${pendingId}"`);
     // the mismatched answer was never fed to the model
     expect(p.requests).toHaveLength(1);
-    const starts = events.filter((e) => e.kind === "scope" && e.scope_category === "start").map((e) => e.uuid).sort();
-    const ends = events.filter((e) => e.kind === "scope" && e.scope_category === "end").map((e) => e.uuid).sort();
+    const starts = events
+      .filter((e) => e.kind === "scope" && e.scope_category === "start")
+      .map((e) => e.uuid)
+      .sort();
+    const ends = events
+      .filter((e) => e.kind === "scope" && e.scope_category === "end")
+      .map((e) => e.uuid)
+      .sort();
     expect(starts.length).toBeGreaterThanOrEqual(3); // agent + llm + tool
     expect(ends).toEqual(starts);
   });
@@ -38,7 +52,12 @@ describe("in-process relay answers are checked", () => {
   it("a relay answer with no result for the call becomes an error result, not an empty success", async () => {
     const p = await provider([{ toolCalls: [{ id: "c1", name: "lookup", arguments: { q: "w" } }] }, { text: "done" }]);
     const client = createClient({
-      baseUrl: p.url, style: "openai", model: "m", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1,
+      baseUrl: p.url,
+      style: "openai",
+      model: "m",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retryBaseMs: 1,
       waitFor: async (req) => ({ id: req.id, ok: true, data: { results: [{ id: "not-c1", output: "other" }] } }),
     });
     const toolkit = await createToolkit({ tools: [relayTool("lookup", "look up", lookupSchema)] });
@@ -53,7 +72,12 @@ describe("in-process relay answers are checked", () => {
     const p = await provider([{ toolCalls: [{ id: "c1", name: "lookup", arguments: { q: 42 } }] }, { text: "fixed it" }]);
     let waited = 0;
     const client = createClient({
-      baseUrl: p.url, style: "openai", model: "m", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1,
+      baseUrl: p.url,
+      style: "openai",
+      model: "m",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retryBaseMs: 1,
       waitFor: async (req) => (waited++, { id: req.id, ok: true, data: { output: "should not be asked" } }),
     });
     const toolkit = await createToolkit({ tools: [relayTool("lookup", "look up", lookupSchema)] });

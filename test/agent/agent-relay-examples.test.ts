@@ -1,6 +1,16 @@
 import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import { createClient, createToolkit, defineTool, isRelayRequest, relayCallsOf, relayTool, RELAY_OUTPUT_KEY, type Request, type Tool } from "../../src/agent/index.js";
+import {
+  createClient,
+  createToolkit,
+  defineTool,
+  isRelayRequest,
+  relayCallsOf,
+  relayTool,
+  RELAY_OUTPUT_KEY,
+  type Request,
+  type Tool,
+} from "../../src/agent/index.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { openaiReply, startProvider } from "../support/agent-provider-server.js";
 
@@ -18,14 +28,23 @@ async function provider(...args: Parameters<typeof startProvider>) {
 describe("relay tool — the RelayTool examples", () => {
   it("1. the relay call reaches the host through waitFor and its output becomes the tool result", async () => {
     const srv = await provider([
-      openaiReply(null, [{ id: "c1", name: "lookup", arguments: '{"q":"weather"}' }], { prompt_tokens: 4, completion_tokens: 4, total_tokens: 8 }),
+      openaiReply(null, [{ id: "c1", name: "lookup", arguments: '{"q":"weather"}' }], {
+        prompt_tokens: 4,
+        completion_tokens: 4,
+        total_tokens: 8,
+      }),
       openaiReply("it is sunny", [], { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 }),
     ]);
     const lookup = relayTool("lookup", "look something up", { type: "object", properties: { q: { type: "string" } } });
     const toolkit = await createToolkit({ builtins: false, tools: [lookup] });
     let got: Request | undefined;
     const client = createClient({
-      baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1,
+      baseUrl: srv.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retryBaseMs: 1,
       waitFor: async (req) => {
         got = req;
         return { id: req.id, ok: true, data: { [RELAY_OUTPUT_KEY]: "sunny, 31C" } };
@@ -46,15 +65,26 @@ describe("relay tool — the RelayTool examples", () => {
 
   it("2. three relay calls in one turn ride a single surfaced request, in call order", async () => {
     const srv = await provider([
-      openaiReply(null, [
-        { id: "c1", name: "alpha", arguments: "{}" },
-        { id: "c2", name: "beta", arguments: "{}" },
-        { id: "c3", name: "gamma", arguments: "{}" },
-      ], { prompt_tokens: 4, completion_tokens: 4, total_tokens: 8 }),
+      openaiReply(
+        null,
+        [
+          { id: "c1", name: "alpha", arguments: "{}" },
+          { id: "c2", name: "beta", arguments: "{}" },
+          { id: "c3", name: "gamma", arguments: "{}" },
+        ],
+        { prompt_tokens: 4, completion_tokens: 4, total_tokens: 8 },
+      ),
     ]);
     const relay = (name: string) => relayTool(name, "relayed to the caller");
     const toolkit = await createToolkit({ builtins: false, tools: [relay("alpha"), relay("beta"), relay("gamma")] });
-    const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1 });
+    const client = createClient({
+      baseUrl: srv.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retryBaseMs: 1,
+    });
     const res = await client.run("go", { toolkit });
     expect(res.status).toBe("pending");
     expect(res.pending).toBeDefined();
@@ -67,7 +97,9 @@ describe("relay tool — the RelayTool examples", () => {
   it("3. a real tool runs alongside a relay tool, and a declined relay does not abort the run", async () => {
     let realRan = false;
     const real = defineTool({
-      name: "real_tool", description: "runs locally", inputSchema: { type: "object", properties: {} },
+      name: "real_tool",
+      description: "runs locally",
+      inputSchema: { type: "object", properties: {} },
       execute: () => {
         realRan = true;
         return { output: "real-output", isError: false };
@@ -82,7 +114,12 @@ describe("relay tool — the RelayTool examples", () => {
       openaiReply("handled the decline", [], usage),
     ]);
     const client = createClient({
-      baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1,
+      baseUrl: srv.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retryBaseMs: 1,
       waitFor: async (req) => ({ id: req.id, ok: false, reason: "declined" }),
     });
     const res = await client.run("do both", { toolkit });
@@ -107,8 +144,18 @@ describe("relay is inert when absent", () => {
       const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime, retryBaseMs: 1 });
       const res = await client.run("1+2", { toolkit: await createToolkit({ tools }) });
       await runtime.flush();
-      const shape = events.map((e) => [e.kind, e.name, e.category, e.kind === "scope" ? e.attributes : null, e.kind === "scope" && e.category !== "llm" ? e.data : null]);
-      return { res: { status: res.status, text: res.text, toolCalls: res.toolCalls, messages: res.messages }, shape, sentTools: srv.requests.map((r) => (r.body.tools as { function: { name: string } }[]).map((t) => t.function.name)) };
+      const shape = events.map((e) => [
+        e.kind,
+        e.name,
+        e.category,
+        e.kind === "scope" ? e.attributes : null,
+        e.kind === "scope" && e.category !== "llm" ? e.data : null,
+      ]);
+      return {
+        res: { status: res.status, text: res.text, toolCalls: res.toolCalls, messages: res.messages },
+        shape,
+        sentTools: srv.requests.map((r) => (r.body.tools as { function: { name: string } }[]).map((t) => t.function.name)),
+      };
     };
     const without = await outcome([add]);
     const withRelay = await outcome([add, relayTool("remote_thing", "never called")]);

@@ -69,7 +69,14 @@ describe("requestParams", () => {
 
   it("rejects messages, tools and stream at createClient with a TypeError naming the key", () => {
     for (const key of ["messages", "tools", "stream"]) {
-      const make = () => createClient({ baseUrl: "http://127.0.0.1:9", style: "openai", model: "m", apiKey: "k", requestParams: { temperature: 1, [key]: [] } });
+      const make = () =>
+        createClient({
+          baseUrl: "http://127.0.0.1:9",
+          style: "openai",
+          model: "m",
+          apiKey: "k",
+          requestParams: { temperature: 1, [key]: [] },
+        });
       expect(make).toThrow(TypeError);
       expect(make).toThrow(`"${key}"`);
     }
@@ -117,9 +124,15 @@ describe("bodyTransform", () => {
     const first = await client.run("one", { toolkit: await noTools() });
     expect(bodyAt(srv, 0)).toEqual({ model: "stub", messages: [{ role: "user", content: "one" }], temperature: 0.3 });
     const second = await client.run("two", { toolkit: await noTools() });
-    expect(bodyAt(srv, 1).messages).toEqual([{ role: "user", content: "two" }, { role: "user", content: "injected" }]);
+    expect(bodyAt(srv, 1).messages).toEqual([
+      { role: "user", content: "two" },
+      { role: "user", content: "injected" },
+    ]);
     // the run's own transcript is what the loop built, not the transformed copy
-    expect(second.messages).toEqual([{ role: "user", content: "two" }, { role: "assistant", content: "b" }]);
+    expect(second.messages).toEqual([
+      { role: "user", content: "two" },
+      { role: "assistant", content: "b" },
+    ]);
     expect(first.messages).toHaveLength(2);
   });
 
@@ -172,7 +185,15 @@ describe("onError", () => {
     const url = srv.url;
     await srv.close();
     const infos: LlmErrorInfo[] = [];
-    const client = createClient({ baseUrl: url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), retries: 0, onError: (info) => (infos.push(info), "fail") });
+    const client = createClient({
+      baseUrl: url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retries: 0,
+      onError: (info) => (infos.push(info), "fail"),
+    });
     await expect(client.run("hi")).rejects.toThrow(/failed|ECONNREFUSED/);
     expect(infos).toHaveLength(1);
     expect(infos[0]!.status).toBeUndefined();

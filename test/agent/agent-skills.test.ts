@@ -21,7 +21,10 @@ beforeAll(async () => {
   const base = await mkdtemp(join(tmpdir(), "relaytrace-skills-"));
   root = join(base, "skills");
   outOfTree = join(base, "elsewhere");
-  await skill(join(root, "pdf"), "name: pdf\ndescription: >\n  Fill and merge\n  PDF forms.\n", "\n# PDF\n\nUse scripts/fill.py.\n\n", { "scripts/fill.py": "print(1)\n", "reference/forms.md": "# forms\n" });
+  await skill(join(root, "pdf"), "name: pdf\ndescription: >\n  Fill and merge\n  PDF forms.\n", "\n# PDF\n\nUse scripts/fill.py.\n\n", {
+    "scripts/fill.py": "print(1)\n",
+    "reference/forms.md": "# forms\n",
+  });
   await skill(join(root, "nested", "deep", "csv"), "name: csv\ndescription: 'Clean CSV files: quotes, \"escapes\"'", "Trim every cell.");
   await skill(join(root, "quiet"), "name: quiet", "No description: loadable, not advertised.");
   await skill(join(root, "nameless"), "description: has no name", "skipped");
@@ -75,7 +78,12 @@ describe("the skill tool", () => {
     const tool = (await createToolkit({ skills: [root] })).get("skill")!;
     expect(tool.source).toBe("skill");
     expect(tool.description).toBe(SKILL_TOOL_DESCRIPTION);
-    expect(tool.inputSchema).toEqual({ type: "object", properties: { name: { type: "string", description: "The name of the skill to load" } }, required: ["name"], additionalProperties: false });
+    expect(tool.inputSchema).toEqual({
+      type: "object",
+      properties: { name: { type: "string", description: "The name of the skill to load" } },
+      required: ["name"],
+      additionalProperties: false,
+    });
   });
 
   it("loads one skill: its trimmed body, base directory and sampled files, in toolnexus's format", async () => {
@@ -105,12 +113,20 @@ describe("the skill tool", () => {
 
   it("an unknown name is an error result listing the available skills", async () => {
     const tk = await createToolkit({ skills: [root] });
-    expect(await tk.execute("skill", { name: "nope" })).toEqual({ output: 'Skill "nope" not found. Available skills: csv, linked, pdf, quiet', isError: true });
+    expect(await tk.execute("skill", { name: "nope" })).toEqual({
+      output: 'Skill "nope" not found. Available skills: csv, linked, pdf, quiet',
+      isError: true,
+    });
   });
 
   it("samples at most ten files", async () => {
     const many = join(root, "..", "many");
-    await skill(many, "name: many\ndescription: d", "x", Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`f${String(i).padStart(2, "0")}.txt`, "x"])));
+    await skill(
+      many,
+      "name: many\ndescription: d",
+      "x",
+      Object.fromEntries(Array.from({ length: 14 }, (_, i) => [`f${String(i).padStart(2, "0")}.txt`, "x"])),
+    );
     const r = await (await createToolkit({ skills: [many] })).execute("skill", { name: "many" });
     expect(r.output.match(/<file>/g)).toHaveLength(10);
   });

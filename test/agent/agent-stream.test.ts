@@ -10,12 +10,28 @@ afterEach(async () => {
 });
 
 const sse = (events: { event?: string; data: unknown }[]) =>
-  events.map((e) => `${e.event ? `event: ${e.event}\n` : ""}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`).join("");
+  events
+    .map((e) => `${e.event ? `event: ${e.event}\n` : ""}data: ${typeof e.data === "string" ? e.data : JSON.stringify(e.data)}\n\n`)
+    .join("");
 
 const openaiToolTurn: ScriptedReply = {
   sse: sse([
-    { data: { model: "stub", choices: [{ index: 0, delta: { role: "assistant", content: null, tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "add", arguments: '{"a":' } }] } }] } },
-    { data: { model: "stub", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: "2,\"b\":3}" } }] } }] } },
+    {
+      data: {
+        model: "stub",
+        choices: [
+          {
+            index: 0,
+            delta: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ index: 0, id: "c1", type: "function", function: { name: "add", arguments: '{"a":' } }],
+            },
+          },
+        ],
+      },
+    },
+    { data: { model: "stub", choices: [{ index: 0, delta: { tool_calls: [{ index: 0, function: { arguments: '2,"b":3}' } }] } }] } },
     { data: { model: "stub", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] } },
     { data: { model: "stub", choices: [], usage: { prompt_tokens: 5, completion_tokens: 3, total_tokens: 8 } } },
     { data: "[DONE]" },
@@ -32,10 +48,25 @@ const openaiTextTurn: ScriptedReply = {
 };
 const anthropicToolTurn: ScriptedReply = {
   sse: sse([
-    { event: "message_start", data: { type: "message_start", message: { id: "m1", model: "stub", role: "assistant", content: [], usage: { input_tokens: 5, output_tokens: 0 } } } },
-    { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "c1", name: "add", input: {} } } },
-    { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":2,' } } },
-    { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '"b":3}' } } },
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: { id: "m1", model: "stub", role: "assistant", content: [], usage: { input_tokens: 5, output_tokens: 0 } },
+      },
+    },
+    {
+      event: "content_block_start",
+      data: { type: "content_block_start", index: 0, content_block: { type: "tool_use", id: "c1", name: "add", input: {} } },
+    },
+    {
+      event: "content_block_delta",
+      data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '{"a":2,' } },
+    },
+    {
+      event: "content_block_delta",
+      data: { type: "content_block_delta", index: 0, delta: { type: "input_json_delta", partial_json: '"b":3}' } },
+    },
     { event: "content_block_stop", data: { type: "content_block_stop", index: 0 } },
     { event: "message_delta", data: { type: "message_delta", delta: { stop_reason: "tool_use" }, usage: { output_tokens: 3 } } },
     { event: "message_stop", data: { type: "message_stop" } },
@@ -43,7 +74,13 @@ const anthropicToolTurn: ScriptedReply = {
 };
 const anthropicTextTurn: ScriptedReply = {
   sse: sse([
-    { event: "message_start", data: { type: "message_start", message: { id: "m2", model: "stub", role: "assistant", content: [], usage: { input_tokens: 7, output_tokens: 0 } } } },
+    {
+      event: "message_start",
+      data: {
+        type: "message_start",
+        message: { id: "m2", model: "stub", role: "assistant", content: [], usage: { input_tokens: 7, output_tokens: 0 } },
+      },
+    },
     { event: "content_block_start", data: { type: "content_block_start", index: 0, content_block: { type: "text", text: "" } } },
     { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "it is " } } },
     { event: "content_block_delta", data: { type: "content_block_delta", index: 0, delta: { type: "text_delta", text: "five" } } },
@@ -78,7 +115,12 @@ describe.each([
     expect(seen.map((e) => e.type)).toEqual(["usage", "tool_call", "tool_result", "text", "text", "usage", "done"]);
     expect(seen[1]).toEqual({ type: "tool_call", id: "c1", name: "add", args: { a: 2, b: 3 } });
     expect(seen[2]).toEqual({ type: "tool_result", id: "c1", name: "add", output: "5", isError: false });
-    expect(seen.filter((e) => e.type === "text").map((e) => (e as { delta: string }).delta).join("")).toBe("it is five");
+    expect(
+      seen
+        .filter((e) => e.type === "text")
+        .map((e) => (e as { delta: string }).delta)
+        .join(""),
+    ).toBe("it is five");
     expect(seen[5]).toEqual({ type: "usage", usage: { promptTokens: 12, completionTokens: 5, totalTokens: 17 } });
     const done = seen[6] as Extract<StreamEvent, { type: "done" }>;
     expect(done.result).toMatchObject({ status: "done", text: "it is five", turns: 2 });
@@ -99,14 +141,34 @@ describe("client.stream suspensions", () => {
   it("yields the pending request of a durable halt before done", async () => {
     const turn: ScriptedReply = {
       sse: sse([
-        { data: { model: "stub", choices: [{ index: 0, delta: { role: "assistant", tool_calls: [{ index: 0, id: "r1", type: "function", function: { name: "lookup", arguments: '{"q": "x"}' } }] } }] } },
+        {
+          data: {
+            model: "stub",
+            choices: [
+              {
+                index: 0,
+                delta: {
+                  role: "assistant",
+                  tool_calls: [{ index: 0, id: "r1", type: "function", function: { name: "lookup", arguments: '{"q": "x"}' } }],
+                },
+              },
+            ],
+          },
+        },
         { data: { model: "stub", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] } },
         { data: "[DONE]" },
       ]),
     };
     const srv = await startProvider([turn]);
     closers.push(srv.close);
-    const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "k", runtime: createRuntime(), retryBaseMs: 1 });
+    const client = createClient({
+      baseUrl: srv.url,
+      style: "openai",
+      model: "stub",
+      apiKey: "k",
+      runtime: createRuntime(),
+      retryBaseMs: 1,
+    });
     const seen: StreamEvent[] = [];
     for await (const ev of client.stream("look", { toolkit: await createToolkit({ tools: [relayTool("lookup", "l")] }) })) seen.push(ev);
     expect(seen.map((e) => e.type)).toEqual(["usage", "tool_call", "pending", "done"]);

@@ -12,12 +12,30 @@ afterEach(async () => {
   while (closers.length) await closers.pop()!();
 });
 
-const boom = defineTool({ name: "boom", description: "", execute: () => { throw new RangeError("disk on fire"); } });
+const boom = defineTool({
+  name: "boom",
+  description: "",
+  execute: () => {
+    throw new RangeError("disk on fire");
+  },
+});
 const declines = defineTool({ name: "declines", description: "", execute: () => ({ output: "no such city", isError: true }) });
-const slow = defineTool({ name: "slow", description: "", timeoutMs: 20, execute: () => new Promise<string>((r) => setTimeout(() => r("late"), 2_000).unref()) });
+const slow = defineTool({
+  name: "slow",
+  description: "",
+  timeoutMs: 20,
+  execute: () => new Promise<string>((r) => setTimeout(() => r("late"), 2_000).unref()),
+});
 
 async function runWith(calls: { id: string; name: string }[], setup: (runtime: Runtime) => void = () => {}) {
-  const srv = await startProvider([reply("openai", "", calls.map((c) => ({ ...c, arguments: "{}" }))), reply("openai", "done anyway")]);
+  const srv = await startProvider([
+    reply(
+      "openai",
+      "",
+      calls.map((c) => ({ ...c, arguments: "{}" })),
+    ),
+    reply("openai", "done anyway"),
+  ]);
   closers.push(srv.close);
   const runtime = createRuntime();
   setup(runtime);
@@ -25,8 +43,14 @@ async function runWith(calls: { id: string; name: string }[], setup: (runtime: R
   const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", runtime, retryBaseMs: 1 });
   const res = await client.run("go", { toolkit: await createToolkit({ tools: [boom, declines, slow] }) });
   const { events, spans } = await finish();
-  const toolEnds = new Map(events.filter((e): e is ScopeEvent => e.kind === "scope" && e.category === "tool" && e.scope_category === "end").map((e) => [e.name, e]));
-  const sent = (srv.requests[1]!.body.messages as { role: string; tool_call_id?: string; content: string }[]).filter((m) => m.role === "tool");
+  const toolEnds = new Map(
+    events
+      .filter((e): e is ScopeEvent => e.kind === "scope" && e.category === "tool" && e.scope_category === "end")
+      .map((e) => [e.name, e]),
+  );
+  const sent = (srv.requests[1]!.body.messages as { role: string; tool_call_id?: string; content: string }[]).filter(
+    (m) => m.role === "tool",
+  );
   return { res, events, toolEnds, spans, sent };
 }
 
@@ -48,9 +72,19 @@ describe("agent loop tool failures", () => {
   });
 
   it("a tool that times out ends ERROR; one that returns an error result is a successful call (status OK)", async () => {
-    const { res, toolEnds, spans } = await runWith([{ id: "c1", name: "slow" }, { id: "c2", name: "declines" }]);
-    expect(res.toolCalls.map((c) => [c.output, c.isError])).toEqual([["tool slow timed out after 20 ms", true], ["no such city", true]]);
-    expect(toolEnds.get("slow")!.metadata).toMatchObject({ "otel.status_code": "ERROR", "otel.status_description": "tool slow timed out after 20 ms", "exception.type": "TimeoutError" });
+    const { res, toolEnds, spans } = await runWith([
+      { id: "c1", name: "slow" },
+      { id: "c2", name: "declines" },
+    ]);
+    expect(res.toolCalls.map((c) => [c.output, c.isError])).toEqual([
+      ["tool slow timed out after 20 ms", true],
+      ["no such city", true],
+    ]);
+    expect(toolEnds.get("slow")!.metadata).toMatchObject({
+      "otel.status_code": "ERROR",
+      "otel.status_description": "tool slow timed out after 20 ms",
+      "exception.type": "TimeoutError",
+    });
     expect(toolEnds.get("declines")!.metadata).toMatchObject({ "otel.status_code": "OK" });
     expect(toolEnds.get("declines")!.data).toEqual({ output: "no such city", isError: true });
     expect(spans.find((s) => s.name === "slow")!.status.code).toBe(SpanStatusCode.ERROR);
@@ -59,7 +93,9 @@ describe("agent loop tool failures", () => {
 
   it("a tool that threw keeps the error result the model read as its end's data, through the response sanitizers, so the ATIF observation has it", async () => {
     const { events, toolEnds } = await runWith([{ id: "c1", name: "boom" }], (runtime) => {
-      runtime.registerToolSanitizeResponse("mask-fire", 10, (_tool, result) => JSON.parse(JSON.stringify(result).replaceAll("fire", "[masked]")));
+      runtime.registerToolSanitizeResponse("mask-fire", 10, (_tool, result) =>
+        JSON.parse(JSON.stringify(result).replaceAll("fire", "[masked]")),
+      );
     });
     expect(toolEnds.get("boom")!.data).toEqual({ output: "disk on [masked]", isError: true });
     const [doc] = atofToAtif(events);

@@ -30,14 +30,22 @@ describe("defineTool", () => {
   it("normalizes strings, JSON values and thrown errors into tool results", async () => {
     const json = defineTool({ name: "j", description: "", execute: () => ({ x: [1, 2] }) });
     expect(await json.execute({})).toEqual({ output: '{"x":[1,2]}', isError: false });
-    const boom = defineTool({ name: "boom", description: "", execute: () => { throw new Error("disk on fire"); } });
+    const boom = defineTool({
+      name: "boom",
+      description: "",
+      execute: () => {
+        throw new Error("disk on fire");
+      },
+    });
     expect(await boom.execute({})).toEqual({ output: "disk on fire", isError: true });
     const explicit = defineTool({ name: "e", description: "", execute: () => ({ output: "nope", isError: true }) });
     expect(await explicit.execute({})).toEqual({ output: "nope", isError: true });
   });
 
   it("rejects an invalid schema at definition time", () => {
-    expect(() => defineTool({ name: "bad", description: "", inputSchema: { type: "nonsense" }, execute: () => "" })).toThrow(/invalid inputSchema for tool bad/);
+    expect(() => defineTool({ name: "bad", description: "", inputSchema: { type: "nonsense" }, execute: () => "" })).toThrow(
+      /invalid inputSchema for tool bad/,
+    );
   });
 });
 
@@ -80,7 +88,11 @@ describe("toolkit", () => {
     // the safe set, in toolnexus's order, after the user's tools; bash and webfetch only when named
     expect(tk.tools.map((t) => t.name)).toEqual(["read", "write", "edit", "grep", "glob", "question", "apply_patch", "todowrite"]);
     expect(tk.get("read")!.description).toBe("mine");
-    expect((await createToolkit({ builtins: ["webfetch", "bash", "read"] })).tools.map((t) => t.name)).toEqual(["bash", "read", "webfetch"]);
+    expect((await createToolkit({ builtins: ["webfetch", "bash", "read"] })).tools.map((t) => t.name)).toEqual([
+      "bash",
+      "read",
+      "webfetch",
+    ]);
     await expect(createToolkit({ builtins: ["bsh" as "bash"] })).rejects.toThrow(/unknown built-in "bsh" \(did you mean "bash"\?\)/);
     await expect(createToolkit({ workDir: "." } as never)).rejects.toThrow(/unknown option "workDir" \(did you mean "workdir"\?\)/);
     expect(await tk.execute("read", { path: "/nonexistent" })).toEqual({ output: "mine", isError: false });
@@ -99,8 +111,14 @@ describe("relay helpers", () => {
     expect(relayCallsOf(req)).toEqual([{ id: "", name: "lookup", input: { q: 1 }, arguments: '{"q":1}' }]);
     const byId = relayAnswer(req.id, [{ id: "c9", output: "from host", isError: true }]);
     expect(await t.execute({ q: 1 }, { answer: byId, toolCallId: "c9" })).toEqual({ output: "from host", isError: true });
-    expect(await t.execute({}, { answer: { id: req.id, ok: true, data: { output: "short" } } })).toEqual({ output: "short", isError: false });
-    expect(await t.execute({}, { answer: { id: req.id, ok: false, reason: "expired" } })).toEqual({ output: "relay declined for lookup: expired", isError: true });
+    expect(await t.execute({}, { answer: { id: req.id, ok: true, data: { output: "short" } } })).toEqual({
+      output: "short",
+      isError: false,
+    });
+    expect(await t.execute({}, { answer: { id: req.id, ok: false, reason: "expired" } })).toEqual({
+      output: "relay declined for lookup: expired",
+      isError: true,
+    });
   });
 });
 

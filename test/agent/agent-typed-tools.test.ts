@@ -21,7 +21,12 @@ describe("Standard Schema tools", () => {
 
   it.each(cases)("%s: declared to the provider as JSON Schema, validated by the schema itself", async (vendor, schema) => {
     const seen: unknown[] = [];
-    const tool = defineTool({ name: `weather_${vendor}`, description: "", inputSchema: schema, execute: (args) => (seen.push(args), `ok:${args.city}`) });
+    const tool = defineTool({
+      name: `weather_${vendor}`,
+      description: "",
+      inputSchema: schema,
+      execute: (args) => (seen.push(args), `ok:${args.city}`),
+    });
     expect(tool.inputSchema).toMatchObject({ type: "object", properties: { city: { type: "string" } }, required: ["city"] });
     expect(tool.inputSchema).not.toHaveProperty("$schema");
     expect(await tool.execute({ city: "Oslo" })).toEqual({ output: "ok:Oslo", isError: false });
@@ -32,12 +37,19 @@ describe("Standard Schema tools", () => {
   });
 
   it("execute receives the schema's output: defaults and transforms applied", async () => {
-    const tool = defineTool({ name: "days", description: "", inputSchema: z.object({ days: z.number().default(3), tag: z.string().transform((s) => s.toUpperCase()) }), execute: (args) => JSON.stringify(args) });
+    const tool = defineTool({
+      name: "days",
+      description: "",
+      inputSchema: z.object({ days: z.number().default(3), tag: z.string().transform((s) => s.toUpperCase()) }),
+      execute: (args) => JSON.stringify(args),
+    });
     expect((await tool.execute({ tag: "x" })).output).toBe('{"days":3,"tag":"X"}');
   });
 
   it("a Standard Schema that cannot describe itself as JSON Schema is refused at definition, saying what to do", () => {
-    expect(() => defineTool({ name: "plain", description: "", inputSchema: v.object({ q: v.string() }), execute: () => "" })).toThrow(/toStandardJsonSchema from @valibot\/to-json-schema/);
+    expect(() => defineTool({ name: "plain", description: "", inputSchema: v.object({ q: v.string() }), execute: () => "" })).toThrow(
+      /toStandardJsonSchema from @valibot\/to-json-schema/,
+    );
   });
 
   it("a literal JSON Schema still validates with ajv, naming the failing path", async () => {
@@ -62,13 +74,22 @@ describe("types", () => {
           noEmit: true,
           rootDir: "..",
           baseUrl: "..",
-          paths: { relaytrace: ["./src/index.ts"], "relaytrace/exporters": ["./exporters/index.ts"], "relaytrace/testing": ["./exporters/testing/index.ts"] },
+          paths: {
+            relaytrace: ["./src/index.ts"],
+            "relaytrace/exporters": ["./exporters/index.ts"],
+            "relaytrace/testing": ["./exporters/testing/index.ts"],
+          },
         },
         files: ["../test/types/typed-tools.check.ts", "../examples/typed-tools.ts", "../examples/skills.ts"],
       };
       await writeFile(join(dir, "tsconfig.json"), JSON.stringify(config));
       const out = await new Promise<string>((resolve) => {
-        execFile(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json")], { cwd: ROOT, timeout: 110_000 }, (_e, stdout, stderr) => resolve(stdout + stderr));
+        execFile(
+          process.execPath,
+          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json")],
+          { cwd: ROOT, timeout: 110_000 },
+          (_e, stdout, stderr) => resolve(stdout + stderr),
+        );
       });
       expect(out).toBe("");
     } finally {

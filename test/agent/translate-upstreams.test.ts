@@ -16,12 +16,22 @@ afterEach(async () => {
 
 const direct: CallLlm = (_route, _request, send) => send();
 
-const lookup: ToolDeclaration = { name: "lookup", description: "Look up", inputSchema: { type: "object", properties: { q: { type: "string" } } } };
+const lookup: ToolDeclaration = {
+  name: "lookup",
+  description: "Look up",
+  inputSchema: { type: "object", properties: { q: { type: "string" } } },
+};
 const toolkit = { declarations: () => [lookup] };
 
 const transcript = [
   { role: "developer", content: "You are terse." },
-  { role: "user", content: [{ type: "text", text: "Find " }, { type: "text", text: "Paris" }] },
+  {
+    role: "user",
+    content: [
+      { type: "text", text: "Find " },
+      { type: "text", text: "Paris" },
+    ],
+  },
   {
     role: "assistant",
     content: "Looking.",
@@ -55,7 +65,10 @@ describe("translate against an OpenAI upstream", () => {
           choices: [
             {
               finish_reason: "tool_calls",
-              message: { content: null, tool_calls: [{ id: "x1", type: "function", function: { name: "lookup", arguments: '{"q": "pop"}' } }] },
+              message: {
+                content: null,
+                tool_calls: [{ id: "x1", type: "function", function: { name: "lookup", arguments: '{"q": "pop"}' } }],
+              },
             },
           ],
           usage: { prompt_tokens: 30, completion_tokens: 6, total_tokens: 36 },
@@ -97,7 +110,10 @@ describe("translate against an OpenAI upstream", () => {
     );
     expect(server.requests[0]!.json).toEqual({
       model: "m-1",
-      messages: [{ role: "system", content: "client prompt" }, { role: "user", content: "hi" }],
+      messages: [
+        { role: "system", content: "client prompt" },
+        { role: "user", content: "hi" },
+      ],
       max_tokens: 50,
     });
     expect(result.finishReason).toBe("content_filter");
@@ -124,7 +140,10 @@ describe("translate against an Anthropic upstream", () => {
       },
       {
         toolkit,
-        tools: [{ type: "function", function: { name: "extra", description: "E" } }, { name: "native", input_schema: { type: "object" } }],
+        tools: [
+          { type: "function", function: { name: "extra", description: "E" } },
+          { name: "native", input_schema: { type: "object" } },
+        ],
         toolChoice: "required",
       },
     );
@@ -181,7 +200,10 @@ describe("translate against an Anthropic upstream", () => {
     ]);
     const deps = { codec: anthropicCodec, baseUrl: `${server.baseUrl}/v1`, model: "m", systemPrompt: "client", callLlm: direct };
     await translate(deps, { messages: transcript, system: "explicit", toolChoice: "none", maxTokens: 77 });
-    const second = await translate(deps, { messages: [{ role: "user", content: "x" }], toolChoice: { type: "function", function: { name: "lookup" } } });
+    const second = await translate(deps, {
+      messages: [{ role: "user", content: "x" }],
+      toolChoice: { type: "function", function: { name: "lookup" } },
+    });
     await translate({ ...deps, systemPrompt: undefined }, { messages: [{ role: "user", content: "x" }], toolChoice: "auto" });
     const [a, b, c] = server.requests.map((r) => r.json);
     expect(server.requests[0]!.path).toBe("/v1/messages");
@@ -199,14 +221,20 @@ describe("translate through a real runtime's executeLlm", () => {
     runtime.subscribe("capture", (e) => {
       events.push(e);
     });
-    const callLlm: CallLlm = (route, request, send) => runtime.executeLlm(route, request, (real) => send(real) as Promise<never>, { modelName: "m-1" });
+    const callLlm: CallLlm = (route, request, send) =>
+      runtime.executeLlm(route, request, (real) => send(real) as Promise<never>, { modelName: "m-1" });
     return { runtime, callLlm };
   }
 
   it("records one llm scope without credentials while the provider gets them and a traceparent", async () => {
     const events: AtofEvent[] = [];
     const { runtime, callLlm } = runtimeCall(events);
-    const reply = { model: "claude-x", content: [{ type: "text", text: "hello" }], stop_reason: "end_turn", usage: { input_tokens: 3, output_tokens: 1 } };
+    const reply = {
+      model: "claude-x",
+      content: [{ type: "text", text: "hello" }],
+      stop_reason: "end_turn",
+      usage: { input_tokens: 3, output_tokens: 1 },
+    };
     const { result, request } = await run(anthropicCodec, { body: reply }, {}, callLlm);
     await runtime.flush();
     expect(result.text).toBe("hello");
@@ -228,14 +256,21 @@ describe("translate through a real runtime's executeLlm", () => {
     server = await startProvider([{ status: 401, body: "invalid x-api-key" }]);
     let caught: unknown;
     try {
-      await translate({ codec: anthropicCodec, baseUrl: server.baseUrl, model: "m", apiKey: "sk-secret", callLlm }, { messages: [{ role: "user", content: "x" }] });
+      await translate(
+        { codec: anthropicCodec, baseUrl: server.baseUrl, model: "m", apiKey: "sk-secret", callLlm },
+        { messages: [{ role: "user", content: "x" }] },
+      );
     } catch (err) {
       caught = err;
     }
     await runtime.flush();
     expect(caught).toBeInstanceOf(ProviderHttpError);
     const end = events.find((e) => e.kind === "scope" && e.category === "llm" && e.scope_category === "end");
-    expect(end?.metadata).toMatchObject({ "otel.status_code": "ERROR", "error.type": "authentication", "otel.status_description": "LLM 401: invalid x-api-key" });
+    expect(end?.metadata).toMatchObject({
+      "otel.status_code": "ERROR",
+      "error.type": "authentication",
+      "otel.status_description": "LLM 401: invalid x-api-key",
+    });
     await runtime.shutdown();
   });
 });

@@ -19,8 +19,16 @@ it("an answered relay call's observation is the host's output, with the suspensi
   const atif = new AtifExporter({ agent: { name: "relay-agent", version: "1.0.0" } });
   atif.register(runtime);
   const client = createClient({
-    baseUrl: provider.url, style: "openai", model: "m", apiKey: "k", runtime,
-    waitFor: async (req) => relayAnswer(req.id, relayCallsOf(req).map((c) => ({ id: c.id, output: "sunny, 31C" }))),
+    baseUrl: provider.url,
+    style: "openai",
+    model: "m",
+    apiKey: "k",
+    runtime,
+    waitFor: async (req) =>
+      relayAnswer(
+        req.id,
+        relayCallsOf(req).map((c) => ({ id: c.id, output: "sunny, 31C" })),
+      ),
   });
   const result = await client.run("weather?", { toolkit: await createToolkit({ tools: [relayTool("lookup", "look something up")] }) });
   expect(result.status).toBe("done");

@@ -8,7 +8,11 @@ import type { AtofEvent } from "../../src/events/types.js";
 import type { JsonObject } from "../../src/events/json.js";
 import { AGENT, ROOT, scope, weatherRun } from "../support/atif-events.js";
 
-const agent = { name: "weather", version: "1.0.0", toolDefinitions: [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }] };
+const agent = {
+  name: "weather",
+  version: "1.0.0",
+  toolDefinitions: [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }],
+};
 let dir: string;
 
 beforeEach(async () => {
@@ -62,9 +66,30 @@ describe("AtifExporter (hand-fed events)", () => {
     exporter.onEvent(scope("end", { uuid: "F", parent: ROOT, ts: "2026-01-01T00:00:01Z", name: "housekeeping", category: "function" }));
     for (const e of weatherRun()) exporter.onEvent(e);
     const resumed: AtofEvent[] = [
-      scope("start", { uuid: "R", parent: AGENT, ts: "2026-03-01T13:00:00Z", name: "weather-agent", category: "agent", metadata: { "relaytrace.resume_of": "req-7" } }),
-      scope("start", { uuid: "RL", parent: "R", ts: "2026-03-01T13:00:01Z", name: "openai.chat_completions", category: "llm", data: { headers: {}, content: { messages: [{ role: "tool", tool_call_id: "call_9f2", content: "ok" }] } } }),
-      scope("end", { uuid: "RL", parent: "R", ts: "2026-03-01T13:00:02Z", name: "openai.chat_completions", category: "llm", data: { choices: [{ message: { content: "It is 4 degrees." } }] } }),
+      scope("start", {
+        uuid: "R",
+        parent: AGENT,
+        ts: "2026-03-01T13:00:00Z",
+        name: "weather-agent",
+        category: "agent",
+        metadata: { "relaytrace.resume_of": "req-7" },
+      }),
+      scope("start", {
+        uuid: "RL",
+        parent: "R",
+        ts: "2026-03-01T13:00:01Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: { headers: {}, content: { messages: [{ role: "tool", tool_call_id: "call_9f2", content: "ok" }] } },
+      }),
+      scope("end", {
+        uuid: "RL",
+        parent: "R",
+        ts: "2026-03-01T13:00:02Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: { choices: [{ message: { content: "It is 4 degrees." } }] },
+      }),
       scope("end", { uuid: "R", parent: AGENT, ts: "2026-03-01T13:00:03Z", name: "weather-agent", category: "agent" }),
     ];
     for (const e of resumed) exporter.onEvent(e);
@@ -89,12 +114,17 @@ describe("AtifExporter (hand-fed events)", () => {
   it("counts an invalid trajectory in diagnostics and writes nothing", async () => {
     // agent.version is checked at construction now; a tool definition that is not an object is
     // left to the schema, so it still yields a trajectory that fails validation.
-    const exporter = new AtifExporter({ agent: { name: "weather", version: "1", toolDefinitions: ["get_weather" as unknown as JsonObject] }, outputDirectory: dir });
+    const exporter = new AtifExporter({
+      agent: { name: "weather", version: "1", toolDefinitions: ["get_weather" as unknown as JsonObject] },
+      outputDirectory: dir,
+    });
     for (const e of weatherRun()) exporter.onEvent(e);
     await exporter.shutdown();
     expect(await readdir(dir)).toEqual([]);
     expect(exporter.toJSON()).toEqual([]);
-    expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atif.validation_failed", count: 1, message: expect.stringContaining("/agent/tool_definitions/0") })]);
+    expect(exporter.diagnostics()).toEqual([
+      expect.objectContaining({ code: "atif.validation_failed", count: 1, message: expect.stringContaining("/agent/tool_definitions/0") }),
+    ]);
   });
 
   it("maps a run still open at shutdown (crash), and shutdown is idempotent", async () => {
@@ -118,7 +148,12 @@ describe("AtifExporter on the real runtime", () => {
       runtime.executeLlm(
         "openai.chat_completions",
         { headers: { authorization: "Bearer sk-secret" }, content: { model: "gpt-4.1", messages } as never },
-        async () => ({ model: "gpt-4.1", choices: [{ index: 0, message: { role: "assistant", ...message } }], usage: { prompt_tokens: 50, completion_tokens: 5 } }) as never,
+        async () =>
+          ({
+            model: "gpt-4.1",
+            choices: [{ index: 0, message: { role: "assistant", ...message } }],
+            usage: { prompt_tokens: 50, completion_tokens: 5 },
+          }) as never,
         { modelName: "gpt-4.1" },
       );
     await runtime.withScope(
@@ -127,11 +162,19 @@ describe("AtifExporter on the real runtime", () => {
         const user = { role: "user", content: "3+4?" };
         const call = { id: "call_abc", type: "function", function: { name: "add", arguments: '{"a":3,"b":4}' } };
         await llm([user], { content: null, tool_calls: [call] });
-        await runtime.executeTool("add", { a: 3, b: 4 }, async (_args, ctx) => {
-          runtime.mark("add.progress", { parent: { uuid: ctx.toolUuid }, data: { step: 1 } });
-          return { result: { output: "7", isError: false } };
-        }, { toolCallId: "call_abc" });
-        await llm([user, { role: "assistant", content: "", tool_calls: [call] }, { role: "tool", tool_call_id: "call_abc", content: "7" }], { content: "7" });
+        await runtime.executeTool(
+          "add",
+          { a: 3, b: 4 },
+          async (_args, ctx) => {
+            runtime.mark("add.progress", { parent: { uuid: ctx.toolUuid }, data: { step: 1 } });
+            return { result: { output: "7", isError: false } };
+          },
+          { toolCallId: "call_abc" },
+        );
+        await llm(
+          [user, { role: "assistant", content: "", tool_calls: [call] }, { role: "tool", tool_call_id: "call_abc", content: "7" }],
+          { content: "7" },
+        );
       },
       { category: "agent", input: { prompt: "3+4?" }, metadata: { session_id: "s-int" } },
     );
@@ -141,7 +184,11 @@ describe("AtifExporter on the real runtime", () => {
     const doc = await readTrajectory(exporter.files()[0]!);
     expect(validateAtif(doc)).toEqual({ valid: true, errors: [] });
     expect(doc.session_id).toBe("s-int");
-    expect(doc.steps.map((s) => [s.step_id, s.source, s.message])).toEqual([[1, "user", "3+4?"], [2, "agent", ""], [3, "agent", "7"]]);
+    expect(doc.steps.map((s) => [s.step_id, s.source, s.message])).toEqual([
+      [1, "user", "3+4?"],
+      [2, "agent", ""],
+      [3, "agent", "7"],
+    ]);
     expect(doc.steps[1]!.tool_calls!.map((c) => [c.tool_call_id, c.arguments])).toEqual([["call_abc", { a: 3, b: 4 }]]);
     expect(doc.steps[1]!.observation!.results.map((r) => [r.source_call_id, r.content])).toEqual([["call_abc", "7"]]);
     expect((doc.steps[1]!.extra!["marks"] as { name: string }[]).map((m) => m.name)).toEqual(["add.progress"]);

@@ -33,7 +33,9 @@ describe("ATIF of the agent loop's runs", () => {
       expect(others).toEqual([]);
       const child = doc!.subagent_trajectories![0]!;
       expect(result).toMatchObject({ source_call_id: "call_sub", content: "inner finding" });
-      expect(result!.subagent_trajectory_ref).toEqual([{ trajectory_id: child.trajectory_id, session_id: doc!.session_id, extra: { name: "researcher", scope_uuid: child.trajectory_id } }]);
+      expect(result!.subagent_trajectory_ref).toEqual([
+        { trajectory_id: child.trajectory_id, session_id: doc!.session_id, extra: { name: "researcher", scope_uuid: child.trajectory_id } },
+      ]);
       expect(child.steps.map((s) => s.message)).toEqual(["inner", "inner finding"]);
       expect(natTrajectoryProblems([doc])).toEqual([]);
     } finally {
@@ -50,7 +52,12 @@ describe("ATIF of the agent loop's runs", () => {
       expect(resultsOf(halted!.steps[1]!)).toMatchObject([{ source_call_id: "call_ok", content: "deploy?" }]);
       // the resumed run restates the halted turn's call (copied context, no LLM call) and carries its real result
       const [restated, final] = resumed!.steps;
-      expect(restated).toMatchObject({ source: "agent", is_copied_context: true, llm_call_count: 0, tool_calls: [{ tool_call_id: "call_ok", function_name: "approve", arguments: { what: "deploy" } }] });
+      expect(restated).toMatchObject({
+        source: "agent",
+        is_copied_context: true,
+        llm_call_count: 0,
+        tool_calls: [{ tool_call_id: "call_ok", function_name: "approve", arguments: { what: "deploy" } }],
+      });
       expect(resultsOf(restated!)).toMatchObject([{ source_call_id: "call_ok", content: "approved" }]);
       expect(final).toMatchObject({ source: "agent", message: "deployed" });
       expect(resumed!.steps.every((s) => s.source !== "system")).toBe(true);
@@ -66,7 +73,11 @@ describe("ATIF of the agent loop's runs", () => {
 
 describe("the NAT check itself", () => {
   it.skipIf(natPythonInterpreter() === null)("runs NAT's own pydantic models, which reject what NAT rejects", () => {
-    const bad = { schema_version: "ATIF-v1.7", agent: { name: "a", version: "1" }, steps: [{ step_id: 1, source: "user", message: "", tool_calls: [] }] };
+    const bad = {
+      schema_version: "ATIF-v1.7",
+      agent: { name: "a", version: "1" },
+      steps: [{ step_id: 1, source: "user", message: "", tool_calls: [] }],
+    };
     const problems = natTrajectoryProblems([bad]);
     // one from the transcribed rules, one from NAT's models
     expect(problems.some((p) => /tool_calls/.test(p) && !/validation error/.test(p))).toBe(true);

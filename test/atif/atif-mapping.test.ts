@@ -53,7 +53,13 @@ describe("atofToAtif — the annotated tool of atof.md §10", () => {
   });
 
   it("sorts by normalized timestamp, mixing integer microseconds and offsets", () => {
-    const shifted = weatherRun().reverse().map((e) => (e.uuid === TOOL && e.kind === "scope" && e.scope_category === "start" ? { ...e, timestamp: Date.parse("2026-03-01T12:00:00.412Z") * 1000 } : e));
+    const shifted = weatherRun()
+      .reverse()
+      .map((e) =>
+        e.uuid === TOOL && e.kind === "scope" && e.scope_category === "start"
+          ? { ...e, timestamp: Date.parse("2026-03-01T12:00:00.412Z") * 1000 }
+          : e,
+      );
     const t = only(shifted as AtofEvent[]);
     expect(t.steps.map((s) => s.source)).toEqual(["user", "agent"]);
     expect(t.steps[1]!.observation?.results[0]!.source_call_id).toBe("call_9f2");
@@ -65,24 +71,89 @@ describe("atofToAtif — Anthropic bodies", () => {
   const events = (): AtofEvent[] => [
     scope("start", { uuid: A, parent: ROOT, ts: "2026-01-01T00:00:00.000000Z", name: "calc-agent", category: "agent" }),
     scope("start", {
-      uuid: "l1", parent: A, ts: "2026-01-01T00:00:01.000000Z", name: "anthropic.messages", category: "llm",
-      data: { headers: { "anthropic-version": "2023-06-01" }, content: { model: "claude-x", system: "s", max_tokens: 4096, messages: [{ role: "user", content: [{ type: "text", text: "1+1?" }] }] } },
-    }),
-    scope("end", {
-      uuid: "l1", parent: A, ts: "2026-01-01T00:00:02.000000Z", name: "anthropic.messages", category: "llm",
+      uuid: "l1",
+      parent: A,
+      ts: "2026-01-01T00:00:01.000000Z",
+      name: "anthropic.messages",
+      category: "llm",
       data: {
-        model: "claude-x-1", role: "assistant",
-        content: [{ type: "thinking", thinking: "simple sum" }, { type: "text", text: "Let me " }, { type: "text", text: "add." }, { type: "tool_use", id: "toolu_1", name: "add", input: { a: 1, b: 1 } }],
-        usage: { input_tokens: 10, cache_read_input_tokens: 200, cache_creation_input_tokens: 50, output_tokens: 7, service_tier: "standard" },
+        headers: { "anthropic-version": "2023-06-01" },
+        content: {
+          model: "claude-x",
+          system: "s",
+          max_tokens: 4096,
+          messages: [{ role: "user", content: [{ type: "text", text: "1+1?" }] }],
+        },
       },
     }),
-    scope("start", { uuid: "t1", parent: A, ts: "2026-01-01T00:00:03.000000Z", name: "add", category: "tool", profile: { tool_call_id: "toolu_1" }, data: { a: 1, b: 1 } }),
-    scope("end", { uuid: "t1", parent: A, ts: "2026-01-01T00:00:04.000000Z", name: "add", category: "tool", profile: { tool_call_id: "toolu_1" }, data: { output: "2", isError: false } }),
-    scope("start", {
-      uuid: "l2", parent: A, ts: "2026-01-01T00:00:05.000000Z", name: "anthropic.messages", category: "llm",
-      data: { headers: {}, content: { model: "claude-x", messages: [{ role: "user", content: "1+1?" }, { role: "assistant", content: [] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "2" }] }] } },
+    scope("end", {
+      uuid: "l1",
+      parent: A,
+      ts: "2026-01-01T00:00:02.000000Z",
+      name: "anthropic.messages",
+      category: "llm",
+      data: {
+        model: "claude-x-1",
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "simple sum" },
+          { type: "text", text: "Let me " },
+          { type: "text", text: "add." },
+          { type: "tool_use", id: "toolu_1", name: "add", input: { a: 1, b: 1 } },
+        ],
+        usage: {
+          input_tokens: 10,
+          cache_read_input_tokens: 200,
+          cache_creation_input_tokens: 50,
+          output_tokens: 7,
+          service_tier: "standard",
+        },
+      },
     }),
-    scope("end", { uuid: "l2", parent: A, ts: "2026-01-01T00:00:06.000000Z", name: "anthropic.messages", category: "llm", data: { model: "claude-x-1", content: [{ type: "text", text: "2" }], usage: { input_tokens: 30, output_tokens: 1 } } }),
+    scope("start", {
+      uuid: "t1",
+      parent: A,
+      ts: "2026-01-01T00:00:03.000000Z",
+      name: "add",
+      category: "tool",
+      profile: { tool_call_id: "toolu_1" },
+      data: { a: 1, b: 1 },
+    }),
+    scope("end", {
+      uuid: "t1",
+      parent: A,
+      ts: "2026-01-01T00:00:04.000000Z",
+      name: "add",
+      category: "tool",
+      profile: { tool_call_id: "toolu_1" },
+      data: { output: "2", isError: false },
+    }),
+    scope("start", {
+      uuid: "l2",
+      parent: A,
+      ts: "2026-01-01T00:00:05.000000Z",
+      name: "anthropic.messages",
+      category: "llm",
+      data: {
+        headers: {},
+        content: {
+          model: "claude-x",
+          messages: [
+            { role: "user", content: "1+1?" },
+            { role: "assistant", content: [] },
+            { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "2" }] },
+          ],
+        },
+      },
+    }),
+    scope("end", {
+      uuid: "l2",
+      parent: A,
+      ts: "2026-01-01T00:00:06.000000Z",
+      name: "anthropic.messages",
+      category: "llm",
+      data: { model: "claude-x-1", content: [{ type: "text", text: "2" }], usage: { input_tokens: 30, output_tokens: 1 } },
+    }),
     scope("end", { uuid: A, parent: ROOT, ts: "2026-01-01T00:00:07.000000Z", name: "calc-agent", category: "agent" }),
   ];
 
@@ -95,7 +166,11 @@ describe("atofToAtif — Anthropic bodies", () => {
     expect(first.reasoning_content).toBe("simple sum");
     expect(first.metrics).toEqual({ prompt_tokens: 260, completion_tokens: 7, cached_tokens: 250, extra: { service_tier: "standard" } });
     expect(first.tool_calls).toEqual([{ tool_call_id: "toolu_1", function_name: "add", arguments: { a: 1, b: 1 } }]);
-    expect(first.observation?.results[0]).toMatchObject({ source_call_id: "toolu_1", content: "2", extra: { tool_result: { output: "2", isError: false } } });
+    expect(first.observation?.results[0]).toMatchObject({
+      source_call_id: "toolu_1",
+      content: "2",
+      extra: { tool_result: { output: "2", isError: false } },
+    });
     expect(t.steps[2]!.metrics).toEqual({ prompt_tokens: 30, completion_tokens: 1 });
     expect(t.final_metrics).toEqual({ total_prompt_tokens: 290, total_completion_tokens: 8, total_cached_tokens: 250, total_steps: 3 });
   });
@@ -107,24 +182,86 @@ describe("atofToAtif — observations", () => {
     ...extra,
     scope("end", { uuid: "A", parent: null, ts: "2026-01-01T00:01:00Z", name: "agent", category: "agent" }),
   ];
-  const llm = (uuid: string, s: number, calls: { id: string; name: string }[], messages: unknown[] = [{ role: "user", content: "go" }]): AtofEvent[] => [
-    scope("start", { uuid, parent: "A", ts: `2026-01-01T00:00:${String(s).padStart(2, "0")}Z`, name: "openai.chat_completions", category: "llm", data: { headers: {}, content: { messages } } as never }),
+  const llm = (
+    uuid: string,
+    s: number,
+    calls: { id: string; name: string }[],
+    messages: unknown[] = [{ role: "user", content: "go" }],
+  ): AtofEvent[] => [
+    scope("start", {
+      uuid,
+      parent: "A",
+      ts: `2026-01-01T00:00:${String(s).padStart(2, "0")}Z`,
+      name: "openai.chat_completions",
+      category: "llm",
+      data: { headers: {}, content: { messages } } as never,
+    }),
     scope("end", {
-      uuid, parent: "A", ts: `2026-01-01T00:00:${String(s + 1).padStart(2, "0")}Z`, name: "openai.chat_completions", category: "llm",
-      data: { choices: [{ message: { content: "", tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: "not json" }, index: 0 })) } }] },
+      uuid,
+      parent: "A",
+      ts: `2026-01-01T00:00:${String(s + 1).padStart(2, "0")}Z`,
+      name: "openai.chat_completions",
+      category: "llm",
+      data: {
+        choices: [
+          {
+            message: {
+              content: "",
+              tool_calls: calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: "not json" }, index: 0 })),
+            },
+          },
+        ],
+      },
     }),
   ];
 
   it("defers a result until a later step lists its call, and puts leftovers in one system step without source_call_id", () => {
-    const t = only(base([
-      scope("start", { uuid: "t0", parent: "A", ts: "2026-01-01T00:00:01Z", name: "lookup", category: "tool", profile: { tool_call_id: "c_later" } }),
-      scope("end", { uuid: "t0", parent: "A", ts: "2026-01-01T00:00:02Z", name: "lookup", category: "tool", profile: { tool_call_id: "c_later" }, data: "found" }),
-      scope("start", { uuid: "t9", parent: "A", ts: "2026-01-01T00:00:03Z", name: "orphan", category: "tool", profile: { tool_call_id: "c_never" } }),
-      scope("end", { uuid: "t9", parent: "A", ts: "2026-01-01T00:00:04Z", name: "orphan", category: "tool", profile: { tool_call_id: "c_never" }, data: "lost" }),
-      ...llm("L", 10, [{ id: "c_later", name: "lookup" }]),
-    ]));
+    const t = only(
+      base([
+        scope("start", {
+          uuid: "t0",
+          parent: "A",
+          ts: "2026-01-01T00:00:01Z",
+          name: "lookup",
+          category: "tool",
+          profile: { tool_call_id: "c_later" },
+        }),
+        scope("end", {
+          uuid: "t0",
+          parent: "A",
+          ts: "2026-01-01T00:00:02Z",
+          name: "lookup",
+          category: "tool",
+          profile: { tool_call_id: "c_later" },
+          data: "found",
+        }),
+        scope("start", {
+          uuid: "t9",
+          parent: "A",
+          ts: "2026-01-01T00:00:03Z",
+          name: "orphan",
+          category: "tool",
+          profile: { tool_call_id: "c_never" },
+        }),
+        scope("end", {
+          uuid: "t9",
+          parent: "A",
+          ts: "2026-01-01T00:00:04Z",
+          name: "orphan",
+          category: "tool",
+          profile: { tool_call_id: "c_never" },
+          data: "lost",
+        }),
+        ...llm("L", 10, [{ id: "c_later", name: "lookup" }]),
+      ]),
+    );
     expect(t.steps.map((s) => s.source)).toEqual(["user", "agent", "system"]);
-    expect(t.steps[1]!.tool_calls![0]).toEqual({ tool_call_id: "c_later", function_name: "lookup", arguments: { raw: "not json" }, extra: { index: 0 } });
+    expect(t.steps[1]!.tool_calls![0]).toEqual({
+      tool_call_id: "c_later",
+      function_name: "lookup",
+      arguments: { raw: "not json" },
+      extra: { index: 0 },
+    });
     expect(t.steps[1]!.observation?.results.map((r) => [r.source_call_id, r.content])).toEqual([["c_later", "found"]]);
     expect(t.steps[2]!.observation?.results).toHaveLength(1);
     expect(t.steps[2]!.observation?.results[0]).not.toHaveProperty("source_call_id");
@@ -132,13 +269,30 @@ describe("atofToAtif — observations", () => {
   });
 
   it("adds no result for an error end without data, and records tools the provider did not list", () => {
-    const t = only(base([
-      ...llm("L", 10, [{ id: "c1", name: "fail" }]),
-      scope("start", { uuid: "t1", parent: "A", ts: "2026-01-01T00:00:12Z", name: "fail", category: "tool", profile: { tool_call_id: "c1" } }),
-      scope("end", { uuid: "t1", parent: "A", ts: "2026-01-01T00:00:13Z", name: "fail", category: "tool", profile: { tool_call_id: "c1" }, metadata: { "otel.status_code": "ERROR" } }),
-      scope("start", { uuid: "t2", parent: "A", ts: "2026-01-01T00:00:14Z", name: "extra_tool", category: "tool", data: { q: 1 } }),
-      scope("end", { uuid: "t2", parent: "A", ts: "2026-01-01T00:00:15Z", name: "extra_tool", category: "tool", data: "ok" }),
-    ]));
+    const t = only(
+      base([
+        ...llm("L", 10, [{ id: "c1", name: "fail" }]),
+        scope("start", {
+          uuid: "t1",
+          parent: "A",
+          ts: "2026-01-01T00:00:12Z",
+          name: "fail",
+          category: "tool",
+          profile: { tool_call_id: "c1" },
+        }),
+        scope("end", {
+          uuid: "t1",
+          parent: "A",
+          ts: "2026-01-01T00:00:13Z",
+          name: "fail",
+          category: "tool",
+          profile: { tool_call_id: "c1" },
+          metadata: { "otel.status_code": "ERROR" },
+        }),
+        scope("start", { uuid: "t2", parent: "A", ts: "2026-01-01T00:00:14Z", name: "extra_tool", category: "tool", data: { q: 1 } }),
+        scope("end", { uuid: "t2", parent: "A", ts: "2026-01-01T00:00:15Z", name: "extra_tool", category: "tool", data: "ok" }),
+      ]),
+    );
     const step = t.steps[1]!;
     expect(step.tool_calls!.map((c) => c.tool_call_id)).toEqual(["c1", "t2"]);
     expect(step.tool_calls![1]).toMatchObject({ function_name: "extra_tool", arguments: { q: 1 }, extra: { event_uuid: "t2" } });
@@ -149,17 +303,79 @@ describe("atofToAtif — observations", () => {
 describe("atofToAtif — durable halt, resume and subagents", () => {
   const request = { id: "req-1", kind: "approval", prompt: "Approve the transfer?" };
   const halted = (withToolEnd: boolean): AtofEvent[] => [
-    scope("start", { uuid: "H", parent: ROOT, ts: "2026-01-01T00:00:00Z", name: "bank", category: "agent", metadata: { session_id: "sess-9" } }),
-    scope("start", { uuid: "L1", parent: "H", ts: "2026-01-01T00:00:01Z", name: "openai.chat_completions", category: "llm", data: { headers: {}, content: { messages: [{ role: "user", content: "pay bob" }] } } }),
-    scope("end", { uuid: "L1", parent: "H", ts: "2026-01-01T00:00:02Z", name: "openai.chat_completions", category: "llm", data: { choices: [{ message: { content: null, tool_calls: [{ id: "call_p", type: "function", function: { name: "transfer", arguments: '{"to":"bob"}' } }] } }] } }),
-    scope("start", { uuid: "T1", parent: "H", ts: "2026-01-01T00:00:03Z", name: "transfer", category: "tool", profile: { tool_call_id: "call_p" }, data: { to: "bob" } }),
+    scope("start", {
+      uuid: "H",
+      parent: ROOT,
+      ts: "2026-01-01T00:00:00Z",
+      name: "bank",
+      category: "agent",
+      metadata: { session_id: "sess-9" },
+    }),
+    scope("start", {
+      uuid: "L1",
+      parent: "H",
+      ts: "2026-01-01T00:00:01Z",
+      name: "openai.chat_completions",
+      category: "llm",
+      data: { headers: {}, content: { messages: [{ role: "user", content: "pay bob" }] } },
+    }),
+    scope("end", {
+      uuid: "L1",
+      parent: "H",
+      ts: "2026-01-01T00:00:02Z",
+      name: "openai.chat_completions",
+      category: "llm",
+      data: {
+        choices: [
+          {
+            message: {
+              content: null,
+              tool_calls: [{ id: "call_p", type: "function", function: { name: "transfer", arguments: '{"to":"bob"}' } }],
+            },
+          },
+        ],
+      },
+    }),
+    scope("start", {
+      uuid: "T1",
+      parent: "H",
+      ts: "2026-01-01T00:00:03Z",
+      name: "transfer",
+      category: "tool",
+      profile: { tool_call_id: "call_p" },
+      data: { to: "bob" },
+    }),
     ...(withToolEnd
       ? [
-          scope("end", { uuid: "T1", parent: "H", ts: "2026-01-01T00:00:04Z", name: "transfer", category: "tool", profile: { tool_call_id: "call_p", tool_result_annotation: { pending: request } }, data: { output: request.prompt, isError: true, metadata: { pending: request } }, metadata: { "otel.status_code": "OK" } }),
-          mark({ uuid: "M1", parent: "T1", ts: "2026-01-01T00:00:04.000001Z", name: "tool.pending", category: "tool", profile: { tool_call_id: "call_p" }, data: request }),
+          scope("end", {
+            uuid: "T1",
+            parent: "H",
+            ts: "2026-01-01T00:00:04Z",
+            name: "transfer",
+            category: "tool",
+            profile: { tool_call_id: "call_p", tool_result_annotation: { pending: request } },
+            data: { output: request.prompt, isError: true, metadata: { pending: request } },
+            metadata: { "otel.status_code": "OK" },
+          }),
+          mark({
+            uuid: "M1",
+            parent: "T1",
+            ts: "2026-01-01T00:00:04.000001Z",
+            name: "tool.pending",
+            category: "tool",
+            profile: { tool_call_id: "call_p" },
+            data: request,
+          }),
         ]
       : []),
-    scope("end", { uuid: "H", parent: ROOT, ts: "2026-01-01T00:00:05Z", name: "bank", category: "agent", data: { status: "pending", pending: request } }),
+    scope("end", {
+      uuid: "H",
+      parent: ROOT,
+      ts: "2026-01-01T00:00:05Z",
+      name: "bank",
+      category: "agent",
+      data: { status: "pending", pending: request },
+    }),
   ];
 
   it("a halted run validates: the pending call has its tool_calls entry and an annotated observation; the mark stays out of the steps", () => {
@@ -168,7 +384,11 @@ describe("atofToAtif — durable halt, resume and subagents", () => {
     expect(t.steps.map((s) => s.source)).toEqual(["user", "agent"]);
     const step = t.steps[1]!;
     expect(step.tool_calls!.map((c) => c.tool_call_id)).toEqual(["call_p"]);
-    expect(step.observation!.results[0]).toMatchObject({ source_call_id: "call_p", content: "Approve the transfer?", extra: { tool_result_annotation: { pending: request } } });
+    expect(step.observation!.results[0]).toMatchObject({
+      source_call_id: "call_p",
+      content: "Approve the transfer?",
+      extra: { tool_result_annotation: { pending: request } },
+    });
     expect((step.extra!["marks"] as { name: string }[]).map((m) => m.name)).toEqual(["tool.pending"]);
   });
 
@@ -180,9 +400,39 @@ describe("atofToAtif — durable halt, resume and subagents", () => {
 
   it("a resumed run (parent agent already ended) is its own trajectory that refers back to the halted one", () => {
     const resumed: AtofEvent[] = [
-      scope("start", { uuid: "R", parent: "H", ts: "2026-01-01T00:10:00Z", name: "bank", category: "agent", data: { resume: "req-1" }, metadata: { session_id: "sess-9", "relaytrace.resume_of": "req-1" } }),
-      scope("start", { uuid: "L2", parent: "R", ts: "2026-01-01T00:10:01Z", name: "openai.chat_completions", category: "llm", data: { headers: {}, content: { messages: [{ role: "user", content: "pay bob" }, { role: "tool", tool_call_id: "call_p", content: "approved" }] } } }),
-      scope("end", { uuid: "L2", parent: "R", ts: "2026-01-01T00:10:02Z", name: "openai.chat_completions", category: "llm", data: { choices: [{ message: { content: "Done." } }] } }),
+      scope("start", {
+        uuid: "R",
+        parent: "H",
+        ts: "2026-01-01T00:10:00Z",
+        name: "bank",
+        category: "agent",
+        data: { resume: "req-1" },
+        metadata: { session_id: "sess-9", "relaytrace.resume_of": "req-1" },
+      }),
+      scope("start", {
+        uuid: "L2",
+        parent: "R",
+        ts: "2026-01-01T00:10:01Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: {
+          headers: {},
+          content: {
+            messages: [
+              { role: "user", content: "pay bob" },
+              { role: "tool", tool_call_id: "call_p", content: "approved" },
+            ],
+          },
+        },
+      }),
+      scope("end", {
+        uuid: "L2",
+        parent: "R",
+        ts: "2026-01-01T00:10:02Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: { choices: [{ message: { content: "Done." } }] },
+      }),
       scope("end", { uuid: "R", parent: "H", ts: "2026-01-01T00:10:03Z", name: "bank", category: "agent" }),
     ];
     const out = atofToAtif([...halted(true), ...resumed], { agent });
@@ -198,22 +448,72 @@ describe("atofToAtif — durable halt, resume and subagents", () => {
   it("a nested agent scope becomes an embedded subagent referenced from the calling step", () => {
     const events: AtofEvent[] = [
       scope("start", { uuid: "P", parent: null, ts: "2026-01-01T00:00:00Z", name: "planner", category: "agent" }),
-      scope("start", { uuid: "PL", parent: "P", ts: "2026-01-01T00:00:01Z", name: "openai.chat_completions", category: "llm", data: { messages: [{ role: "user", content: "research X" }] } }),
-      scope("end", { uuid: "PL", parent: "P", ts: "2026-01-01T00:00:02Z", name: "openai.chat_completions", category: "llm", data: { choices: [{ message: { content: "", tool_calls: [{ id: "c_sub", function: { name: "researcher", arguments: "{}" } }] } }] } }),
-      scope("start", { uuid: "PT", parent: "P", ts: "2026-01-01T00:00:03Z", name: "researcher", category: "tool", profile: { tool_call_id: "c_sub" } }),
+      scope("start", {
+        uuid: "PL",
+        parent: "P",
+        ts: "2026-01-01T00:00:01Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: { messages: [{ role: "user", content: "research X" }] },
+      }),
+      scope("end", {
+        uuid: "PL",
+        parent: "P",
+        ts: "2026-01-01T00:00:02Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: { choices: [{ message: { content: "", tool_calls: [{ id: "c_sub", function: { name: "researcher", arguments: "{}" } }] } }] },
+      }),
+      scope("start", {
+        uuid: "PT",
+        parent: "P",
+        ts: "2026-01-01T00:00:03Z",
+        name: "researcher",
+        category: "tool",
+        profile: { tool_call_id: "c_sub" },
+      }),
       scope("start", { uuid: "C", parent: "PT", ts: "2026-01-01T00:00:04Z", name: "researcher-agent", category: "agent" }),
-      scope("start", { uuid: "CL", parent: "C", ts: "2026-01-01T00:00:05Z", name: "openai.chat_completions", category: "llm", data: { messages: [{ role: "user", content: "X?" }] } }),
-      scope("end", { uuid: "CL", parent: "C", ts: "2026-01-01T00:00:06Z", name: "openai.chat_completions", category: "llm", data: { choices: [{ message: { content: "X is Y" } }] } }),
+      scope("start", {
+        uuid: "CL",
+        parent: "C",
+        ts: "2026-01-01T00:00:05Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: { messages: [{ role: "user", content: "X?" }] },
+      }),
+      scope("end", {
+        uuid: "CL",
+        parent: "C",
+        ts: "2026-01-01T00:00:06Z",
+        name: "openai.chat_completions",
+        category: "llm",
+        data: { choices: [{ message: { content: "X is Y" } }] },
+      }),
       scope("end", { uuid: "C", parent: "PT", ts: "2026-01-01T00:00:07Z", name: "researcher-agent", category: "agent" }),
-      scope("end", { uuid: "PT", parent: "P", ts: "2026-01-01T00:00:08Z", name: "researcher", category: "tool", profile: { tool_call_id: "c_sub" }, data: "X is Y" }),
+      scope("end", {
+        uuid: "PT",
+        parent: "P",
+        ts: "2026-01-01T00:00:08Z",
+        name: "researcher",
+        category: "tool",
+        profile: { tool_call_id: "c_sub" },
+        data: "X is Y",
+      }),
       scope("end", { uuid: "P", parent: null, ts: "2026-01-01T00:00:09Z", name: "planner", category: "agent" }),
     ];
     const t = only(events);
     expect(t.steps.map((s) => s.step_id)).toEqual([1, 2]);
     expect(t.subagent_trajectories!.map((s) => [s.trajectory_id, s.session_id, s.agent.name])).toEqual([["C", "P", "researcher-agent"]]);
-    expect(t.subagent_trajectories![0]!.steps.map((s) => [s.step_id, s.source, s.message])).toEqual([[1, "user", "X?"], [2, "agent", "X is Y"]]);
+    expect(t.subagent_trajectories![0]!.steps.map((s) => [s.step_id, s.source, s.message])).toEqual([
+      [1, "user", "X?"],
+      [2, "agent", "X is Y"],
+    ]);
     const results = t.steps[1]!.observation!.results;
     expect(results).toHaveLength(1);
-    expect(results[0]).toMatchObject({ source_call_id: "c_sub", content: "X is Y", subagent_trajectory_ref: [{ trajectory_id: "C", session_id: "P", extra: { name: "researcher-agent", scope_uuid: "C" } }] });
+    expect(results[0]).toMatchObject({
+      source_call_id: "c_sub",
+      content: "X is Y",
+      subagent_trajectory_ref: [{ trajectory_id: "C", session_id: "P", extra: { name: "researcher-agent", scope_uuid: "C" } }],
+    });
   });
 });

@@ -61,7 +61,10 @@ describe("validateAtif", () => {
   it("rejects unknown keys in nested objects, bad content parts, bad timestamps and llm_call_count 0 with metrics", () => {
     const doc = minimal() as { steps: Record<string, unknown>[] };
     (doc.steps[1]!["tool_calls"] as Record<string, unknown>[])[0]!["args"] = {};
-    doc.steps[0]!["message"] = [{ type: "text", text: "hi", source: { media_type: "image/png", path: "a.png" } }, { type: "image", source: { media_type: "image/bmp", path: "b.bmp" } }];
+    doc.steps[0]!["message"] = [
+      { type: "text", text: "hi", source: { media_type: "image/png", path: "a.png" } },
+      { type: "image", source: { media_type: "image/bmp", path: "b.bmp" } },
+    ];
     doc.steps[0]!["timestamp"] = "yesterday";
     doc.steps[2]!["llm_call_count"] = 0;
     const paths = validateAtif(doc).errors.map((e) => e.path);
@@ -78,11 +81,24 @@ describe("validateAtif", () => {
 
   it("applies the rules to embedded subagents: own numbering, required and unique trajectory ids", () => {
     const doc = minimal();
-    const sub = { schema_version: "ATIF-v1.7", trajectory_id: "child", agent: { name: "c", version: "1" }, steps: [{ step_id: 2, source: "user", message: "x" }] };
-    doc["subagent_trajectories"] = [sub, { ...sub, steps: [{ step_id: 1, source: "user", message: "y" }] }, { ...sub, trajectory_id: undefined }];
+    const sub = {
+      schema_version: "ATIF-v1.7",
+      trajectory_id: "child",
+      agent: { name: "c", version: "1" },
+      steps: [{ step_id: 2, source: "user", message: "x" }],
+    };
+    doc["subagent_trajectories"] = [
+      sub,
+      { ...sub, steps: [{ step_id: 1, source: "user", message: "y" }] },
+      { ...sub, trajectory_id: undefined },
+    ];
     const errors = validateAtif(JSON.parse(JSON.stringify(doc))).errors;
     expect(errors.map((e) => e.path)).toEqual(
-      expect.arrayContaining(["/subagent_trajectories/0/steps/0/step_id", "/subagent_trajectories/1/trajectory_id", "/subagent_trajectories/2"]),
+      expect.arrayContaining([
+        "/subagent_trajectories/0/steps/0/step_id",
+        "/subagent_trajectories/1/trajectory_id",
+        "/subagent_trajectories/2",
+      ]),
     );
   });
 

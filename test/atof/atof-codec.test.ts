@@ -96,7 +96,9 @@ describe("serializeEvent of runtime events", () => {
 
 describe("parseAtofLine", () => {
   it.each(fixtureFiles)("accepts and round-trips every line of %s", (file) => {
-    const lines = readFileSync(fileURLToPath(new URL(file, fixtures)), "utf8").split("\n").filter((l) => l.trim() !== "");
+    const lines = readFileSync(fileURLToPath(new URL(file, fixtures)), "utf8")
+      .split("\n")
+      .filter((l) => l.trim() !== "");
     expect(lines.length).toBeGreaterThan(0);
     lines.forEach((l, i) => {
       const event = parseAtofLine(l, i + 1);

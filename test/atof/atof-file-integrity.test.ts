@@ -43,32 +43,38 @@ async function readAll(path: string): Promise<{ events: AtofEvent[]; warnings: A
 }
 
 describe.skipIf(!built)("a writer killed in the middle of an 8 MB line (real SIGKILL of a child process)", () => {
-  it("readers see only whole events, and the next sink on the file cuts the torn tail off and reports it", { timeout: 120_000 }, async () => {
-    const path = join(dir, "killed.jsonl");
-    // The child writes half of an 8 MB line, says so and blocks: the kill lands inside that write.
-    const child = startNode(BIG_WRITER, [path]);
-    await waitForOutput(child, "ready");
-    await waitForOutput(child, "inside-write");
-    child.process.kill("SIGKILL");
-    expect((await child.exited).signal).toBe("SIGKILL");
-    const bytes = await readFile(path);
-    expect(bytes.length).toBeGreaterThan(4 * 1024 * 1024);
-    expect(bytes[bytes.length - 1]).not.toBe(0x0a); // torn: the last line has no end
+  it(
+    "readers see only whole events, and the next sink on the file cuts the torn tail off and reports it",
+    { timeout: 120_000 },
+    async () => {
+      const path = join(dir, "killed.jsonl");
+      // The child writes half of an 8 MB line, says so and blocks: the kill lands inside that write.
+      const child = startNode(BIG_WRITER, [path]);
+      await waitForOutput(child, "ready");
+      await waitForOutput(child, "inside-write");
+      child.process.kill("SIGKILL");
+      expect((await child.exited).signal).toBe("SIGKILL");
+      const bytes = await readFile(path);
+      expect(bytes.length).toBeGreaterThan(4 * 1024 * 1024);
+      expect(bytes[bytes.length - 1]).not.toBe(0x0a); // torn: the last line has no end
 
-    const before = await readAll(path);
-    expect(before.events.length).toBeGreaterThanOrEqual(4); // two calls were flushed before "ready"
-    expect(before.warnings.map((w) => w.code)).toContain(TORN_LAST_LINE);
-    for (const event of before.events) expect(event.kind).toBe("scope");
+      const before = await readAll(path);
+      expect(before.events.length).toBeGreaterThanOrEqual(4); // two calls were flushed before "ready"
+      expect(before.warnings.map((w) => w.code)).toContain(TORN_LAST_LINE);
+      for (const event of before.events) expect(event.kind).toBe("scope");
 
-    const next = new AtofExporter({ type: "file", path });
-    next.onEvent(markEvent("after-restart"));
-    await next.shutdown();
-    const lines = await wholeLines(path);
-    expect(lines).toHaveLength(before.events.length + 1);
-    expect(JSON.parse(lines.at(-1)!).uuid).toBe("after-restart");
-    expect(next.diagnostics().find((d) => d.code === "atof.torn_tail_repaired")?.message).toMatch(/removed \d+ bytes of an incomplete last line/);
-    await rm(path, { force: true });
-  });
+      const next = new AtofExporter({ type: "file", path });
+      next.onEvent(markEvent("after-restart"));
+      await next.shutdown();
+      const lines = await wholeLines(path);
+      expect(lines).toHaveLength(before.events.length + 1);
+      expect(JSON.parse(lines.at(-1)!).uuid).toBe("after-restart");
+      expect(next.diagnostics().find((d) => d.code === "atof.torn_tail_repaired")?.message).toMatch(
+        /removed \d+ bytes of an incomplete last line/,
+      );
+      await rm(path, { force: true });
+    },
+  );
 
   it("a last event another producer wrote without its line end is kept and terminated, not cut", async () => {
     const path = join(dir, "unterminated.jsonl");
@@ -147,7 +153,9 @@ describe("one writer per file, and no symlink following unless asked", () => {
   it("refuses a second file sink on a path another sink of this process writes, in either mode, until the first shuts down", async () => {
     const path = join(dir, "shared.jsonl");
     const first = new AtofExporter({ type: "file", path, mode: "overwrite" });
-    expect(() => new AtofExporter({ type: "file", path, mode: "overwrite" })).toThrow(/already written by another file sink in this process; one writer per file/);
+    expect(() => new AtofExporter({ type: "file", path, mode: "overwrite" })).toThrow(
+      /already written by another file sink in this process; one writer per file/,
+    );
     expect(() => new AtofExporter({ type: "file", path: "shared.jsonl", outputDirectory: dir })).toThrow(/one writer per file/);
     await mkdir(join(dir, "real"), { recursive: true });
     await symlink(join(dir, "real"), join(dir, "alias"));
@@ -167,7 +175,9 @@ describe("one writer per file, and no symlink following unless asked", () => {
     await writeFile(victim, "precious\n");
     const planted = join(dir, "planted.jsonl");
     await symlink(victim, planted);
-    expect(() => new AtofExporter({ type: "file", path: planted })).toThrow(/is a symbolic link; the file sink does not follow links unless followSymlinks is true/);
+    expect(() => new AtofExporter({ type: "file", path: planted })).toThrow(
+      /is a symbolic link; the file sink does not follow links unless followSymlinks is true/,
+    );
 
     const late = join(dir, "late.jsonl");
     const exporter = new AtofExporter({ type: "file", path: late });

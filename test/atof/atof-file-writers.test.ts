@@ -19,7 +19,8 @@ beforeAll(async () => {
   dir = await mkdtemp(join(tmpdir(), "relaytrace-atof-writers-"));
 });
 afterEach(() => {
-  for (const child of children.splice(0)) if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
+  for (const child of children.splice(0))
+    if (child.process.exitCode === null && child.process.signalCode === null) child.process.kill("SIGKILL");
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -50,7 +51,9 @@ describe.skipIf(!built)("one writer per ATOF file across processes (real child p
 
     for (const mode of ["append", "overwrite"] as const) {
       expect(() => new AtofExporter({ type: "file", path, mode })).toThrow(
-        new RegExp(`already written by another process: process ${pid}, started [^ ]+ writes it \\(claim .*shared\\.jsonl\\.lock\\); one writer per file`),
+        new RegExp(
+          `already written by another process: process ${pid}, started [^ ]+ writes it \\(claim .*shared\\.jsonl\\.lock\\); one writer per file`,
+        ),
       );
     }
     const second = holder(path, "b");
@@ -92,22 +95,25 @@ describe.skipIf(!built)("one writer per ATOF file across processes (real child p
     expect(existsSync(`${path}.lock`)).toBe(false);
   });
 
-  it.skipIf(!existsSync("/proc/self/stat"))("a killed writer's pid now used by an unrelated process does not keep the claim alive", async () => {
-    const path = join(dir, "reused.jsonl");
-    const first = holder(path, "a");
-    await waitForOutput(first, "ready");
-    const claim = JSON.parse(await readFile(`${path}.lock`, "utf8")) as { pid: number };
-    first.process.kill("SIGKILL");
-    await first.exited;
-    // The pid is given to another live process (a long-running sleeper started after the writer).
-    const sleeper = startNode("-e", ["setInterval(() => {}, 1000)"]);
-    children.push(sleeper);
-    await writeFile(`${path}.lock`, JSON.stringify({ ...claim, pid: sleeper.process.pid }) + "\n");
+  it.skipIf(!existsSync("/proc/self/stat"))(
+    "a killed writer's pid now used by an unrelated process does not keep the claim alive",
+    async () => {
+      const path = join(dir, "reused.jsonl");
+      const first = holder(path, "a");
+      await waitForOutput(first, "ready");
+      const claim = JSON.parse(await readFile(`${path}.lock`, "utf8")) as { pid: number };
+      first.process.kill("SIGKILL");
+      await first.exited;
+      // The pid is given to another live process (a long-running sleeper started after the writer).
+      const sleeper = startNode("-e", ["setInterval(() => {}, 1000)"]);
+      children.push(sleeper);
+      await writeFile(`${path}.lock`, JSON.stringify({ ...claim, pid: sleeper.process.pid }) + "\n");
 
-    const next = new AtofExporter({ type: "file", path });
-    await next.shutdown();
-    expect(next.diagnostics().find((d) => d.code === "atof.stale_claim_removed")?.message).toContain(`process ${sleeper.process.pid}`);
-  });
+      const next = new AtofExporter({ type: "file", path });
+      await next.shutdown();
+      expect(next.diagnostics().find((d) => d.code === "atof.stale_claim_removed")?.message).toContain(`process ${sleeper.process.pid}`);
+    },
+  );
 
   it("process.exit() and shutdown() both give the file up for the next process", async () => {
     const exited = join(dir, "exited.jsonl");
@@ -129,7 +135,15 @@ describe.skipIf(!built)("one writer per ATOF file across processes (real child p
 describe("a claim from another host or container (its pid means nothing here)", () => {
   it("is honoured while its heartbeat is fresh and taken over once it has expired", async () => {
     const path = join(dir, "remote.jsonl");
-    const claim = { pid: 7, host: "another-host", boot: "", pid_namespace: "", started_ms: Date.now() - 5_000, start_ticks: "", token: "t" };
+    const claim = {
+      pid: 7,
+      host: "another-host",
+      boot: "",
+      pid_namespace: "",
+      started_ms: Date.now() - 5_000,
+      start_ticks: "",
+      token: "t",
+    };
     await writeFile(`${path}.lock`, JSON.stringify(claim) + "\n");
     expect(() => new AtofExporter({ type: "file", path })).toThrow(/already written by another process: process 7 on host another-host/);
 
@@ -139,7 +153,9 @@ describe("a claim from another host or container (its pid means nothing here)", 
     next.onEvent(markEvent("taken-over"));
     await next.shutdown();
     expect(await uuidsOf(path)).toEqual(["taken-over"]);
-    expect(next.diagnostics().map((d) => d.message)).toEqual([`${path}.lock: took over the stale claim of process 7 on host another-host (no heartbeat for 60 s)`]);
+    expect(next.diagnostics().map((d) => d.message)).toEqual([
+      `${path}.lock: took over the stale claim of process 7 on host another-host (no heartbeat for 60 s)`,
+    ]);
   });
 
   it("a claim path that holds something other than a claim (a symlink) is never removed or followed: the sink is refused", async () => {

@@ -4,7 +4,14 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtofParseError, UnsupportedAtofVersion } from "../../src/events/atof-errors.js";
-import { MAX_KEPT_WARNINGS, parseAtof, readAtofFile, SKIPPED_LINE, streamAtofFile, WARNINGS_NOT_KEPT } from "../../src/events/atof-reader.js";
+import {
+  MAX_KEPT_WARNINGS,
+  parseAtof,
+  readAtofFile,
+  SKIPPED_LINE,
+  streamAtofFile,
+  WARNINGS_NOT_KEPT,
+} from "../../src/events/atof-reader.js";
 import type { AtofEvent } from "../../src/events/types.js";
 
 const fixtures = new URL("../fixtures/nat-atof/", import.meta.url);

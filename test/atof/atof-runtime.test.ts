@@ -39,17 +39,17 @@ describe("AtofExporter with the real runtime", () => {
 
     // The file holds exactly what subscribers saw, line for line, and reads back strictly (pairing checked).
     const text = await readFile(exporter.filePath!, "utf8");
-    expect(text.trimEnd().split("\n").map((l) => JSON.parse(l))).toEqual(JSON.parse(JSON.stringify(delivered)));
+    expect(
+      text
+        .trimEnd()
+        .split("\n")
+        .map((l) => JSON.parse(l)),
+    ).toEqual(JSON.parse(JSON.stringify(delivered)));
     const { events, warnings } = await readAtofFile(exporter.filePath!);
     expect(warnings).toEqual([]);
 
     const shape = events.map((e) => `${e.kind === "scope" ? e.scope_category : "mark"}:${e.category}:${e.name}`);
-    expect(shape).toEqual([
-      "start:agent:weather-agent",
-      "start:tool:get_weather",
-      "end:tool:get_weather",
-      "end:agent:weather-agent",
-    ]);
+    expect(shape).toEqual(["start:agent:weather-agent", "start:tool:get_weather", "end:tool:get_weather", "end:agent:weather-agent"]);
     const [agentStart, toolStart, toolEnd, agentEnd] = events as ScopeEvent[];
     expect(toolStart!.parent_uuid).toBe(agentStart!.uuid);
     expect(toolEnd!.uuid).toBe(toolStart!.uuid);

@@ -71,7 +71,14 @@ describe("AtofExporter stream sink", () => {
     const exporter = new AtofExporter({ type: "stream", url, maxBatchLines: 2 });
     exporter.export([mark(1), mark(2), mark(3), mark(4), mark(5)]);
     await exporter.shutdown();
-    expect(received.map((r) => r.body.trim().split("\n").map((l) => JSON.parse(l).uuid))).toEqual([["m1", "m2"], ["m3", "m4"], ["m5"]]);
+    expect(
+      received.map((r) =>
+        r.body
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l).uuid),
+      ),
+    ).toEqual([["m1", "m2"], ["m3", "m4"], ["m5"]]);
   });
 
   it("bounds its buffer in UTF-8 bytes: multi-byte text counts what it takes on the wire, and the rest is counted as dropped", async () => {
@@ -84,7 +91,14 @@ describe("AtofExporter stream sink", () => {
     const exporter = new AtofExporter({ type: "stream", url, maxBufferedBytes, flushIntervalMillis: 60_000 });
     exporter.export([1, 2, 3, 4, 5].map(wide));
     await exporter.shutdown();
-    expect(received.flatMap((r) => r.body.trim().split("\n").map((l) => JSON.parse(l)))).toEqual([wide(1), wide(2)]);
+    expect(
+      received.flatMap((r) =>
+        r.body
+          .trim()
+          .split("\n")
+          .map((l) => JSON.parse(l)),
+      ),
+    ).toEqual([wide(1), wide(2)]);
     expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.events_dropped", count: 3 })]);
   });
 

@@ -112,7 +112,11 @@ describe("the viewer page in chromium", () => {
     await page.keyboard.press("Escape");
     await page.waitForFunction(() => document.querySelectorAll("[data-span-id]").length === 6);
     await page.selectOption('[data-testid="kind-filter"]', "llm");
-    expect(await page.locator("[data-span-id]").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")))).toEqual(["agent", "llm", "llm"]);
+    expect(await page.locator("[data-span-id]").evaluateAll((els) => els.map((e) => e.getAttribute("data-kind")))).toEqual([
+      "agent",
+      "llm",
+      "llm",
+    ]);
     await page.selectOption('[data-testid="kind-filter"]', "");
     await page.locator("[data-span-id]").first().click();
     await page.keyboard.press("ArrowDown");
@@ -126,8 +130,36 @@ describe("the viewer page in chromium", () => {
   it("runs nothing from a hostile file: names and data are text", async () => {
     const name = '<img src=x onerror="window.pwned=1"><script>window.pwned=2</script>';
     const lines = [
-      { kind: "scope", scope_category: "start", atof_version: "0.1", uuid: "h-1", parent_uuid: null, timestamp: "2026-01-01T00:00:00.000001Z", name, attributes: [], category: "tool", category_profile: { tool_call_id: '"><svg onload=alert(1)>' }, data: { html: "</script><script>window.pwned=3</script>" }, data_schema: null, metadata: null },
-      { kind: "scope", scope_category: "end", atof_version: "0.1", uuid: "h-1", parent_uuid: null, timestamp: "2026-01-01T00:00:00.000201Z", name, attributes: [], category: "tool", category_profile: null, data: "<b>bold?</b>", data_schema: null, metadata: { "otel.status_code": "ERROR", "otel.status_description": "<i>boom</i>" } },
+      {
+        kind: "scope",
+        scope_category: "start",
+        atof_version: "0.1",
+        uuid: "h-1",
+        parent_uuid: null,
+        timestamp: "2026-01-01T00:00:00.000001Z",
+        name,
+        attributes: [],
+        category: "tool",
+        category_profile: { tool_call_id: '"><svg onload=alert(1)>' },
+        data: { html: "</script><script>window.pwned=3</script>" },
+        data_schema: null,
+        metadata: null,
+      },
+      {
+        kind: "scope",
+        scope_category: "end",
+        atof_version: "0.1",
+        uuid: "h-1",
+        parent_uuid: null,
+        timestamp: "2026-01-01T00:00:00.000201Z",
+        name,
+        attributes: [],
+        category: "tool",
+        category_profile: null,
+        data: "<b>bold?</b>",
+        data_schema: null,
+        metadata: { "otel.status_code": "ERROR", "otel.status_description": "<i>boom</i>" },
+      },
     ];
     const file = join(work, "hostile.jsonl");
     await writeFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
@@ -146,9 +178,27 @@ describe("the viewer page in chromium", () => {
     const lines: string[] = [];
     const at = (us: number) => `2026-01-01T00:00:${String(Math.floor(us / 1e6)).padStart(2, "0")}.${String(us % 1e6).padStart(6, "0")}Z`;
     const ev = (cat: "start" | "end", uuid: string, parent: string | null, name: string, us: number) =>
-      JSON.stringify({ kind: "scope", scope_category: cat, atof_version: "0.1", uuid, parent_uuid: parent, timestamp: at(us), name, attributes: [], category: "tool", category_profile: null, data: null, data_schema: null, metadata: { "otel.status_code": "OK" } });
+      JSON.stringify({
+        kind: "scope",
+        scope_category: cat,
+        atof_version: "0.1",
+        uuid,
+        parent_uuid: parent,
+        timestamp: at(us),
+        name,
+        attributes: [],
+        category: "tool",
+        category_profile: null,
+        data: null,
+        data_schema: null,
+        metadata: { "otel.status_code": "OK" },
+      });
     lines.push(ev("start", "big-root", null, "root", 0));
-    for (let i = 0; i < 5000; i++) lines.push(ev("start", `big-${i}`, "big-root", `call-${i}`, 10 + i * 10), ev("end", `big-${i}`, "big-root", `call-${i}`, 15 + i * 10));
+    for (let i = 0; i < 5000; i++)
+      lines.push(
+        ev("start", `big-${i}`, "big-root", `call-${i}`, 10 + i * 10),
+        ev("end", `big-${i}`, "big-root", `call-${i}`, 15 + i * 10),
+      );
     lines.push(ev("end", "big-root", null, "root", 60_000));
     const file = join(work, "big.jsonl");
     await writeFile(file, lines.join("\n") + "\n");

@@ -87,7 +87,10 @@ describe("every CLI command runs in bounded memory on a file several times its h
     expect(run.stderr.trimEnd().split("\n").at(-1)).toBe(`${SHAPE.runs} trajectories from ${SHAPE.runs * (2 + 2 * SHAPE.children)} events`);
     const files = await readdir(out);
     expect(files).toHaveLength(SHAPE.runs);
-    const doc = JSON.parse(await readFile(join(out, "relaytrace-atif-r42.json"), "utf8")) as { agent: { name: string }; steps: { message: string }[] };
+    const doc = JSON.parse(await readFile(join(out, "relaytrace-atif-r42.json"), "utf8")) as {
+      agent: { name: string };
+      steps: { message: string }[];
+    };
     expect(doc.agent.name).toBe("run-42");
     expect(doc.steps.map((s) => s.message)).toEqual(["question 42", "answer 42"]);
   });
@@ -105,7 +108,9 @@ describe("every CLI command runs in bounded memory on a file several times its h
     const run = await cliWithSmallHeap(["convert", ...paths, "--to", "otlp-json", "-o", out], join(dir, "tmp-otlp"));
     expect(run.code).toBe(0);
     const spans = 3 * third.runs * (1 + SHAPE.children);
-    expect(run.stderr.trimEnd().split("\n").at(-1)).toBe(`wrote ${out} (${3 * third.runs * (2 + 2 * SHAPE.children)} events in, ${spans} spans out)`);
+    expect(run.stderr.trimEnd().split("\n").at(-1)).toBe(
+      `wrote ${out} (${3 * third.runs * (2 + 2 * SHAPE.children)} events in, ${spans} spans out)`,
+    );
     const counted = await countSpans(out);
     expect(counted.spans).toBe(spans);
     expect(counted.names.size).toBe(3 * third.runs);

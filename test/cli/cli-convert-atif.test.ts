@@ -51,7 +51,9 @@ describe("relaytrace convert --to atif", () => {
     const files = (await readdir(out)).sort();
     expect(files).toHaveLength(2);
     for (const f of files) expect(f).toMatch(/^relaytrace-atif-[0-9a-f-]{36}\.json$/);
-    const docs = await Promise.all(files.map(async (f) => JSON.parse(await readFile(join(out, f), "utf8")) as { trajectory_id: string; steps: unknown[] }));
+    const docs = await Promise.all(
+      files.map(async (f) => JSON.parse(await readFile(join(out, f), "utf8")) as { trajectory_id: string; steps: unknown[] }),
+    );
     for (const [i, d] of docs.entries()) expect(files[i]).toBe(`relaytrace-atif-${d.trajectory_id}.json`);
     expect(natTrajectoryProblems(docs)).toEqual([]);
     expect(io.stderr.at(-1)).toMatch(/^2 trajectories from \d+ events$/);
@@ -72,7 +74,19 @@ describe("relaytrace convert --to atif", () => {
     const base = 1_772_366_400_000_000;
     const path = join(work, "late-marks.jsonl");
     const mark = (uuid: string, parent: string, us: number) =>
-      JSON.stringify({ kind: "mark", atof_version: "0.1", uuid, parent_uuid: parent, timestamp: us, name: uuid, category: null, category_profile: null, data: null, data_schema: null, metadata: null });
+      JSON.stringify({
+        kind: "mark",
+        atof_version: "0.1",
+        uuid,
+        parent_uuid: parent,
+        timestamp: us,
+        name: uuid,
+        category: null,
+        category_profile: null,
+        data: null,
+        data_schema: null,
+        metadata: null,
+      });
     const run = (id: string, us: number) => [
       scopeLine("start", id, null, us, { name: id, category: "agent", data: { input: `question ${id}` } }),
       scopeLine("start", `${id}-step`, id, us + 1, { name: "step" }),
@@ -80,11 +94,19 @@ describe("relaytrace convert --to atif", () => {
       scopeLine("end", id, null, us + 3, { name: id, category: "agent", data: { output: `answer ${id}` } }),
     ];
     const [bStart, ...bRest] = run("b", base + 10);
-    await writeLines(path, [...run("a", base), mark("just-after", "a-step", base + 5), bStart!, mark("too-late", "a-step", base + 10), ...bRest]);
+    await writeLines(path, [
+      ...run("a", base),
+      mark("just-after", "a-step", base + 5),
+      bStart!,
+      mark("too-late", "a-step", base + 10),
+      ...bRest,
+    ]);
     const out = join(work, "late-marks");
     const io = capture();
     expect(await main(["convert", path, "--to", "atif", "-o", `${out}/`], io)).toBe(0);
-    expect(io.stderr.filter((l) => l.includes("warning"))).toEqual(["relaytrace: warning: 1 mark or end event came when no run of theirs was open (it had ended, or never started) and are in no trajectory"]);
+    expect(io.stderr.filter((l) => l.includes("warning"))).toEqual([
+      "relaytrace: warning: 1 mark or end event came when no run of theirs was open (it had ended, or never started) and are in no trajectory",
+    ]);
     const a = await readFile(join(out, "relaytrace-atif-a.json"), "utf8");
     expect(a).toContain("just-after");
     expect(a).not.toContain("too-late");

@@ -17,14 +17,29 @@ function* shuffledMarks(count: number, prefix: string, seed: number): Generator<
   for (let i = 0; i < count; i++) {
     x = (x * 1103515245 + 12345) % 2 ** 31;
     const us = BASE + (x % 97);
-    yield JSON.stringify({ kind: "mark", atof_version: "0.1", uuid: `${prefix}${i}`, parent_uuid: null, timestamp: us, name: "m", category: null, category_profile: null, data: { pad: "p".repeat(40) }, data_schema: null, metadata: null });
+    yield JSON.stringify({
+      kind: "mark",
+      atof_version: "0.1",
+      uuid: `${prefix}${i}`,
+      parent_uuid: null,
+      timestamp: us,
+      name: "m",
+      category: null,
+      category_profile: null,
+      data: { pad: "p".repeat(40) },
+      data_schema: null,
+      metadata: null,
+    });
   }
 }
 
 /** What a stable sort by time of the files' events, concatenated, gives. */
 function stableOrder(files: { prefix: string; lines: string[] }[]): string[] {
   const all = files.flatMap((f) => f.lines.map((l) => JSON.parse(l) as { uuid: string; timestamp: number }));
-  return all.map((e, i) => ({ e, i })).sort((a, b) => a.e.timestamp - b.e.timestamp || a.i - b.i).map(({ e }) => e.uuid);
+  return all
+    .map((e, i) => ({ e, i }))
+    .sort((a, b) => a.e.timestamp - b.e.timestamp || a.i - b.i)
+    .map(({ e }) => e.uuid);
 }
 
 async function collect(files: string[], runBytes: number): Promise<string[]> {
@@ -41,10 +56,28 @@ async function fifoWith(name: string, lines: string[]): Promise<string> {
 }
 
 describe("each input file is read once", () => {
-  const lines = (n: number, order: (i: number) => number) => Array.from({ length: n }, (_, i) => JSON.stringify({ kind: "mark", atof_version: "0.1", uuid: `m${i}`, parent_uuid: null, timestamp: BASE + order(i), name: "m", category: null, category_profile: null, data: null, data_schema: null, metadata: null }));
+  const lines = (n: number, order: (i: number) => number) =>
+    Array.from({ length: n }, (_, i) =>
+      JSON.stringify({
+        kind: "mark",
+        atof_version: "0.1",
+        uuid: `m${i}`,
+        parent_uuid: null,
+        timestamp: BASE + order(i),
+        name: "m",
+        category: null,
+        category_profile: null,
+        data: null,
+        data_schema: null,
+        metadata: null,
+      }),
+    );
 
   it("a file already in time order (what relaytrace writes) is read once: from a pipe, every event arrives in order", async () => {
-    const fifo = await fifoWith("ordered.fifo", lines(200, (i) => i));
+    const fifo = await fifoWith(
+      "ordered.fifo",
+      lines(200, (i) => i),
+    );
     const warnings: string[] = [];
     const uuids: string[] = [];
     for await (const event of eventsInTimeOrder([fifo], { onWarning: (_f, w) => void warnings.push(w.code) })) uuids.push(event.uuid);
@@ -53,7 +86,10 @@ describe("each input file is read once", () => {
   }, 10_000);
 
   it("a file out of order is sorted from that one read", async () => {
-    const fifo = await fifoWith("unordered.fifo", lines(200, (i) => 199 - i));
+    const fifo = await fifoWith(
+      "unordered.fifo",
+      lines(200, (i) => 199 - i),
+    );
     expect(await collect([fifo], 1 << 20)).toEqual(Array.from({ length: 200 }, (_, i) => `m${199 - i}`));
   }, 10_000);
 });
@@ -70,13 +106,22 @@ describe("reading unsorted and several ATOF files in time order, in bounded memo
 
   it("several files merge by time; on equal times the earlier file, then the earlier line, comes first", async () => {
     const a = [...shuffledMarks(500, "a", 3)];
-    const b = [scopeLine("start", "b0", null, BASE + 1), scopeLine("start", "b1", "b0", BASE + 5), scopeLine("end", "b1", "b0", BASE + 50), scopeLine("end", "b0", null, BASE + 96)];
+    const b = [
+      scopeLine("start", "b0", null, BASE + 1),
+      scopeLine("start", "b1", "b0", BASE + 5),
+      scopeLine("end", "b1", "b0", BASE + 50),
+      scopeLine("end", "b0", null, BASE + 96),
+    ];
     const c = [...shuffledMarks(300, "c", 11)];
     const paths = ["a", "b", "c"].map((p) => join(work.dir, `merge-${p}.jsonl`));
     await writeLines(paths[0]!, a);
     await writeLines(paths[1]!, b);
     await writeLines(paths[2]!, c);
-    const expected = stableOrder([{ prefix: "a", lines: a }, { prefix: "b", lines: b }, { prefix: "c", lines: c }]);
+    const expected = stableOrder([
+      { prefix: "a", lines: a },
+      { prefix: "b", lines: b },
+      { prefix: "c", lines: c },
+    ]);
     expect(await collect(paths, 4_000)).toEqual(expected);
     expect(await collect(paths, 1 << 30)).toEqual(expected); // sorted in memory: the same order
   });

@@ -59,7 +59,10 @@ describe("the CLI loses nothing at any file size", () => {
     await writeLines(path, runs(1_000, 1));
     const io = captureIo();
     expect(await main(["tree", path], io)).toBe(0);
-    const roots = io.stdout.join("\n").split("\n").filter((l) => l.startsWith("run-"));
+    const roots = io.stdout
+      .join("\n")
+      .split("\n")
+      .filter((l) => l.startsWith("run-"));
     expect(roots).toHaveLength(1_000);
     expect(roots.at(-1)).toMatch(/^run-999 /);
   });

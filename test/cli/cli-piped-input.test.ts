@@ -20,7 +20,11 @@ const work = useScratchTmpdir("relaytrace-pipe-test-");
 /** The CLI as a program, with `input` written to its standard input. */
 function cliWithStdin(args: string[], input: Buffer): Promise<{ code: number | null; stdout: string; stderr: string }> {
   return new Promise((resolve, reject) => {
-    const child = spawn(process.execPath, [CLI, ...args], { cwd: work.dir, stdio: ["pipe", "pipe", "pipe"], env: { ...process.env, TMPDIR: work.scratch } });
+    const child = spawn(process.execPath, [CLI, ...args], {
+      cwd: work.dir,
+      stdio: ["pipe", "pipe", "pipe"],
+      env: { ...process.env, TMPDIR: work.scratch },
+    });
     let stdout = "";
     let stderr = "";
     child.stdout.on("data", (c: Buffer) => (stdout += c.toString()));
@@ -59,7 +63,9 @@ describe("a FILE that can be read only once (a pipe, standard input)", () => {
     await copyFile(ATOF, file);
     await mkdir(join(work.dir, "piped"));
     expect(await main(["view", file, "-o", fromFile, "--title", "t"], capturedIo())).toBe(0);
-    expect(await main(["view", namedPipeFrom(join(work.dir, "piped"), "run.jsonl", ATOF), "-o", fromPipe, "--title", "t"], capturedIo())).toBe(0);
+    expect(
+      await main(["view", namedPipeFrom(join(work.dir, "piped"), "run.jsonl", ATOF), "-o", fromPipe, "--title", "t"], capturedIo()),
+    ).toBe(0);
     expect(await readFile(fromPipe, "utf8")).toBe(await readFile(fromFile, "utf8"));
   }, 15_000);
 

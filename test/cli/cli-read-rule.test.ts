@@ -29,7 +29,8 @@ afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-const TORN_WARNING = /^relaytrace: warning: .*torn\.jsonl:5: the last line \(26 bytes\) ends without a line end and is not complete JSON: skipped$/;
+const TORN_WARNING =
+  /^relaytrace: warning: .*torn\.jsonl:5: the last line \(26 bytes\) ends without a line end and is not complete JSON: skipped$/;
 const SKIPPED_WARNING = /^relaytrace: warning: .*bad-middle\.jsonl:3: skipped: not valid JSON/;
 
 const COMMANDS: { name: string; args: (file: string) => string[]; invalid: number }[] = [

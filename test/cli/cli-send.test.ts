@@ -7,11 +7,21 @@ import type { AtofEvent } from "../../src/events/types.js";
 import { SpanCapture } from "../../exporters/testing/span-capture.js";
 import { runDemo } from "../../src/cli/demo-scenario.js";
 import { main } from "../../src/cli/main.js";
-import { deadPort, reply200, replyStatus, startCollector, type CollectorBehaviour, type FaultCollector } from "../support/fault-collector.js";
+import {
+  deadPort,
+  reply200,
+  replyStatus,
+  startCollector,
+  type CollectorBehaviour,
+  type FaultCollector,
+} from "../support/fault-collector.js";
 import { capturedIo } from "../support/cli-io.js";
 
 interface OtlpBody {
-  resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] }; scopeSpans: { spans: { spanId: string; name: string; status?: { code?: number } }[] }[] }[];
+  resourceSpans: {
+    resource: { attributes: { key: string; value: { stringValue?: string } }[] };
+    scopeSpans: { spans: { spanId: string; name: string; status?: { code?: number } }[] }[];
+  }[];
 }
 
 const collectors: FaultCollector[] = [];
@@ -24,7 +34,8 @@ afterEach(async () => {
   await Promise.all(collectors.splice(0).map((c) => c.close()));
 });
 
-const spansOf = (c: FaultCollector) => c.bodies.flatMap((b) => (JSON.parse(b) as OtlpBody).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
+const spansOf = (c: FaultCollector) =>
+  c.bodies.flatMap((b) => (JSON.parse(b) as OtlpBody).resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
 
 let work: string;
 let atof: string;
@@ -69,7 +80,21 @@ describe("relaytrace send", () => {
     });
     const lines: string[] = [];
     const big: AtofEvent[] = [];
-    const ev = (cat: "start" | "end", i: number, us: number): AtofEvent => ({ kind: "scope", scope_category: cat, atof_version: "0.1", uuid: `00000000-0000-7000-8000-${String(i + 1).padStart(12, "0")}`, parent_uuid: null, timestamp: 1_800_000_000_000_000 + us, name: `call-${i}`, attributes: [], category: "tool", category_profile: null, data: null, data_schema: null, metadata: { "otel.status_code": "OK" } });
+    const ev = (cat: "start" | "end", i: number, us: number): AtofEvent => ({
+      kind: "scope",
+      scope_category: cat,
+      atof_version: "0.1",
+      uuid: `00000000-0000-7000-8000-${String(i + 1).padStart(12, "0")}`,
+      parent_uuid: null,
+      timestamp: 1_800_000_000_000_000 + us,
+      name: `call-${i}`,
+      attributes: [],
+      category: "tool",
+      category_profile: null,
+      data: null,
+      data_schema: null,
+      metadata: { "otel.status_code": "OK" },
+    });
     for (let i = 0; i < 3000; i++) big.push(ev("start", i, i * 10), ev("end", i, i * 10 + 5));
     big.push(ev("start", 3000, 40_000)); // never ends: sent as an error, not lost
     for (const e of big) lines.push(JSON.stringify(e));
@@ -133,7 +158,9 @@ describe("relaytrace send", () => {
     await appendFile(torn, '{"kind":"scope","scope_category":"st');
     const io = capturedIo();
     expect(await main(["send", torn, "--otlp", c.url], io)).toBe(0);
-    expect(io.stderr[0]).toMatch(/^relaytrace: warning: .*torn\.jsonl:17: the last line \(36 bytes\) ends without a line end and is not complete JSON: skipped$/);
+    expect(io.stderr[0]).toMatch(
+      /^relaytrace: warning: .*torn\.jsonl:17: the last line \(36 bytes\) ends without a line end and is not complete JSON: skipped$/,
+    );
     const bad = join(work, "bad-middle.jsonl");
     const lines = (await readFile(atof, "utf8")).split("\n");
     lines.splice(3, 0, "not json");

@@ -33,12 +33,23 @@ describe("relaytrace view", () => {
     const out = join(work, "demo.html");
     const io = capturedIo();
     expect(await main(["view", atof, atif, "-o", out, "--title", "Oslo run"], io)).toBe(0);
-    expect(io.stderr).toEqual([expect.stringMatching(/^wrote .*demo\.html \(\d+ KB: 6 spans, 0 errors, 1 traces, 508 tokens, wall time [\d.]+ms, 1 trajectories, 3 steps\)$/)]);
+    expect(io.stderr).toEqual([
+      expect.stringMatching(
+        /^wrote .*demo\.html \(\d+ KB: 6 spans, 0 errors, 1 traces, 508 tokens, wall time [\d.]+ms, 1 trajectories, 3 steps\)$/,
+      ),
+    ]);
     const html = await readFile(out, "utf8");
     expect(html).not.toMatch(/<script[^>]+src=|<link|https?:\/\/(?!www\.w3\.org)/);
     const doc = embedded(html);
     expect(doc.title).toBe("Oslo run");
-    expect(doc.spans.map((s) => s.name)).toEqual(["weather-agent", "openai.chat_completions", "get_weather", "notify_customer", "notify_customer", "openai.chat_completions"]);
+    expect(doc.spans.map((s) => s.name)).toEqual([
+      "weather-agent",
+      "openai.chat_completions",
+      "get_weather",
+      "notify_customer",
+      "notify_customer",
+      "openai.chat_completions",
+    ]);
     expect(doc.trajectories[0]!.steps).toHaveLength(3);
   });
 
@@ -60,7 +71,9 @@ describe("relaytrace view", () => {
     await appendFile(torn, '{"kind":"mark","name":"cut');
     const io = capturedIo();
     expect(await main(["view", torn, "-o", join(work, "torn.html")], io)).toBe(0);
-    expect(io.stderr[0]).toMatch(/^relaytrace: warning: .*torn\.jsonl:17: the last line \(26 bytes\) ends without a line end and is not complete JSON: skipped$/);
+    expect(io.stderr[0]).toMatch(
+      /^relaytrace: warning: .*torn\.jsonl:17: the last line \(26 bytes\) ends without a line end and is not complete JSON: skipped$/,
+    );
     expect(embedded(await readFile(join(work, "torn.html"), "utf8")).notes[0]).toMatch(/torn\.jsonl:17: the last line/);
     const bad = join(work, "bad-middle.jsonl");
     const lines = (await readFile(atof, "utf8")).split("\n");
@@ -75,8 +88,12 @@ describe("relaytrace view", () => {
   });
 
   it("reports progress as a share of the bytes read: a bar on a terminal, a plain line otherwise", async () => {
-    expect(formatProgress({ label: "reading big.jsonl", done: 25 * 1024 * 1024, total: 100 * 1024 * 1024, elapsedMs: 3000, bar: false })).toBe("reading big.jsonl  25% (25.0 MB of 100.0 MB), about 9s left");
-    expect(formatProgress({ label: "reading x", done: 50, total: 100, elapsedMs: 1000, bar: true })).toBe("[############............] reading x  50% (50 B of 100 B), about 1s left");
+    expect(
+      formatProgress({ label: "reading big.jsonl", done: 25 * 1024 * 1024, total: 100 * 1024 * 1024, elapsedMs: 3000, bar: false }),
+    ).toBe("reading big.jsonl  25% (25.0 MB of 100.0 MB), about 9s left");
+    expect(formatProgress({ label: "reading x", done: 50, total: 100, elapsedMs: 1000, bar: true })).toBe(
+      "[############............] reading x  50% (50 B of 100 B), about 1s left",
+    );
     const io = capturedIo();
     expect(await main(["view", atof, "-o", join(work, "p.html")], io)).toBe(0);
     expect(io.progressLines.at(-1)).toMatch(/reading .*\.jsonl 100% \([\d.]+ KB of [\d.]+ KB\)$/);
@@ -90,7 +107,10 @@ describe("relaytrace view", () => {
     ];
     const other = join(work, "other.json");
     await writeFile(other, JSON.stringify({ schema_version: "x", hello: 1 }));
-    cases.push([["view", other, "-o", join(work, "o.html")], /^relaytrace: .*other\.json: not an ATIF trajectory, ATOF event log or OTLP\/JSON request/]);
+    cases.push([
+      ["view", other, "-o", join(work, "o.html")],
+      /^relaytrace: .*other\.json: not an ATIF trajectory, ATOF event log or OTLP\/JSON request/,
+    ]);
     for (const [args, message] of cases) {
       const io = capturedIo();
       expect({ args, code: await main(args, io) }).toEqual({ args, code: 2 });
@@ -115,13 +135,17 @@ describe("the rest of the command line", () => {
   it("convert given an ATIF file says what it is instead of a JSON parse error", async () => {
     const io = capturedIo();
     expect(await main(["convert", atif, "--to", "tree"], io)).toBe(2);
-    expect(io.stderr).toEqual([`relaytrace: ${atif} is an ATIF trajectory, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${atif}')`]);
+    expect(io.stderr).toEqual([
+      `relaytrace: ${atif} is an ATIF trajectory, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${atif}')`,
+    ]);
   });
 
   it("convert --to otlp-json takes --service-name", async () => {
     const out = join(work, "svc.otlp.json");
     expect(await main(["convert", atof, "--to", "otlp-json", "--service-name", "weather-svc", "-o", out], capturedIo())).toBe(0);
-    const body = JSON.parse(await readFile(out, "utf8")) as { resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] } }[] };
+    const body = JSON.parse(await readFile(out, "utf8")) as {
+      resourceSpans: { resource: { attributes: { key: string; value: { stringValue?: string } }[] } }[];
+    };
     expect(body.resourceSpans[0]!.resource.attributes.find((a) => a.key === "service.name")?.value.stringValue).toBe("weather-svc");
   });
 });

@@ -22,9 +22,14 @@ interface Run {
 
 function cli(args: string[], cwd: string): Promise<Run> {
   return new Promise((resolve) => {
-    execFile(process.execPath, [CLI, ...args], { cwd, env: { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" } }, (error, stdout, stderr) => {
-      resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
-    });
+    execFile(
+      process.execPath,
+      [CLI, ...args],
+      { cwd, env: { ...process.env, OPENAI_API_KEY: "", ANTHROPIC_API_KEY: "" } },
+      (error, stdout, stderr) => {
+        resolve({ code: error ? ((error as { code?: number }).code ?? 1) : 0, stdout, stderr });
+      },
+    );
   });
 }
 
@@ -43,8 +48,14 @@ afterAll(async () => undefined);
 async function demoFiles(): Promise<{ atof: string; atif: string }> {
   const names = await readdir(demoDir);
   return {
-    atof: join(demoDir, names.find((n) => n.endsWith(".jsonl"))!),
-    atif: join(demoDir, names.find((n) => n.endsWith(".json"))!),
+    atof: join(
+      demoDir,
+      names.find((n) => n.endsWith(".jsonl"))!,
+    ),
+    atif: join(
+      demoDir,
+      names.find((n) => n.endsWith(".json"))!,
+    ),
   };
 }
 
@@ -77,12 +88,26 @@ describe("relaytrace demo", () => {
   });
 
   it("--otlp sends the run's spans to a collector on 127.0.0.1", async () => {
-    const bodies: { path: string; body: { resourceSpans: { scopeSpans: { spans: { traceId: string; parentSpanId?: string; name: string; attributes: { key: string }[] }[] }[] }[] } }[] = [];
+    const bodies: {
+      path: string;
+      body: {
+        resourceSpans: {
+          scopeSpans: { spans: { traceId: string; parentSpanId?: string; name: string; attributes: { key: string }[] }[] }[];
+        }[];
+      };
+    }[] = [];
     const server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on("data", (c: Buffer) => chunks.push(c));
       req.on("end", () => {
-        bodies.push({ path: req.url ?? "", body: decodeOtlp("traces", String(req.headers["content-type"]), Buffer.concat(chunks)) as unknown as (typeof bodies)[number]["body"] });
+        bodies.push({
+          path: req.url ?? "",
+          body: decodeOtlp(
+            "traces",
+            String(req.headers["content-type"]),
+            Buffer.concat(chunks),
+          ) as unknown as (typeof bodies)[number]["body"],
+        });
         res.writeHead(200, { "content-type": "application/json" });
         res.end("{}");
       });
@@ -99,7 +124,9 @@ describe("relaytrace demo", () => {
     const spans = bodies.flatMap((b) => b.body.resourceSpans.flatMap((r) => r.scopeSpans.flatMap((s) => s.spans)));
     expect(bodies.every((b) => b.path === "/v1/traces")).toBe(true);
     const names = spans.map((s) => s.name);
-    expect(names).toEqual(expect.arrayContaining(["weather-agent", "openai.chat_completions", "get_weather", "notify_customer", "mark:cache.lookup"]));
+    expect(names).toEqual(
+      expect.arrayContaining(["weather-agent", "openai.chat_completions", "get_weather", "notify_customer", "mark:cache.lookup"]),
+    );
     expect(new Set(spans.map((s) => s.traceId)).size).toBe(1);
     const root = spans.find((s) => s.name === "weather-agent")!;
     expect(root.parentSpanId ?? "").toBe("");
@@ -188,11 +215,15 @@ describe("relaytrace convert / validate / tree", () => {
     await writeFile(join(work, "no-subtype.jsonl"), lines.join("\n") + "\n");
     const strict = await cli(["validate", "no-subtype.jsonl"], work);
     expect(strict.code).toBe(1);
-    expect(strict.stdout).toBe(`no-subtype.jsonl:${custom + 1}: category "custom" without a string category_profile.subtype (ATOF requires one)\n`);
+    expect(strict.stdout).toBe(
+      `no-subtype.jsonl:${custom + 1}: category "custom" without a string category_profile.subtype (ATOF requires one)\n`,
+    );
     expect(strict.stderr).toMatch(/invalid ATOF \(1 problem in \d+ lines\)/);
     const lenient = await cli(["validate", "no-subtype.jsonl", "--lenient"], work);
     expect(lenient.code).toBe(0);
-    expect(lenient.stderr).toContain(`relaytrace: warning: no-subtype.jsonl:${custom + 1}: category "custom" without a string category_profile.subtype`);
+    expect(lenient.stderr).toContain(
+      `relaytrace: warning: no-subtype.jsonl:${custom + 1}: category "custom" without a string category_profile.subtype`,
+    );
     expect(lenient.stdout).toMatch(/valid ATOF \(\d+ events\)/);
   });
 
@@ -216,7 +247,10 @@ describe("relaytrace errors and help", () => {
     [["demo", "--projection", "zipkin"], /^relaytrace: --projection must be one of full, openinference, gen_ai/],
     [["demo", "--otlp"], /^relaytrace: --otlp needs a value\n$/],
     [["demo", "--colour"], /^relaytrace: unknown option --colour for 'relaytrace demo'; known options: --out, --otlp, /],
-    [["tree", "x.jsonl", "--projecton", "full"], /^relaytrace: unknown option --projecton for 'relaytrace tree'; did you mean --projection\?\n$/],
+    [
+      ["tree", "x.jsonl", "--projecton", "full"],
+      /^relaytrace: unknown option --projecton for 'relaytrace tree'; did you mean --projection\?\n$/,
+    ],
     [["view", "x.jsonl", "--titel=T"], /^relaytrace: unknown option --titel for 'relaytrace view'; did you mean --title\?\n$/],
     [["demp"], /^relaytrace: unknown command "demp"; did you mean demo\?\n$/],
     [["demo", "--live"], /^relaytrace: --live needs OPENAI_API_KEY or ANTHROPIC_API_KEY/],
@@ -237,7 +271,9 @@ describe("relaytrace errors and help", () => {
     await writeFile(join(work, "a-file"), "x");
     const badOut = await cli(["demo", "--out", "a-file/out"], work);
     expect(badOut.code).toBe(2);
-    expect(badOut.stderr).toMatch(/^relaytrace: cannot use .*a-file\/out for the output files: a part of the path is a file, not a directory\n$/);
+    expect(badOut.stderr).toMatch(
+      /^relaytrace: cannot use .*a-file\/out for the output files: a part of the path is a file, not a directory\n$/,
+    );
     await writeFile(join(work, "empty.jsonl"), "");
     const empty = await cli(["validate", "empty.jsonl"], work);
     expect(empty.code).toBe(1);
@@ -265,7 +301,14 @@ describe("relaytrace errors and help", () => {
     const { atof } = await demoFiles();
     const lines = (await readFile(atof, "utf8")).trim().split("\n");
     const many: string[] = [];
-    for (let i = 0; many.length < 6000; i++) many.push(...lines.map((l) => l.replaceAll(/"uuid":"([0-9a-f-]+)"/g, (_m, u: string) => `"uuid":"${u}-${i}"`).replaceAll(/"parent_uuid":"([0-9a-f-]+)"/g, (_m, u: string) => `"parent_uuid":"${u}-${i}"`)));
+    for (let i = 0; many.length < 6000; i++)
+      many.push(
+        ...lines.map((l) =>
+          l
+            .replaceAll(/"uuid":"([0-9a-f-]+)"/g, (_m, u: string) => `"uuid":"${u}-${i}"`)
+            .replaceAll(/"parent_uuid":"([0-9a-f-]+)"/g, (_m, u: string) => `"parent_uuid":"${u}-${i}"`),
+        ),
+      );
     await writeFile(join(work, "long.jsonl"), many.join("\n"));
     const progress: string[] = [];
     const io: Io = { out: () => undefined, err: () => undefined, progress: (l) => progress.push(l) };

@@ -15,7 +15,15 @@ import { spansFromOtlp } from "../../src/cli/viewer/from-otlp.js";
 import { layoutSpans, totalsOf } from "../../src/cli/viewer/layout.js";
 import { loadViewDoc } from "../../src/cli/viewer/load.js";
 import { requestMessages, responseMessages, usageOf } from "../../src/cli/viewer/conversation.js";
-import { axisTicks, barPlacement, formatDuration, parentIndexes, rowMatches, searchText, visibleRows } from "../../src/cli/viewer/client-logic.js";
+import {
+  axisTicks,
+  barPlacement,
+  formatDuration,
+  parentIndexes,
+  rowMatches,
+  searchText,
+  visibleRows,
+} from "../../src/cli/viewer/client-logic.js";
 import { renderViewerPage, VIEWER_CSP, VIEWER_SCRIPT } from "../../src/cli/viewer/page.js";
 import type { ViewDoc } from "../../src/cli/viewer/model.js";
 
@@ -40,7 +48,22 @@ function viewOf(events: readonly AtofEvent[]) {
 let clock = 1_800_000_000_000_000;
 function scope(kind: "start" | "end", uuid: string, parent: string | null, name: string, extra: Partial<ScopeEvent> = {}): ScopeEvent {
   clock += 1000;
-  return { kind: "scope", scope_category: kind, atof_version: "0.1", uuid, parent_uuid: parent, timestamp: clock, name, attributes: [], category: "function", category_profile: null, data: null, data_schema: null, metadata: null, ...extra };
+  return {
+    kind: "scope",
+    scope_category: kind,
+    atof_version: "0.1",
+    uuid,
+    parent_uuid: parent,
+    timestamp: clock,
+    name,
+    attributes: [],
+    category: "function",
+    category_profile: null,
+    data: null,
+    data_schema: null,
+    metadata: null,
+    ...extra,
+  };
 }
 
 describe("viewer spans from ATOF", () => {
@@ -51,8 +74,15 @@ describe("viewer spans from ATOF", () => {
     const capture = new SpanCapture({ projection: "full" });
     for (const e of demoEvents) capture.onEvent(e);
     const otel = (await capture.spans()).filter((s) => !s.name.startsWith("mark:"));
-    const ids = (list: { id: string; traceId: string; parentId: string | null }[]) => list.map((s) => `${s.traceId}/${s.id}/${s.parentId}`).sort();
-    expect(ids(spans)).toEqual(ids(otel.map((s) => ({ id: s.spanContext().spanId, traceId: s.spanContext().traceId, parentId: s.parentSpanContext?.spanId ?? null })).map((s) => ({ ...s, parentId: spans.some((v) => v.id === s.parentId) ? s.parentId : null }))));
+    const ids = (list: { id: string; traceId: string; parentId: string | null }[]) =>
+      list.map((s) => `${s.traceId}/${s.id}/${s.parentId}`).sort();
+    expect(ids(spans)).toEqual(
+      ids(
+        otel
+          .map((s) => ({ id: s.spanContext().spanId, traceId: s.spanContext().traceId, parentId: s.parentSpanContext?.spanId ?? null }))
+          .map((s) => ({ ...s, parentId: spans.some((v) => v.id === s.parentId) ? s.parentId : null })),
+      ),
+    );
     expect(traces).toHaveLength(1);
     expect(spans[0]!.name).toBe("weather-agent");
     expect(spans[0]!.last).toBe(spans.length - 1);
@@ -62,7 +92,13 @@ describe("viewer spans from ATOF", () => {
   it("keeps kinds, status, tool call ids, annotations, usage, model and the conversation", () => {
     const { spans } = viewOf(demoEvents);
     const weather = spans.find((s) => s.name === "get_weather")!;
-    expect(weather).toMatchObject({ kind: "tool", status: "OK", toolCallId: "call_weather_1", annotation: { cache: "miss", source: "demo-weather-service" }, input: { city: "Oslo" } });
+    expect(weather).toMatchObject({
+      kind: "tool",
+      status: "OK",
+      toolCallId: "call_weather_1",
+      annotation: { cache: "miss", source: "demo-weather-service" },
+      input: { city: "Oslo" },
+    });
     const llm = spans.find((s) => s.kind === "llm")!;
     expect(llm.model).toBe("demo-model");
     expect(llm.usage).toEqual({ promptTokens: 182, completionTokens: 41, totalTokens: 223 });
@@ -95,7 +131,10 @@ describe("viewer spans from ATOF", () => {
     const events: AtofEvent[] = [
       scope("start", "a", null, "agent", { category: "agent" }),
       scope("start", "t1", "a", "ask_human", { category: "tool", category_profile: { tool_call_id: "c1" } }),
-      scope("end", "t1", "a", "ask_human", { category: "tool", category_profile: { tool_call_id: "c1", tool_result_annotation: { pending: { id: "p1" } } } }),
+      scope("end", "t1", "a", "ask_human", {
+        category: "tool",
+        category_profile: { tool_call_id: "c1", tool_result_annotation: { pending: { id: "p1" } } },
+      }),
       scope("start", "t2", "a", "ask_human", { category: "tool", category_profile: { tool_call_id: "c1" } }),
       scope("end", "t2", "a", "ask_human", { category: "tool", metadata: { "otel.status_code": "OK" } }),
       scope("end", "a", null, "agent", { category: "agent" }),
@@ -110,13 +149,31 @@ describe("viewer spans from ATOF", () => {
     const events: AtofEvent[] = [
       scope("start", "root", null, "root"),
       scope("start", "open", "root", "never-ends"),
-      scope("end", "lonely", null, "end-only", { metadata: { "otel.status_code": "ERROR", "otel.status_description": "boom", "error.type": "Timeout" } }),
-      { kind: "mark", atof_version: "0.1", uuid: "m1", parent_uuid: "elsewhere", timestamp: (clock += 1000), name: "note", category: null, category_profile: null, data: { x: 1 }, data_schema: null, metadata: null },
+      scope("end", "lonely", null, "end-only", {
+        metadata: { "otel.status_code": "ERROR", "otel.status_description": "boom", "error.type": "Timeout" },
+      }),
+      {
+        kind: "mark",
+        atof_version: "0.1",
+        uuid: "m1",
+        parent_uuid: "elsewhere",
+        timestamp: (clock += 1000),
+        name: "note",
+        category: null,
+        category_profile: null,
+        data: { x: 1 },
+        data_schema: null,
+        metadata: null,
+      },
     ];
     const collector = new AtofSpanCollector();
     for (const e of events) collector.add(e, "x.jsonl");
     const { spans } = layoutSpans(collector.spans());
-    expect(spans.find((s) => s.name === "never-ends")).toMatchObject({ status: "ERROR", unended: true, error: { message: "no end event in the input" } });
+    expect(spans.find((s) => s.name === "never-ends")).toMatchObject({
+      status: "ERROR",
+      unended: true,
+      error: { message: "no end event in the input" },
+    });
     expect(spans.find((s) => s.name === "end-only")).toMatchObject({ status: "ERROR", error: { message: "boom", errorType: "Timeout" } });
     expect(spans.find((s) => s.name === "mark:note")).toMatchObject({ kind: "mark", output: { x: 1 } });
     expect(collector.notes().join("\n")).toMatch(/2 spans without an end event[\s\S]*1 end event without a start/);
@@ -152,7 +209,22 @@ describe("viewer spans from OTLP/JSON", () => {
     const otlp = JSON.parse(Buffer.from(JsonTraceSerializer.serializeRequest(await capture.spans())!).toString("utf8")) as unknown;
     const fromOtlp = layoutSpans(spansFromOtlp(otlp, "t.otlp.json")).spans;
     const fromAtof = viewOf(demoEvents).spans;
-    const shape = (s: (typeof fromAtof)[number]) => ({ id: s.id, parentId: s.parentId, name: s.name, kind: s.kind, status: s.status, toolCallId: s.toolCallId, model: s.model, usage: s.usage, messages: s.messages, annotation: s.annotation, input: s.kind === "tool" ? s.input : undefined, marks: s.marks.map((m) => [m.name, m.pending]), resumes: s.resumes, depth: s.depth });
+    const shape = (s: (typeof fromAtof)[number]) => ({
+      id: s.id,
+      parentId: s.parentId,
+      name: s.name,
+      kind: s.kind,
+      status: s.status,
+      toolCallId: s.toolCallId,
+      model: s.model,
+      usage: s.usage,
+      messages: s.messages,
+      annotation: s.annotation,
+      input: s.kind === "tool" ? s.input : undefined,
+      marks: s.marks.map((m) => [m.name, m.pending]),
+      resumes: s.resumes,
+      depth: s.depth,
+    });
     expect(fromOtlp.map(shape)).toEqual(fromAtof.map(shape));
   });
 });
@@ -160,25 +232,108 @@ describe("viewer spans from OTLP/JSON", () => {
 describe("conversations in each dialect", () => {
   it("reads Anthropic blocks, Responses items and Gemini parts", () => {
     expect(
-      requestMessages({ system: "be brief", messages: [{ role: "user", content: "hi" }, { role: "assistant", content: [{ type: "tool_use", id: "tu1", name: "f", input: { a: 1 } }] }, { role: "user", content: [{ type: "tool_result", tool_use_id: "tu1", content: "42" }] }] }),
+      requestMessages({
+        system: "be brief",
+        messages: [
+          { role: "user", content: "hi" },
+          { role: "assistant", content: [{ type: "tool_use", id: "tu1", name: "f", input: { a: 1 } }] },
+          { role: "user", content: [{ type: "tool_result", tool_use_id: "tu1", content: "42" }] },
+        ],
+      }),
     ).toEqual([
       { role: "system", text: "be brief" },
       { role: "user", text: "hi" },
       { role: "assistant", text: "", toolCalls: [{ id: "tu1", name: "f", arguments: '{"a":1}' }] },
       { role: "tool", text: "42", toolCallId: "tu1" },
     ]);
-    expect(requestMessages({ instructions: "sys", input: [{ role: "user", content: "q" }, { type: "function_call", call_id: "c", name: "g", arguments: "{}" }, { type: "function_call_output", call_id: "c", output: "ok" }] }).map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
-    expect(responseMessages({ candidates: [{ content: { role: "model", parts: [{ text: "yes" }, { functionCall: { name: "h", args: { q: 1 } } }] } }] })).toEqual([{ role: "assistant", text: "yes", toolCalls: [{ id: "call_0", name: "h", arguments: '{"q":1}' }] }]);
-    expect(usageOf({ type: "message", content: [], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7 } })).toEqual({ promptTokens: 5, completionTokens: 7, totalTokens: 12 });
-    expect(usageOf({ candidates: [], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })).toEqual({ promptTokens: 1, completionTokens: 2, totalTokens: 3 });
+    expect(
+      requestMessages({
+        instructions: "sys",
+        input: [
+          { role: "user", content: "q" },
+          { type: "function_call", call_id: "c", name: "g", arguments: "{}" },
+          { type: "function_call_output", call_id: "c", output: "ok" },
+        ],
+      }).map((m) => m.role),
+    ).toEqual(["system", "user", "assistant", "tool"]);
+    expect(
+      responseMessages({
+        candidates: [{ content: { role: "model", parts: [{ text: "yes" }, { functionCall: { name: "h", args: { q: 1 } } }] } }],
+      }),
+    ).toEqual([{ role: "assistant", text: "yes", toolCalls: [{ id: "call_0", name: "h", arguments: '{"q":1}' }] }]);
+    expect(usageOf({ type: "message", content: [], stop_reason: "end_turn", usage: { input_tokens: 5, output_tokens: 7 } })).toEqual({
+      promptTokens: 5,
+      completionTokens: 7,
+      totalTokens: 12,
+    });
+    expect(usageOf({ candidates: [], usageMetadata: { promptTokenCount: 1, candidatesTokenCount: 2, totalTokenCount: 3 } })).toEqual({
+      promptTokens: 1,
+      completionTokens: 2,
+      totalTokens: 3,
+    });
   });
 
   it("names what a media part holds in each dialect: image, audio, file, or media when its shape does not say", () => {
     const texts = (body: Json) => requestMessages(body).map((m) => m.text);
-    expect(texts({ model: "m", messages: [{ role: "user", content: [{ type: "text", text: "look" }, { type: "image_url", image_url: { url: "data:image/png;base64,AA" } }, { type: "input_audio", input_audio: { data: "AA", format: "wav" } }, { type: "file", file: { file_id: "f1" } }] }] })).toEqual(["look\n[image]\n[audio]\n[file]"]);
-    expect(texts({ model: "m", input: [{ role: "user", content: [{ type: "input_image", image_url: "https://example.invalid/a.png" }, { type: "input_file", file_id: "f2" }] }] })).toEqual(["[image]\n[file]"]);
-    expect(texts({ model: "m", max_tokens: 9, messages: [{ role: "user", content: [{ type: "image", source: { type: "base64", media_type: "image/png", data: "AA" } }, { type: "document", source: { type: "text", media_type: "text/plain", data: "d" } }] }] })).toEqual(["[image]\n[file]"]);
-    expect(texts({ contents: [{ role: "user", parts: [{ inlineData: { mimeType: "image/jpeg", data: "AA" } }, { fileData: { mimeType: "video/mp4", fileUri: "gs://b/v.mp4" } }, { inlineData: { mimeType: "application/pdf", data: "AA" } }] }] })).toEqual(["[image]\n[video]\n[file]"]);
+    expect(
+      texts({
+        model: "m",
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "text", text: "look" },
+              { type: "image_url", image_url: { url: "data:image/png;base64,AA" } },
+              { type: "input_audio", input_audio: { data: "AA", format: "wav" } },
+              { type: "file", file: { file_id: "f1" } },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(["look\n[image]\n[audio]\n[file]"]);
+    expect(
+      texts({
+        model: "m",
+        input: [
+          {
+            role: "user",
+            content: [
+              { type: "input_image", image_url: "https://example.invalid/a.png" },
+              { type: "input_file", file_id: "f2" },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(["[image]\n[file]"]);
+    expect(
+      texts({
+        model: "m",
+        max_tokens: 9,
+        messages: [
+          {
+            role: "user",
+            content: [
+              { type: "image", source: { type: "base64", media_type: "image/png", data: "AA" } },
+              { type: "document", source: { type: "text", media_type: "text/plain", data: "d" } },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(["[image]\n[file]"]);
+    expect(
+      texts({
+        contents: [
+          {
+            role: "user",
+            parts: [
+              { inlineData: { mimeType: "image/jpeg", data: "AA" } },
+              { fileData: { mimeType: "video/mp4", fileUri: "gs://b/v.mp4" } },
+              { inlineData: { mimeType: "application/pdf", data: "AA" } },
+            ],
+          },
+        ],
+      }),
+    ).toEqual(["[image]\n[video]\n[file]"]);
     expect(texts({ model: "m", messages: [{ role: "user", content: [{ type: "sticker", id: "s" }] }] })).toEqual(["[media]"]);
   });
 });
@@ -226,8 +381,25 @@ describe("the page's logic", () => {
 
 describe("the page", () => {
   function hostileDoc(): ViewDoc {
-    const name = '</script><script>window.pwned=1</script><!--';
-    const { spans, traces } = layoutSpans([{ id: "00000000000000aa", traceId: "0".repeat(31) + "1", parentId: null, name, kind: "tool", status: "OK", start: 0, end: 10, flags: [], input: { html: "<img src=x onerror=alert(1)>" }, output: null, marks: [], metadata: null, source: "x" }]);
+    const name = "</script><script>window.pwned=1</script><!--";
+    const { spans, traces } = layoutSpans([
+      {
+        id: "00000000000000aa",
+        traceId: "0".repeat(31) + "1",
+        parentId: null,
+        name,
+        kind: "tool",
+        status: "OK",
+        start: 0,
+        end: 10,
+        flags: [],
+        input: { html: "<img src=x onerror=alert(1)>" },
+        output: null,
+        marks: [],
+        metadata: null,
+        source: "x",
+      },
+    ]);
     return { title: "<b>title</b>", sources: ["x"], spans, traces, trajectories: [], totals: totalsOf(spans, traces, []), notes: [] };
   }
 
@@ -237,7 +409,7 @@ describe("the page", () => {
     expect(html).not.toContain("<img src=x");
     expect(html).toContain("<title>&#60;b&#62;title&#60;/b&#62; — relaytrace</title>");
     const data = /<script type="application\/json" id="relaytrace-data">([\s\S]*?)<\/script>/.exec(html)![1]!;
-    expect((JSON.parse(data) as ViewDoc).spans[0]!.name).toBe('</script><script>window.pwned=1</script><!--');
+    expect((JSON.parse(data) as ViewDoc).spans[0]!.name).toBe("</script><script>window.pwned=1</script><!--");
     expect(VIEWER_SCRIPT).not.toMatch(/innerHTML|outerHTML|insertAdjacentHTML|document\.write|eval\(|new Function/);
   });
 

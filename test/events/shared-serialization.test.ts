@@ -24,12 +24,18 @@ const request: JsonObject = {
   model: "gpt-4.1",
   temperature: 0.2,
   messages: [
-    { role: "system", content: "Be brief. \u2028 \"quoted\" \\ back" },
+    { role: "system", content: 'Be brief. \u2028 "quoted" \\ back' },
     { role: "user", content: [{ type: "text", text: "Weather in Oslo? ❄" }] },
-    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+    },
     { role: "tool", tool_call_id: "call_1", content: "x".repeat(5000) },
   ],
-  tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } }],
+  tools: [
+    { type: "function", function: { name: "get_weather", parameters: { type: "object", properties: { city: { type: "string" } } } } },
+  ],
 };
 const reply: JsonObject = {
   id: "chatcmpl-1",
@@ -48,7 +54,17 @@ async function llmEvents(): Promise<{ events: AtofEvent[]; spans: Awaited<Return
   openinference.register(runtime);
   const atif = new AtifExporter({ agent: { name: "a", version: "1" } });
   atif.register(runtime);
-  await runtime.withScope("agent", () => runtime.executeLlm("openai.chat.completions", { headers: { authorization: "Bearer sk-secret" }, content: request }, async () => reply, { dataSchema: { name: "openai/chat-completions", version: "1" } }), { category: "agent" });
+  await runtime.withScope(
+    "agent",
+    () =>
+      runtime.executeLlm(
+        "openai.chat.completions",
+        { headers: { authorization: "Bearer sk-secret" }, content: request },
+        async () => reply,
+        { dataSchema: { name: "openai/chat-completions", version: "1" } },
+      ),
+    { category: "agent" },
+  );
   await runtime.flush();
   const spans = [...(await full.spans()), ...(await openinference.spans())];
   await runtime.shutdown();
@@ -68,7 +84,9 @@ describe("exporters sharing one serialization of an LLM body", () => {
 
   it("gives the full projection the body's own JSON text, and OpenInference and ATIF the decoded messages", async () => {
     const { events, spans, atif } = await llmEvents();
-    const fullLlm = spans.find((s) => s.attributes["nemo_relay.scope_type"] === "llm" && s.attributes["nemo_relay.start.data.content"] !== undefined)!;
+    const fullLlm = spans.find(
+      (s) => s.attributes["nemo_relay.scope_type"] === "llm" && s.attributes["nemo_relay.start.data.content"] !== undefined,
+    )!;
     expect(fullLlm.attributes["nemo_relay.start.data.content"]).toBe(JSON.stringify(request));
     expect(fullLlm.attributes["nemo_relay.end.data.choices"]).toBe(JSON.stringify(reply["choices"]));
     const oi = spans.find((s) => s.attributes["openinference.span.kind"] === "LLM")!;
@@ -82,7 +100,16 @@ describe("exporters sharing one serialization of an LLM body", () => {
   });
 
   it("sharedJsonText is JSON.stringify for frozen and unfrozen values alike", () => {
-    const values: Json[] = [null, 0, "a\u0000b", [], {}, [1, { a: null }], { headers: { a: "1" }, content: request }, { skipped: undefined as unknown as Json, kept: [undefined as unknown as Json] }];
+    const values: Json[] = [
+      null,
+      0,
+      "a\u0000b",
+      [],
+      {},
+      [1, { a: null }],
+      { headers: { a: "1" }, content: request },
+      { skipped: undefined as unknown as Json, kept: [undefined as unknown as Json] },
+    ];
     for (const v of values) {
       const expected = JSON.stringify(v);
       expect(sharedJsonText(v)).toBe(expected);
@@ -94,10 +121,20 @@ describe("exporters sharing one serialization of an LLM body", () => {
 
   it("writes a body holding recurring transcript messages as JSON.stringify would, turn after turn", () => {
     const messages = (request.messages as Json[]).map((m) => longLivedJson(m)!);
-    const tools = longLivedJson([{ type: "function", function: { name: "get_weather", parameters: { type: "object", required: ["city"] } } }], true)!;
+    const tools = longLivedJson(
+      [{ type: "function", function: { name: "get_weather", parameters: { type: "object", required: ["city"] } } }],
+      true,
+    )!;
     const odd = { at: new Date(0), own: { toJSON: () => "own text" }, gone: undefined, fn: () => 1 };
     for (let turn = 1; turn <= messages.length; turn++) {
-      const body = { model: "m", messages: messages.slice(0, turn), tools, tool_choice: "auto", ...odd, items: [messages[0], undefined, () => 1] };
+      const body = {
+        model: "m",
+        messages: messages.slice(0, turn),
+        tools,
+        tool_choice: "auto",
+        ...odd,
+        items: [messages[0], undefined, () => 1],
+      };
       expect(recurringJsonText(body)).toBe(JSON.stringify(body));
       const frozen = deepFreeze({ headers: { a: "1" }, content: { ...body, messages: [...body.messages] } });
       expect(sharedJsonText(frozen as unknown as Json)).toBe(JSON.stringify(frozen));
@@ -113,7 +150,10 @@ describe("exporters sharing one serialization of an LLM body", () => {
     expect(longLivedJson({ role: "user", big: 1n })).toBeUndefined();
     expect(longLivedJson({ role: "user", skipped: undefined })).toBeUndefined();
     expect(longLivedJson({ role: "user", parts: [1, Number.NaN] })).toBeUndefined();
-    expect(longLivedJson({ role: "user", parts: [{ type: "text", text: "hi" }, null, 2, true] })).toEqual({ role: "user", parts: [{ type: "text", text: "hi" }, null, 2, true] });
+    expect(longLivedJson({ role: "user", parts: [{ type: "text", text: "hi" }, null, 2, true] })).toEqual({
+      role: "user",
+      parts: [{ type: "text", text: "hi" }, null, 2, true],
+    });
     let deep: Record<string, unknown> = { leaf: true };
     for (let i = 0; i < 60; i++) deep = { deep };
     expect(longLivedJson(deep)).toBeUndefined();
@@ -128,10 +168,32 @@ describe("exporters sharing one serialization of an LLM body", () => {
     runtime.subscribe("capture", (e) => void events.push(e));
     const atif = new AtifExporter({ agent: { name: "a", version: "1" } });
     atif.register(runtime);
-    await runtime.withScope("agent", async () => {
-      await runtime.executeLlm("openai.chat.completions", { content: { model: "m", messages: [{ role: "user", content: "hi" }] } }, async () => ({ choices: [{ message: { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "lookup", arguments: "{}" } }] } }] }), { dataSchema: { name: "openai/chat-completions", version: "1" } });
-      await runtime.executeTool("lookup", { q: 1 }, async () => ({ result: { rows: [1, 2] } }), { toolCallId: "c1", metadata: { tag: "t" } });
-    }, { category: "agent" });
+    await runtime.withScope(
+      "agent",
+      async () => {
+        await runtime.executeLlm(
+          "openai.chat.completions",
+          { content: { model: "m", messages: [{ role: "user", content: "hi" }] } },
+          async () => ({
+            choices: [
+              {
+                message: {
+                  role: "assistant",
+                  content: null,
+                  tool_calls: [{ id: "c1", type: "function", function: { name: "lookup", arguments: "{}" } }],
+                },
+              },
+            ],
+          }),
+          { dataSchema: { name: "openai/chat-completions", version: "1" } },
+        );
+        await runtime.executeTool("lookup", { q: 1 }, async () => ({ result: { rows: [1, 2] } }), {
+          toolCallId: "c1",
+          metadata: { tag: "t" },
+        });
+      },
+      { category: "agent" },
+    );
     await runtime.shutdown();
     const observed = (docs: ReturnType<typeof atofToAtif>) => docs[0]!.steps.flatMap((s) => s.observation?.results ?? [])[0]!.extra!;
     for (const docs of [atif.toJSON(), atofToAtif(events)]) {

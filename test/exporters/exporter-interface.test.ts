@@ -29,10 +29,14 @@ describe("every exporter is an Exporter the runtime drives", () => {
     ];
     const runtime = createRuntime();
     for (const exporter of exporters) exporter.register(runtime);
-    await runtime.withScope("calc-agent", async () => {
-      await runtime.executeLlm("openai.chat_completions", { content: { model: "m", messages: [] } }, async () => ({ choices: [] }));
-      await runSampleAgent(runtime);
-    }, { category: "agent" });
+    await runtime.withScope(
+      "calc-agent",
+      async () => {
+        await runtime.executeLlm("openai.chat_completions", { content: { model: "m", messages: [] } }, async () => ({ choices: [] }));
+        await runSampleAgent(runtime);
+      },
+      { category: "agent" },
+    );
     await runtime.shutdown();
     const codes = runtime.diagnostics().map((d) => d.code);
     expect(codes).toEqual(expect.arrayContaining(["atof.stream_failed", "atof.events_dropped", "otel.export_failed", "atif.write_failed"]));

@@ -4,7 +4,14 @@ import { mkdtemp, readdir, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { AtifExporter, AtofExporter, OtelExporter, type AtifExporterOptions, type AtofExporterOptions, type OtelExporterOptions } from "../../exporters/index.js";
+import {
+  AtifExporter,
+  AtofExporter,
+  OtelExporter,
+  type AtifExporterOptions,
+  type AtofExporterOptions,
+  type OtelExporterOptions,
+} from "../../exporters/index.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import { runSampleAgent as runAgent } from "../support/sample-agent.js";
 
@@ -19,7 +26,15 @@ beforeEach(async () => {
   dir = await mkdtemp(join(tmpdir(), "relaytrace-exporter-options-"));
 });
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
   await rm(dir, { recursive: true, force: true });
 });
 
@@ -42,7 +57,9 @@ async function collector(): Promise<{ base: string; paths: string[] }> {
 describe("AtofExporter options", () => {
   it("rejects an unknown key and suggests the intended one", () => {
     expect(atof({ type: "file", outputDir: dir })).toThrow(TypeError);
-    expect(atof({ type: "file", outputDir: dir })).toThrow(/unknown option "outputDir" for a file sink \(did you mean "outputDirectory"\?\)/);
+    expect(atof({ type: "file", outputDir: dir })).toThrow(
+      /unknown option "outputDir" for a file sink \(did you mean "outputDirectory"\?\)/,
+    );
   });
 
   it("rejects a key that belongs to the other sink type", () => {
@@ -62,7 +79,10 @@ describe("AtofExporter options", () => {
     exporter.register(runtime);
     await runAgent(runtime);
     await exporter.forceFlush();
-    const lines = (await readFile(join(dir, "events.jsonl"), "utf8")).trim().split("\n").map((l) => JSON.parse(l) as { name: string });
+    const lines = (await readFile(join(dir, "events.jsonl"), "utf8"))
+      .trim()
+      .split("\n")
+      .map((l) => JSON.parse(l) as { name: string });
     expect(lines.map((e) => e.name)).toEqual(expect.arrayContaining(["sample-agent", "add", "sample.checkpoint"]));
     await runtime.shutdown();
   });
@@ -77,8 +97,12 @@ describe("AtifExporter options", () => {
   });
 
   it("rejects unknown keys, at the top level and inside agent", () => {
-    expect(atif({ agent: { name: "calc", version: "1" }, output_directory: dir })).toThrow(/unknown option "output_directory" \(did you mean "outputDirectory"\?\)/);
-    expect(atif({ agent: { name: "calc", version: "1", model_name: "gpt" } })).toThrow(/unknown option "agent\.model_name" \(did you mean "agent\.modelName"\?\)/);
+    expect(atif({ agent: { name: "calc", version: "1" }, output_directory: dir })).toThrow(
+      /unknown option "output_directory" \(did you mean "outputDirectory"\?\)/,
+    );
+    expect(atif({ agent: { name: "calc", version: "1", model_name: "gpt" } })).toThrow(
+      /unknown option "agent\.model_name" \(did you mean "agent\.modelName"\?\)/,
+    );
     expect(atif({ agent: { name: "calc", version: "1" }, maxRetained: -1 })).toThrow(/maxRetained/);
   });
 
@@ -109,7 +133,9 @@ describe("AtifExporter options", () => {
 
 describe("OtelExporter options", () => {
   it("rejects unknown keys, a bad projection and a bad markProjection", () => {
-    expect(otel({ projection: "full", endPoint: "http://127.0.0.1:4318/v1/traces" })).toThrow(/unknown option "endPoint" \(did you mean "endpoint"\?\)/);
+    expect(otel({ projection: "full", endPoint: "http://127.0.0.1:4318/v1/traces" })).toThrow(
+      /unknown option "endPoint" \(did you mean "endpoint"\?\)/,
+    );
     expect(otel({ projection: "openInference" })).toThrow(/projection must be "full" \| "openinference" \| "gen_ai"/);
     expect(otel({})).toThrow(/projection is required/);
     expect(otel({ projection: "full", markProjection: "span" })).toThrow(/markProjection must be "inherit" \| "event" \| "tool"/);
@@ -118,7 +144,9 @@ describe("OtelExporter options", () => {
   it("rejects an endpoint that is not an absolute http(s) URL", () => {
     // `localhost:4318` parses as a URL whose protocol is `localhost:`.
     expect(otel({ projection: "full", endpoint: "localhost:4318" })).toThrow(TypeError);
-    expect(otel({ projection: "full", endpoint: "localhost:4318" })).toThrow(/endpoint "localhost:4318" must be an http or https URL.*did you mean "http:\/\/localhost:4318"/);
+    expect(otel({ projection: "full", endpoint: "localhost:4318" })).toThrow(
+      /endpoint "localhost:4318" must be an http or https URL.*did you mean "http:\/\/localhost:4318"/,
+    );
     expect(otel({ projection: "full", endpoint: "/v1/traces" })).toThrow(/endpoint/);
   });
 

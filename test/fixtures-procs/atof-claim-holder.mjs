@@ -16,8 +16,17 @@ try {
 let n = 0;
 const write = () => {
   exporter.onEvent({
-    kind: "mark", atof_version: "0.1", uuid: `${tag}-${n}`, parent_uuid: null, timestamp: 1772366400000000 + n,
-    name: "writer", category: null, category_profile: null, data: { tag, n }, data_schema: null, metadata: null,
+    kind: "mark",
+    atof_version: "0.1",
+    uuid: `${tag}-${n}`,
+    parent_uuid: null,
+    timestamp: 1772366400000000 + n,
+    name: "writer",
+    category: null,
+    category_profile: null,
+    data: { tag, n },
+    data_schema: null,
+    metadata: null,
   });
   n++;
 };

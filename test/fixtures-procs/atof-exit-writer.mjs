@@ -8,8 +8,17 @@ const [atofPath, count, late = "0"] = process.argv.slice(2);
 const exporter = new AtofExporter({ type: "file", path: atofPath });
 const mark = (uuid, i) =>
   exporter.onEvent({
-    kind: "mark", atof_version: "0.1", uuid, parent_uuid: null, timestamp: 1772366400000000 + i,
-    name: "exit-test", category: null, category_profile: null, data: { i }, data_schema: null, metadata: null,
+    kind: "mark",
+    atof_version: "0.1",
+    uuid,
+    parent_uuid: null,
+    timestamp: 1772366400000000 + i,
+    name: "exit-test",
+    category: null,
+    category_profile: null,
+    data: { i },
+    data_schema: null,
+    metadata: null,
   });
 for (let i = 0; i < Number(count); i++) mark(`m${i}`, i);
 process.on("exit", () => {

@@ -19,7 +19,11 @@ for (let run = 0; ; run++) {
       const reply = await runtime.executeLlm(
         "openai.chat_completions",
         { headers: {}, content: { model: "m", messages: [{ role: "user", content: `q${run} ${padding}` }] } },
-        () => ({ model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `a${run}` } }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }),
+        () => ({
+          model: "m",
+          choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: `a${run}` } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
         { modelName: "m" },
       );
       await runtime.executeTool("echo", { run, padding }, (args) => ({ result: args }), { toolCallId: `call-${run}` });

@@ -24,7 +24,10 @@ const TURNS = [
 
 function setUp(run: ReturnType<typeof integrationRun>, url: string) {
   const scripted = createOpenAICompatible({ name: "scripted", baseURL: url, apiKey: "sk-test-key", includeUsage: true });
-  const model = wrapLanguageModel({ model: scripted.chatModel("gpt-4.1-mini"), middleware: relaytraceMiddleware({ runtime: run.runtime }) });
+  const model = wrapLanguageModel({
+    model: scripted.chatModel("gpt-4.1-mini"),
+    middleware: relaytraceMiddleware({ runtime: run.runtime }),
+  });
   const seen: unknown[] = [];
   const tools = traceTools(
     {
@@ -89,7 +92,9 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     expect(guard?.data).toMatchObject({ rejection_reason: REFUSAL });
 
     // the llm request and response as Chat Completions bodies: messages, tools, tool calls, usage
-    const firstRequest = llmStarts[0]!.data as { content: { model: string; messages: { role: string }[]; tools: { function: { name: string } }[] } };
+    const firstRequest = llmStarts[0]!.data as {
+      content: { model: string; messages: { role: string }[]; tools: { function: { name: string } }[] };
+    };
     expect(firstRequest.content.model).toBe("gpt-4.1-mini");
     expect(firstRequest.content.messages.map((m) => m.role)).toEqual(["system", "user"]);
     expect(firstRequest.content.tools.map((t) => t.function.name)).toEqual(["get_weather", "delete_account"]);
@@ -98,7 +103,9 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     expect(firstEnd!.category_profile).toEqual({ model_name: "gpt-4.1-mini" });
     expect(firstEnd!.data).toMatchObject({
       model: "gpt-4.1-mini",
-      choices: [{ finish_reason: "tool_calls", message: { tool_calls: [{ id: "call_w", function: { name: "get_weather" } }, { id: "call_d" }] } }],
+      choices: [
+        { finish_reason: "tool_calls", message: { tool_calls: [{ id: "call_w", function: { name: "get_weather" } }, { id: "call_d" }] } },
+      ],
       usage: { prompt_tokens: 40, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 16 } },
     });
     expect(secondEnd!.data).toMatchObject({ choices: [{ finish_reason: "stop" }], usage: { prompt_tokens: 70 } });
@@ -109,7 +116,10 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     expect(trajectories).toHaveLength(1);
     const steps = trajectories[0]!.steps;
     expect(steps.map((s) => s.source)).toEqual(["user", "agent", "agent"]);
-    expect(steps[1]!.tool_calls?.map((c) => [c.tool_call_id, c.function_name])).toEqual([["call_w", "get_weather"], ["call_d", "delete_account"]]);
+    expect(steps[1]!.tool_calls?.map((c) => [c.tool_call_id, c.function_name])).toEqual([
+      ["call_w", "get_weather"],
+      ["call_d", "delete_account"],
+    ]);
     const observed = steps[1]!.observation?.results ?? [];
     expect(observed.find((r) => r.source_call_id === "call_w")).toMatchObject({ extra: { tool_result_annotation: ANNOTATION } });
     expect(steps[1]!.metrics).toMatchObject({ prompt_tokens: 40, completion_tokens: 12, cached_tokens: 16 });
@@ -148,10 +158,17 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     expect(llm).toHaveLength(2);
     expect(starts(events, "llm").every((s) => s.attributes.includes("streaming"))).toBe(true);
     expect(typeof (llm[0]!.metadata as Record<string, unknown>)["time_to_first_chunk_ms"]).toBe("number");
-    expect(llm[0]!.data).toMatchObject({ choices: [{ message: { tool_calls: [{ id: "call_w" }, { id: "call_d" }] } }], usage: { prompt_tokens: 40 } });
+    expect(llm[0]!.data).toMatchObject({
+      choices: [{ message: { tool_calls: [{ id: "call_w" }, { id: "call_d" }] } }],
+      usage: { prompt_tokens: 40 },
+    });
     expect(llm[1]!.data).toMatchObject({ choices: [{ message: { content: "It is 4 °C in Oslo; I could not delete the account." } }] });
     const agentUuid = starts(events, "agent")[0]!.uuid;
-    expect(scopesOf(events).filter((e) => e.category === "tool").every((e) => e.parent_uuid === agentUuid)).toBe(true);
+    expect(
+      scopesOf(events)
+        .filter((e) => e.category === "tool")
+        .every((e) => e.parent_uuid === agentUuid),
+    ).toBe(true);
   });
 
   it("a failing model call ends its llm scope with the error, and the app sees the SDK's error", async () => {

@@ -14,15 +14,21 @@ afterEach(async () => {
   provider = undefined;
 });
 
-const getWeather = tool(async ({ city }: { city: string }) => (city === "Atlantis" ? Promise.reject(new Error("no such city")) : JSON.stringify({ city, temp_c: 4 })), {
-  name: "get_weather",
-  description: "Current weather of a city",
-  schema: z.object({ city: z.string() }),
-});
+const getWeather = tool(
+  async ({ city }: { city: string }) =>
+    city === "Atlantis" ? Promise.reject(new Error("no such city")) : JSON.stringify({ city, temp_c: 4 }),
+  {
+    name: "get_weather",
+    description: "Current weather of a city",
+    schema: z.object({ city: z.string() }),
+  },
+);
 
 /** A small tool loop as a LangChain runnable: model, the tools it asks for, model again. */
 function weatherAgent(url: string) {
-  const model = new ChatOpenAI({ model: "gpt-4.1-mini", apiKey: "sk-test-key", configuration: { baseURL: url }, maxRetries: 0 }).bindTools([getWeather]);
+  const model = new ChatOpenAI({ model: "gpt-4.1-mini", apiKey: "sk-test-key", configuration: { baseURL: url }, maxRetries: 0 }).bindTools([
+    getWeather,
+  ]);
   return RunnableLambda.from(async (question: string, config?: RunnableConfig) => {
     const messages: BaseMessage[] = [new SystemMessage("Be brief."), new HumanMessage(question)];
     for (let turn = 0; turn < 4; turn++) {
@@ -42,14 +48,19 @@ describe("relaytrace/langchain with real LangChain.js (ChatOpenAI) against a scr
     provider = await startScriptedProvider({
       model: "gpt-4.1-mini",
       turns: [
-        { toolCalls: [{ id: "call_o", name: "get_weather", arguments: { city: "Oslo" } }], usage: { promptTokens: 40, completionTokens: 12, cachedTokens: 16 } },
+        {
+          toolCalls: [{ id: "call_o", name: "get_weather", arguments: { city: "Oslo" } }],
+          usage: { promptTokens: 40, completionTokens: 12, cachedTokens: 16 },
+        },
         { text: "It is 4 °C in Oslo.", usage: { promptTokens: 70, completionTokens: 8 } },
       ],
     });
     const run = integrationRun("openinference");
     run.runtime.registerMetadataInjector("tenant", 0, () => ({ tenant: "acme" }));
     const handler = new RelaytraceCallbackHandler({ runtime: run.runtime });
-    const answer = await run.runtime.withScope("request", () => weatherAgent(provider!.url).invoke("Weather in Oslo?", { callbacks: [handler] }));
+    const answer = await run.runtime.withScope("request", () =>
+      weatherAgent(provider!.url).invoke("Weather in Oslo?", { callbacks: [handler] }),
+    );
     expect(answer).toBe("It is 4 °C in Oslo.");
 
     const { events, spans, trajectories } = await run.finish();
@@ -62,7 +73,9 @@ describe("relaytrace/langchain with real LangChain.js (ChatOpenAI) against a scr
     for (const s of [...llmStarts, ...starts(events, "tool")]) expect(s.parent_uuid).toBe(agent!.uuid);
 
     // the request as sent: messages, the bound tool's definition, the model
-    const body = (llmStarts[0]!.data as { content: { model: string; messages: { role: string }[]; tools: { function: { name: string } }[] } }).content;
+    const body = (
+      llmStarts[0]!.data as { content: { model: string; messages: { role: string }[]; tools: { function: { name: string } }[] } }
+    ).content;
     expect(body.model).toBe("gpt-4.1-mini");
     expect(body.messages.map((m) => m.role)).toEqual(["system", "user"]);
     expect(body.tools.map((t) => t.function.name)).toEqual(["get_weather"]);
@@ -78,7 +91,12 @@ describe("relaytrace/langchain with real LangChain.js (ChatOpenAI) against a scr
     const [toolStart] = starts(events, "tool");
     const [toolEnd] = ends(events, "tool");
     expect(toolStart!.data).toEqual({ city: MASKED });
-    expect(toolEnd).toMatchObject({ name: "get_weather", category_profile: { tool_call_id: "call_o" }, data: { city: "Oslo", temp_c: 4 }, metadata: { "otel.status_code": "OK" } });
+    expect(toolEnd).toMatchObject({
+      name: "get_weather",
+      category_profile: { tool_call_id: "call_o" },
+      data: { city: "Oslo", temp_c: 4 },
+      metadata: { "otel.status_code": "OK" },
+    });
     expect(events.every((e) => (e.metadata as Record<string, unknown> | null)?.["tenant"] === "acme")).toBe(true);
     expect(ends(events, "agent")[0]!.metadata).toMatchObject({ "otel.status_code": "OK" });
 
@@ -102,14 +120,24 @@ describe("relaytrace/langchain with real LangChain.js (ChatOpenAI) against a scr
   });
 
   it("a failing tool and a failing chain end their scopes with the error", async () => {
-    provider = await startScriptedProvider({ turns: [{ toolCalls: [{ id: "call_a", name: "get_weather", arguments: { city: "Atlantis" } }] }] });
+    provider = await startScriptedProvider({
+      turns: [{ toolCalls: [{ id: "call_a", name: "get_weather", arguments: { city: "Atlantis" } }] }],
+    });
     const run = integrationRun();
     const handler = new RelaytraceCallbackHandler({ runtime: run.runtime });
     await expect(weatherAgent(provider.url).invoke("Weather in Atlantis?", { callbacks: [handler] })).rejects.toThrow(/no such city/);
     const { events } = await run.finish();
-    expect(ends(events, "tool")[0]).toMatchObject({ category_profile: { tool_call_id: "call_a" }, data: "no such city", metadata: { "otel.status_code": "ERROR" } });
+    expect(ends(events, "tool")[0]).toMatchObject({
+      category_profile: { tool_call_id: "call_a" },
+      data: "no such city",
+      metadata: { "otel.status_code": "ERROR" },
+    });
     expect(ends(events, "agent")[0]!.metadata).toMatchObject({ "otel.status_code": "ERROR" });
-    const started = new Set(scopesOf(events).filter((e) => e.scope_category === "start").map((e) => e.uuid));
+    const started = new Set(
+      scopesOf(events)
+        .filter((e) => e.scope_category === "start")
+        .map((e) => e.uuid),
+    );
     for (const e of scopesOf(events)) if (e.scope_category === "end") started.delete(e.uuid);
     expect([...started]).toEqual([]);
   });

@@ -83,7 +83,12 @@ describe("mcpTools: an MCP server's tools in the relaytrace loop", () => {
 
     // what the model was told on the second turn: every call answered
     const second = provider.requests[1]!.body as { messages: { role: string; tool_call_id?: string }[] };
-    expect(second.messages.filter((m) => m.role === "tool").map((m) => m.tool_call_id).sort()).toEqual(["call_bad", "call_err", "call_ok"]);
+    expect(
+      second.messages
+        .filter((m) => m.role === "tool")
+        .map((m) => m.tool_call_id)
+        .sort(),
+    ).toEqual(["call_bad", "call_err", "call_ok"]);
 
     const { events, spans, trajectories } = await run.finish();
     const ok = ends(events, "tool").find((e) => e.category_profile?.["tool_call_id"] === "call_ok")!;
@@ -109,14 +114,18 @@ describe("traceMcpClient: an MCP client used outside the loop", () => {
     const sessionId = (traced.transport as StreamableHTTPClientTransport).sessionId;
     expect(sessionId).toBeDefined();
 
-    const out = await run.runtime.withScope("app", async () => {
-      const weather = await traced.callTool({ name: "get_weather", arguments: { city: "Oslo" } });
-      const refused = await traced.callTool({ name: "delete_station", arguments: { user: "root", station: "OSL" } });
-      const failed = await traced.callTool({ name: "delete_station", arguments: { user: "ada", station: "OSL" } });
-      const stations = await traced.readResource({ uri: "weather://stations" });
-      const prompt = await traced.getPrompt({ name: "forecast", arguments: { city: "Oslo" } });
-      return { weather, refused, failed, stations, prompt };
-    }, { category: "agent" });
+    const out = await run.runtime.withScope(
+      "app",
+      async () => {
+        const weather = await traced.callTool({ name: "get_weather", arguments: { city: "Oslo" } });
+        const refused = await traced.callTool({ name: "delete_station", arguments: { user: "root", station: "OSL" } });
+        const failed = await traced.callTool({ name: "delete_station", arguments: { user: "ada", station: "OSL" } });
+        const stations = await traced.readResource({ uri: "weather://stations" });
+        const prompt = await traced.getPrompt({ name: "forecast", arguments: { city: "Oslo" } });
+        return { weather, refused, failed, stations, prompt };
+      },
+      { category: "agent" },
+    );
 
     // the app gets the server's answers unchanged; the refusal answers like a failed tool
     expect(out.weather.structuredContent).toMatchObject({ city: "Oslo", temp_c: 4 });
@@ -138,7 +147,10 @@ describe("traceMcpClient: an MCP client used outside the loop", () => {
     expect(weatherEnd!.category_profile).toMatchObject({ tool_result_annotation: ANNOTATION });
     expect(failedEnd!.metadata).toMatchObject({ "otel.status_code": "ERROR", "otel.status_description": "station OSL is protected" });
     const fnNames = starts(events, "function").map((e) => [e.name, (e.metadata as Record<string, unknown>)["mcp.method.name"]]);
-    expect(fnNames).toEqual([["resources/read weather://stations", "resources/read"], ["prompts/get forecast", "prompts/get"]]);
+    expect(fnNames).toEqual([
+      ["resources/read weather://stations", "resources/read"],
+      ["prompts/get forecast", "prompts/get"],
+    ]);
 
     // W3C trace context in _meta: the server saw the tool span as its parent, in the app's trace
     const traceparent = String((out.weather.structuredContent as { traceparent: string }).traceparent);
@@ -164,6 +176,11 @@ describe("traceMcpClient: an MCP client used outside the loop", () => {
     expect(meta["mcp.session.id"]).toBeUndefined();
     // the gen_ai projection carries the MCP attributes on the tool span
     const span = spans.find((s) => s.name === "execute_tool get_weather")!;
-    expect([attr(span, "mcp.method.name"), attr(span, "network.transport"), attr(span, "gen_ai.tool.name"), attr(span, "mcp.session.id")]).toEqual(["tools/call", "pipe", "get_weather", undefined]);
+    expect([
+      attr(span, "mcp.method.name"),
+      attr(span, "network.transport"),
+      attr(span, "gen_ai.tool.name"),
+      attr(span, "mcp.session.id"),
+    ]).toEqual(["tools/call", "pipe", "get_weather", undefined]);
   });
 });

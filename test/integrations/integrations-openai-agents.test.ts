@@ -51,7 +51,9 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     const processor = new RelaytraceProcessor({ runtime: run.runtime });
     setTraceProcessors([processor]);
 
-    const result = await run.runtime.withScope("app-request", () => new Runner().run(weatherAgent(provider!.url), "Weather in Oslo and Atlantis?"));
+    const result = await run.runtime.withScope("app-request", () =>
+      new Runner().run(weatherAgent(provider!.url), "Weather in Oslo and Atlantis?"),
+    );
     expect(result.finalOutput).toBe("Oslo is at 4 °C; Atlantis is unknown.");
     await processor.forceFlush();
     const { events, spans, trajectories } = await run.finish();
@@ -64,7 +66,8 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     const byUuid = new Map(scopesOf(events).map((e) => [e.uuid, e]));
     const ancestry = (uuid: string | null) => {
       const names: string[] = [];
-      for (let at = uuid ? byUuid.get(uuid) : undefined; at; at = at.parent_uuid ? byUuid.get(at.parent_uuid) : undefined) names.push(at.name);
+      for (let at = uuid ? byUuid.get(uuid) : undefined; at; at = at.parent_uuid ? byUuid.get(at.parent_uuid) : undefined)
+        names.push(at.name);
       return names;
     };
     const llmStarts = starts(events, "llm");
@@ -91,8 +94,13 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     const firstLlmEnd = ends(events, "llm")[0]!;
     expect(Date.parse(firstLlmEnd.timestamp)).toBeGreaterThanOrEqual(Date.parse(llmStarts[0]!.timestamp));
     expect(firstLlmEnd.category_profile).toEqual({ model_name: "gpt-4.1-mini" });
-    expect(firstLlmEnd.data).toMatchObject({ usage: { prompt_tokens: 40, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 16 } } });
-    expect((llmStarts[0]!.data as { content: { messages: { role: string }[] } }).content.messages.map((m) => m.role)).toEqual(["system", "user"]);
+    expect(firstLlmEnd.data).toMatchObject({
+      usage: { prompt_tokens: 40, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 16 } },
+    });
+    expect((llmStarts[0]!.data as { content: { messages: { role: string }[] } }).content.messages.map((m) => m.role)).toEqual([
+      "system",
+      "user",
+    ]);
     expect(JSON.stringify(events)).not.toContain("sk-test-key");
 
     // ATIF: the agent's trajectory with both calls, their observations and the usage
@@ -106,7 +114,13 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
 
     // openinference spans
     const kinds = spans.map((s) => [s.name, attr(s, "openinference.span.kind")]);
-    expect(kinds).toEqual(expect.arrayContaining([["weather-agent", "AGENT"], ["openai.chat_completions", "LLM"], ["get_weather", "TOOL"]]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ["weather-agent", "AGENT"],
+        ["openai.chat_completions", "LLM"],
+        ["get_weather", "TOOL"],
+      ]),
+    );
     const llmSpan = spans.find((s) => s.name === "openai.chat_completions")!;
     expect(attr(llmSpan, "llm.token_count.prompt")).toBe(40);
     expect(attr(llmSpan, "llm.model_name")).toBe("gpt-4.1-mini");
@@ -117,7 +131,10 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
       style: "openai-responses",
       model: "gpt-4.1-mini",
       turns: [
-        { toolCalls: [{ id: "call_o", name: "get_weather", arguments: { city: "Oslo" } }], usage: { promptTokens: 40, completionTokens: 12 } },
+        {
+          toolCalls: [{ id: "call_o", name: "get_weather", arguments: { city: "Oslo" } }],
+          usage: { promptTokens: 40, completionTokens: 12 },
+        },
         { text: "Oslo is at 4 °C.", usage: { promptTokens: 75, completionTokens: 10 } },
       ],
     });
@@ -145,7 +162,9 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     expect(llmEnds.map((e) => e.category_profile)).toEqual([{ model_name: "gpt-4.1-mini" }, { model_name: "gpt-4.1-mini" }]);
     expect(llmEnds[0]!.data).toMatchObject({ object: "response", usage: { input_tokens: 40, output_tokens: 12 } });
     // the function span got the call id the response asked for
-    expect(ends(events, "tool").map((e) => [e.name, e.category_profile?.["tool_call_id"], e.data])).toEqual([["get_weather", "call_o", { city: "Oslo", temp_c: 4 }]]);
+    expect(ends(events, "tool").map((e) => [e.name, e.category_profile?.["tool_call_id"], e.data])).toEqual([
+      ["get_weather", "call_o", { city: "Oslo", temp_c: 4 }],
+    ]);
 
     // openinference: the second call's input has the assistant's call and the tool's answer, by call id
     const [, second] = spans.filter((s) => s.name === "openai.responses");
@@ -181,7 +200,11 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     const llmEnd = ends(events, "llm")[0];
     expect(llmEnd?.metadata).toMatchObject({ "otel.status_code": "ERROR" });
     // every scope that started also ended
-    const open = new Set(starts(events, "function").concat(starts(events, "agent"), starts(events, "llm")).map((e) => e.uuid));
+    const open = new Set(
+      starts(events, "function")
+        .concat(starts(events, "agent"), starts(events, "llm"))
+        .map((e) => e.uuid),
+    );
     for (const e of scopesOf(events)) if (e.scope_category === "end") open.delete(e.uuid);
     expect([...open]).toEqual([]);
   });
@@ -194,7 +217,11 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     const processor = new RelaytraceProcessor({ runtime: run.runtime });
     setTraceProcessors([processor]);
     const client = new OpenAI({ baseURL: provider.url, apiKey: "sk-test-key" });
-    const billing = new Agent({ name: "billing", model: new OpenAIChatCompletionsModel(client, "gpt-4.1-mini"), handoffDescription: "Invoices" });
+    const billing = new Agent({
+      name: "billing",
+      model: new OpenAIChatCompletionsModel(client, "gpt-4.1-mini"),
+      handoffDescription: "Invoices",
+    });
     const triage = new Agent({
       name: "triage",
       model: new OpenAIChatCompletionsModel(client, "gpt-4.1-mini"),

@@ -24,7 +24,10 @@ export async function resolve(specifier, context, next) {
   return result;
 }\n`,
   );
-  await writeFile(join(dir, "register.mjs"), `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`);
+  await writeFile(
+    join(dir, "register.mjs"),
+    `import { register } from "node:module";\nregister(${JSON.stringify(pathToFileURL(join(dir, "hooks.mjs")).href)});\n`,
+  );
 });
 afterAll(async () => {
   await rm(dir, { recursive: true, force: true });
@@ -32,10 +35,15 @@ afterAll(async () => {
 
 function loadedBy(entry: string): Promise<Set<string>> {
   return new Promise((resolve, reject) => {
-    execFile(process.execPath, ["--import", pathToFileURL(join(dir, "register.mjs")).href, "-e", `await import(${JSON.stringify(entry)})`, "--input-type=module"], { cwd: ROOT }, (error, _stdout, stderr) => {
-      if (error) reject(new Error(stderr));
-      else resolve(new Set([...stderr.matchAll(/^loaded (.+)$/gm)].map((m) => m[1]!)));
-    });
+    execFile(
+      process.execPath,
+      ["--import", pathToFileURL(join(dir, "register.mjs")).href, "-e", `await import(${JSON.stringify(entry)})`, "--input-type=module"],
+      { cwd: ROOT },
+      (error, _stdout, stderr) => {
+        if (error) reject(new Error(stderr));
+        else resolve(new Set([...stderr.matchAll(/^loaded (.+)$/gm)].map((m) => m[1]!)));
+      },
+    );
   });
 }
 
@@ -45,7 +53,10 @@ describe("integration libraries are optional peers", () => {
       const loaded = await loadedBy(entry);
       // the hook sees packages: the span SDK behind every projection is among them
       if (entry !== "relaytrace") expect(loaded.has("@opentelemetry/sdk-trace-base"), entry).toBe(true);
-      expect(PEERS.filter((p) => loaded.has(p)), entry).toEqual([]);
+      expect(
+        PEERS.filter((p) => loaded.has(p)),
+        entry,
+      ).toEqual([]);
     }
   });
 
@@ -57,7 +68,11 @@ describe("integration libraries are optional peers", () => {
       devDependencies: Record<string, string>;
       dependencies: Record<string, string>;
     };
-    for (const sub of SUBPATHS) expect(pkg.exports[`./${sub}`]).toEqual({ types: `./dist/src/integrations/${sub}/index.d.ts`, default: `./dist/src/integrations/${sub}/index.js` });
+    for (const sub of SUBPATHS)
+      expect(pkg.exports[`./${sub}`]).toEqual({
+        types: `./dist/src/integrations/${sub}/index.d.ts`,
+        default: `./dist/src/integrations/${sub}/index.js`,
+      });
     for (const peer of PEERS) {
       expect(pkg.peerDependenciesMeta[peer]?.optional, peer).toBe(true);
       expect(pkg.devDependencies[peer], peer).toBeDefined();

@@ -1,5 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { attr, readExported, spansOf, startExampleCollector, startFileCollector, type Collector, type LogsRequest, type MetricsRequest, type TracesRequest } from "../support/interop/collector.js";
+import {
+  attr,
+  readExported,
+  spansOf,
+  startExampleCollector,
+  startFileCollector,
+  type Collector,
+  type LogsRequest,
+  type MetricsRequest,
+  type TracesRequest,
+} from "../support/interop/collector.js";
 import { jaegerServices, jaegerTrace, jaegerTraces, startJaeger, type Jaeger } from "../support/interop/jaeger.js";
 import { eventually } from "../support/interop/program.js";
 import { leadingEnv, readmeCommands, runCurlLine, runRelaytraceLine, withPorts } from "../support/interop/readme-commands.js";
@@ -31,7 +41,11 @@ describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter
   });
 
   it("writes every span relaytrace sent (OTLP/HTTP protobuf), ids and structure intact", async () => {
-    const spans = await eventually("13 spans in the traces file", async () => spansOf(await readExported<TracesRequest>(collector.files.traces)), (s) => s.length >= 13);
+    const spans = await eventually(
+      "13 spans in the traces file",
+      async () => spansOf(await readExported<TracesRequest>(collector.files.traces)),
+      (s) => s.length >= 13,
+    );
     expect(spans).toHaveLength(13);
     for (const { service } of spans) expect(service).toBe("relaytrace-collector");
     const agentTrace = spans.filter((s) => s.span.traceId === traceId).map((s) => s.span);
@@ -48,7 +62,10 @@ describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter
   it("writes every mark as a log record, in the trace of its span", async () => {
     const records = await eventually(
       "mark log records",
-      async () => (await readExported<LogsRequest>(collector.files.logs)).flatMap((r) => r.resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((sl) => sl.logRecords ?? []))),
+      async () =>
+        (await readExported<LogsRequest>(collector.files.logs)).flatMap((r) =>
+          r.resourceLogs.flatMap((rl) => rl.scopeLogs.flatMap((sl) => sl.logRecords ?? [])),
+        ),
       (r) => r.length >= 3,
     );
     const byMark = new Map(records.map((r) => [attr(r.attributes, "nemo_relay.mark.name"), r]));
@@ -61,7 +78,10 @@ describe("OpenTelemetry Collector: OTLP receiver, batch processor, file exporter
   it("writes metric marks and the GenAI client metrics", async () => {
     const names = await eventually(
       "metrics",
-      async () => (await readExported<MetricsRequest>(collector.files.metrics)).flatMap((r) => r.resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => (sm.metrics ?? []).map((m) => m)))),
+      async () =>
+        (await readExported<MetricsRequest>(collector.files.metrics)).flatMap((r) =>
+          r.resourceMetrics.flatMap((rm) => rm.scopeMetrics.flatMap((sm) => (sm.metrics ?? []).map((m) => m))),
+        ),
       (ms) => ms.some((m) => m.name === "relaytrace.interop.orders_checked") && ms.some((m) => m.name === "gen_ai.client.token.usage"),
     );
     const orders = names.find((m) => m.name === "relaytrace.interop.orders_checked")!;
@@ -97,9 +117,17 @@ describe("examples/collector/config.yaml in front of Jaeger", () => {
     const run = await runAgentScenario({ otlp: collector.otlpHttp, projection: "full", serviceName: "relaytrace-sampled" });
     const agentTraceId = traceIdOf(run.traceparents[0]!);
 
-    const agent = await eventually("the agent trace with both processes' spans", () => jaegerTrace(jaeger, agentTraceId), (t) => (t?.spans.length ?? 0) >= 11);
+    const agent = await eventually(
+      "the agent trace with both processes' spans",
+      () => jaegerTrace(jaeger, agentTraceId),
+      (t) => (t?.spans.length ?? 0) >= 11,
+    );
     expect(agent!.spans).toHaveLength(11);
-    const traces = await eventually("the reconcile trace", () => jaegerTraces(jaeger, "relaytrace-sampled"), (ts) => ts.length >= 2);
+    const traces = await eventually(
+      "the reconcile trace",
+      () => jaegerTraces(jaeger, "relaytrace-sampled"),
+      (ts) => ts.length >= 2,
+    );
     expect(traces.find((t) => t.spans.some((s) => s.operationName === "charge_card"))!.spans).toHaveLength(2);
 
     // The demo's decision was due long before these arrived (same decision wait, sent earlier).

@@ -1,6 +1,15 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { eventually } from "../support/interop/program.js";
-import { jaegerTrace, jaegerTraces, parentOf, startJaeger, tag, type Jaeger, type JaegerSpan, type JaegerTrace } from "../support/interop/jaeger.js";
+import {
+  jaegerTrace,
+  jaegerTraces,
+  parentOf,
+  startJaeger,
+  tag,
+  type Jaeger,
+  type JaegerSpan,
+  type JaegerTrace,
+} from "../support/interop/jaeger.js";
 import { readmeCommands, runCurlLine, runRelaytraceLine, withPorts } from "../support/interop/readme-commands.js";
 import { runAgentScenario, traceIdOf, type AgentScenarioResult } from "../support/interop/scenarios.js";
 import { pinnedVersions } from "../support/interop/tools.js";
@@ -29,7 +38,11 @@ function only(trace: JaegerTrace, name: string): JaegerSpan {
 
 /** Waits until Jaeger holds `count` spans of the trace (batches arrive separately). */
 async function traceWithSpans(traceId: string, count: number): Promise<JaegerTrace> {
-  return (await eventually(`trace ${traceId} with ${count} spans`, () => jaegerTrace(jaeger, traceId), (t) => (t?.spans.length ?? 0) >= count))!;
+  return (await eventually(
+    `trace ${traceId} with ${count} spans`,
+    () => jaegerTrace(jaeger, traceId),
+    (t) => (t?.spans.length ?? 0) >= count,
+  ))!;
 }
 
 /** The demo prints its span tree: one line per span, `name (KIND, STATUS) …`. */
@@ -54,7 +67,11 @@ describe("Jaeger", () => {
     const ports = { 4318: jaeger.otlpHttp.replace("http://", ""), 16686: jaeger.query.replace("http://", "") };
     const printed = printedTree(await runRelaytraceLine(withPorts(demo!, ports)));
     expect(printed.length).toBeGreaterThan(5);
-    const [trace] = await eventually("a relaytrace-demo trace", () => jaegerTraces(jaeger, "relaytrace-demo"), (ts) => ts.length > 0 && ts[0]!.spans.length >= printed.length);
+    const [trace] = await eventually(
+      "a relaytrace-demo trace",
+      () => jaegerTraces(jaeger, "relaytrace-demo"),
+      (ts) => ts.length > 0 && ts[0]!.spans.length >= printed.length,
+    );
     expect(trace!.spans).toHaveLength(printed.length);
     expect(trace!.processes[trace!.spans[0]!.processID]!.serviceName).toBe("relaytrace-demo");
     const seen = trace!.spans.map((s) => ({
@@ -113,11 +130,14 @@ describe("Jaeger", () => {
       });
 
       it("carries span kinds, status and attributes", () => {
-        const llm = byName(trace, "openai.chat_completions").find((s) => tag(s, "nemo_relay.start.metadata.turn") === 0 && parentOf(s) === parentOf(only(trace, "check_stock")))!;
+        const llm = byName(trace, "openai.chat_completions").find(
+          (s) => tag(s, "nemo_relay.start.metadata.turn") === 0 && parentOf(s) === parentOf(only(trace, "check_stock")),
+        )!;
         expect(tag(llm, "span.kind")).toBe("client");
         expect(tag(only(trace, "check_stock"), "span.kind")).toBe("client");
         expect(tag(byName(trace, "billing-agent")[0]!, "span.kind") ?? "internal").toBe("internal");
-        for (const span of trace.spans.filter((s) => !s.operationName.startsWith("mark:") && s.operationName !== "lookup_order")) expect(tag(span, "otel.status_code")).toBe("OK");
+        for (const span of trace.spans.filter((s) => !s.operationName.startsWith("mark:") && s.operationName !== "lookup_order"))
+          expect(tag(span, "otel.status_code")).toBe("OK");
         expect(tag(llm, "nemo_relay.scope_type")).toBe("llm");
         expect(tag(llm, "nemo_relay.model_name")).toBe("interop-model");
         expect(JSON.parse(String(tag(llm, "nemo_relay.end.data.usage")))).toMatchObject({ prompt_tokens: 120, completion_tokens: 30 });
@@ -136,7 +156,11 @@ describe("Jaeger", () => {
   it("shows a tool the app ran through the runtime that threw as an error span with an exception event", async () => {
     const service = "relaytrace-interop-errors";
     await runAgentScenario({ otlp: jaeger.otlpHttp, projection: "full", serviceName: service });
-    const traces = await eventually("the reconcile trace", () => jaegerTraces(jaeger, service), (ts) => ts.some((t) => t.spans.some((s) => s.operationName === "charge_card")));
+    const traces = await eventually(
+      "the reconcile trace",
+      () => jaegerTraces(jaeger, service),
+      (ts) => ts.some((t) => t.spans.some((s) => s.operationName === "charge_card")),
+    );
     const trace = traces.find((t) => t.spans.some((s) => s.operationName === "charge_card"))!;
     const charge = only(trace, "charge_card");
     expect(parentOf(charge)).toBe(only(trace, "reconcile-orders").spanID);

@@ -22,9 +22,13 @@ beforeAll(async () => {
     serviceName: "relaytrace-phoenix",
   });
   const traceId = traceIdOf(run.traceparents[0]!);
-  spans = (await eventually("the agent trace's 11 spans in Phoenix", () => phoenixSpans(phoenix), (s) => s.filter((x) => x.context.trace_id === traceId).length >= 11)).filter(
-    (s) => s.context.trace_id === traceId,
-  );
+  spans = (
+    await eventually(
+      "the agent trace's 11 spans in Phoenix",
+      () => phoenixSpans(phoenix),
+      (s) => s.filter((x) => x.context.trace_id === traceId).length >= 11,
+    )
+  ).filter((s) => s.context.trace_id === traceId);
 }, 300_000);
 afterAll(async () => {
   await phoenix?.stop();
@@ -44,7 +48,11 @@ describe("Phoenix", () => {
 
   it("has each model call's token counts and model", () => {
     const counts = named("openai.chat_completions")
-      .map((s) => [s.attributes["llm.token_count.prompt"], s.attributes["llm.token_count.completion"], s.attributes["llm.token_count.total"]])
+      .map((s) => [
+        s.attributes["llm.token_count.prompt"],
+        s.attributes["llm.token_count.completion"],
+        s.attributes["llm.token_count.total"],
+      ])
       .sort((a, b) => Number(a[0]) - Number(b[0]));
     expect(counts).toEqual([
       [120, 30, 150],
@@ -60,12 +68,16 @@ describe("Phoenix", () => {
     expect(first.attributes["llm.input_messages.0.message.content"]).toBe("Check sku-42 and order o-1, then bill acme 120 EUR");
     expect(first.attributes["llm.output_messages.0.message.role"]).toBe("assistant");
     expect(first.attributes["llm.output_messages.0.message.tool_calls.0.tool_call.function.name"]).toBe("check_stock");
-    expect(JSON.parse(String(first.attributes["llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments"]))).toEqual({ sku: "sku-42" });
+    expect(JSON.parse(String(first.attributes["llm.output_messages.0.message.tool_calls.0.tool_call.function.arguments"]))).toEqual({
+      sku: "sku-42",
+    });
     expect(first.attributes["llm.output_messages.0.message.tool_calls.1.tool_call.id"]).toBe("call_order");
     const last = named("openai.chat_completions").find((s) => s.attributes["llm.token_count.prompt"] === 240)!;
     expect(last.attributes["llm.output_messages.0.message.content"]).toBe("Invoice INV-7 sent to acme; sku-42 has 7 units.");
     // The resumed call's input holds the relayed tool's answer.
-    const inputs = Object.entries(last.attributes).filter(([k]) => /^llm\.input_messages\.\d+\.message\.content$/.test(k)).map(([, v]) => v);
+    const inputs = Object.entries(last.attributes)
+      .filter(([k]) => /^llm\.input_messages\.\d+\.message\.content$/.test(k))
+      .map(([, v]) => v);
     expect(inputs).toContain("invoice INV-7 for acme");
   });
 
@@ -88,7 +100,11 @@ describe("Phoenix", () => {
     const [, demo, curl] = await readmeCommands("phoenix");
     const ports = { 6006: phoenix.url.replace("http://", "") };
     await runRelaytraceLine(withPorts(demo!, ports));
-    const all = await eventually("the demo's agent span", () => phoenixSpans(phoenix), (s) => s.some((x) => x.name === "weather-agent"));
+    const all = await eventually(
+      "the demo's agent span",
+      () => phoenixSpans(phoenix),
+      (s) => s.some((x) => x.name === "weather-agent"),
+    );
     expect(all.find((x) => x.name === "weather-agent")!.span_kind).toBe("AGENT");
     const answer = (await runCurlLine(withPorts(curl!, ports))) as { data: PhoenixSpan[] };
     expect(answer.data.length).toBeGreaterThan(0);

@@ -26,7 +26,14 @@ async function run(projection: ProjectionName, events: AtofEvent[], controls: Co
 function scopePair(startMeta: Record<string, unknown>, endMeta: Record<string, unknown>, category = "tool"): AtofEvent[] {
   return [
     start({ uuid: P, name: "step", category, at: ts("0.000001"), data: { city: "Oslo" }, metadata: startMeta as never }),
-    end({ uuid: P, name: "step", category, at: ts("0.000002"), data: { temp_c: 4 }, metadata: { "otel.status_code": "OK", ...endMeta } as never }),
+    end({
+      uuid: P,
+      name: "step",
+      category,
+      at: ts("0.000002"),
+      data: { temp_c: 4 },
+      metadata: { "otel.status_code": "OK", ...endMeta } as never,
+    }),
   ];
 }
 
@@ -92,10 +99,11 @@ describe("attributeMappings (§1.8)", () => {
 
 describe("promoteMetadataPrefixes (§1.8)", () => {
   it("promotes matching scalar and homogeneous-array metadata to top-level attributes", async () => {
-    const { byName, diagnostics } = await run("full", scopePair(
-      { "app.team": "search", "app.retries": 2, "app.flag": true, "app.tags": ["a", "b"], "app.nums": [1, 2.5], other: "x" },
-      {},
-    ), { promoteMetadataPrefixes: ["app."] });
+    const { byName, diagnostics } = await run(
+      "full",
+      scopePair({ "app.team": "search", "app.retries": 2, "app.flag": true, "app.tags": ["a", "b"], "app.nums": [1, 2.5], other: "x" }, {}),
+      { promoteMetadataPrefixes: ["app."] },
+    );
     const attrs = byName.get("step")!.attributes;
     expect(attrs["app.team"]).toBe("search");
     expect(attrs["app.retries"]).toBe(2);
@@ -119,9 +127,20 @@ describe("promoteMetadataPrefixes (§1.8)", () => {
 
   it("never promotes reserved namespaces or the bare key metadata", async () => {
     const reserved = [
-      "error.type", "exception.type", "gen_ai.system", "input.value", "llm.model_name", "nemo_relay.x",
-      "openinference.span.kind", "output.value", "server.address", "service.name", "session.id",
-      "tool.name", "tool_call.id", "user.id",
+      "error.type",
+      "exception.type",
+      "gen_ai.system",
+      "input.value",
+      "llm.model_name",
+      "nemo_relay.x",
+      "openinference.span.kind",
+      "output.value",
+      "server.address",
+      "service.name",
+      "session.id",
+      "tool.name",
+      "tool_call.id",
+      "user.id",
     ];
     const meta: Record<string, unknown> = { metadata: "bare" };
     for (const key of reserved) meta[key] = `evil-${key}`;
@@ -162,10 +181,14 @@ describe("promoteMetadataPrefixes (§1.8)", () => {
   });
 
   it("counts a rejected value per key and promotes nothing for it", async () => {
-    const { byName, diagnostics } = await run("full", scopePair(
-      { "app.obj": { a: 1 }, "app.mixed": [1, "x"], "app.null": null, "app.nested": [[1]], "app.ok": "fine" },
-      { "app.obj": { b: 2 } },
-    ), { promoteMetadataPrefixes: ["app."] });
+    const { byName, diagnostics } = await run(
+      "full",
+      scopePair(
+        { "app.obj": { a: 1 }, "app.mixed": [1, "x"], "app.null": null, "app.nested": [[1]], "app.ok": "fine" },
+        { "app.obj": { b: 2 } },
+      ),
+      { promoteMetadataPrefixes: ["app."] },
+    );
     const attrs = byName.get("step")!.attributes;
     for (const key of ["app.obj", "app.mixed", "app.null", "app.nested"]) expect(attrs[key], key).toBeUndefined();
     expect(attrs["app.ok"]).toBe("fine");
@@ -231,9 +254,13 @@ describe("with a real runtime", () => {
       attributeMappings: [{ key: "nemo_relay.mark.data.hit", alias: "app.cache_hit" }],
     });
     full.register(rt);
-    await rt.withScope("agent", () => {
-      rt.mark("cache.lookup", { data: { hit: true } });
-    }, { category: "agent", metadata: { "app.tenant": "acme", "session.id": "no" } });
+    await rt.withScope(
+      "agent",
+      () => {
+        rt.mark("cache.lookup", { data: { hit: true } });
+      },
+      { category: "agent", metadata: { "app.tenant": "acme", "session.id": "no" } },
+    );
     await rt.shutdown();
     const agent = (await full.spans()).find((s) => s.name === "agent")!;
     expect(agent.attributes["app.tenant"]).toBe("acme");

@@ -27,7 +27,10 @@ afterEach(async () => {
 async function agentRun(options: Omit<OtelExporterOptions, "projection" | "spanExporter" | "endpoint" | "headers"> = {}) {
   const provider = await startScriptedProvider({
     turns: [
-      { toolCalls: [{ id: "call_1", name: "forecast", arguments: { place: SECRET_ARG } }], usage: { promptTokens: 20, completionTokens: 4 } },
+      {
+        toolCalls: [{ id: "call_1", name: "forecast", arguments: { place: SECRET_ARG } }],
+        usage: { promptTokens: 20, completionTokens: 4 },
+      },
       { text: SECRET_REPLY, usage: { promptTokens: 30, completionTokens: 6 } },
     ],
   });
@@ -45,7 +48,14 @@ async function agentRun(options: Omit<OtelExporterOptions, "projection" | "spanE
     inputSchema: { type: "object", properties: { place: { type: "string" } }, required: ["place"] },
     execute: () => ({ sky: SECRET_RESULT, temp_c: 3 }),
   });
-  const client = createClient({ baseUrl: provider.url, style: "openai", model: "scripted-model", apiKey: "sk-test", runtime: rt, systemPrompt: SECRET_SYSTEM });
+  const client = createClient({
+    baseUrl: provider.url,
+    style: "openai",
+    model: "scripted-model",
+    apiKey: "sk-test",
+    runtime: rt,
+    systemPrompt: SECRET_SYSTEM,
+  });
   await client.run(SECRET_PROMPT, { toolkit: await createToolkit({ tools: [forecast] }) });
   await rt.flush();
   return {
@@ -67,7 +77,8 @@ describe("captureContent", () => {
     const spans = await agentRun();
     for (const projection of ["full", "openinference", "gen_ai"] as const) {
       const text = allText(spans[projection]);
-      for (const secret of [SECRET_PROMPT, SECRET_ARG, SECRET_RESULT, SECRET_REPLY, SECRET_SYSTEM]) expect(text, `${projection} ${secret}`).toContain(secret);
+      for (const secret of [SECRET_PROMPT, SECRET_ARG, SECRET_RESULT, SECRET_REPLY, SECRET_SYSTEM])
+        expect(text, `${projection} ${secret}`).toContain(secret);
     }
   });
 
@@ -75,7 +86,8 @@ describe("captureContent", () => {
     const spans = await agentRun({ captureContent: false });
     for (const projection of ["full", "openinference", "gen_ai"] as const) {
       const text = allText(spans[projection]);
-      for (const secret of [SECRET_PROMPT, SECRET_ARG, SECRET_RESULT, SECRET_REPLY, SECRET_SYSTEM]) expect(text, `${projection} ${secret}`).not.toContain(secret);
+      for (const secret of [SECRET_PROMPT, SECRET_ARG, SECRET_RESULT, SECRET_REPLY, SECRET_SYSTEM])
+        expect(text, `${projection} ${secret}`).not.toContain(secret);
     }
     const oi = llmSpans(spans.openinference)[1]!.attributes;
     expect(oi["llm.token_count.prompt"]).toBe(30);
@@ -96,10 +108,14 @@ describe("captureContent", () => {
       receivers.push(receiver);
       const rt = createRuntime();
       new OtelExporter({ projection: "full", endpoint: `${receiver.url}/v1/traces`, logs: true, ...options }).register(rt);
-      await rt.withScope("agent", () => void rt.mark("note.taken", { data: { note: SECRET_PROMPT }, severity: "warn" }), { category: "agent" });
+      await rt.withScope("agent", () => void rt.mark("note.taken", { data: { note: SECRET_PROMPT }, severity: "warn" }), {
+        category: "agent",
+      });
       await rt.shutdown();
       const logs = receiver.received.filter((r) => r.signal === "logs");
-      return logs.flatMap((r) => (r.body["resourceLogs"] as Obj[]).flatMap((rl) => (rl["scopeLogs"] as Obj[]).flatMap((sl) => sl["logRecords"] as Obj[])));
+      return logs.flatMap((r) =>
+        (r.body["resourceLogs"] as Obj[]).flatMap((rl) => (rl["scopeLogs"] as Obj[]).flatMap((sl) => sl["logRecords"] as Obj[])),
+      );
     };
     const [shown] = await records({});
     expect(JSON.stringify(shown!["body"])).toContain(SECRET_PROMPT);
@@ -141,10 +157,14 @@ describe("openinference conversation", () => {
   it("keeps the assistant tool-call turn in the second call's input, writes no empty content, encodes a tool's output once", async () => {
     const spans = await agentRun();
     const second = llmSpans(spans.openinference)[1]!.attributes;
-    expect(second["input.value"]).toBe(`system: ${SECRET_SYSTEM}\n\nuser: ${SECRET_PROMPT}\n\nassistant: Requested tools: forecast\n\ntool: Tool result omitted`);
+    expect(second["input.value"]).toBe(
+      `system: ${SECRET_SYSTEM}\n\nuser: ${SECRET_PROMPT}\n\nassistant: Requested tools: forecast\n\ntool: Tool result omitted`,
+    );
     expect(second).not.toHaveProperty("llm.input_messages.2.message.content");
     expect(second["llm.input_messages.2.message.tool_calls.0.tool_call.id"]).toBe("call_1");
-    expect(JSON.parse(String(second["llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments"]))).toEqual({ place: SECRET_ARG });
+    expect(JSON.parse(String(second["llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments"]))).toEqual({
+      place: SECRET_ARG,
+    });
     const first = llmSpans(spans.openinference)[0]!.attributes;
     expect(first).not.toHaveProperty("llm.output_messages.0.message.content");
     expect(first["llm.output_messages.0.message.tool_calls.0.tool_call.function.name"]).toBe("forecast");

@@ -111,7 +111,10 @@ describe("inbound: a relaytrace trace continues the app's active span", () => {
     });
     await rt.shutdown();
     const first = JSON.parse((await readFile(path, "utf8")).split("\n")[0]!);
-    expect(first.metadata).toEqual({ job: 7, "otel.traceparent": `00-${appSpan.spanContext().traceId}-${appSpan.spanContext().spanId}-01` });
+    expect(first.metadata).toEqual({
+      job: 7,
+      "otel.traceparent": `00-${appSpan.spanContext().traceId}-${appSpan.spanContext().spanId}-01`,
+    });
     const out = await new Promise<string>((resolve, reject) =>
       execFile(process.execPath, [CLI, "convert", path, "--to", "otlp-json"], (error, stdout) => (error ? reject(error) : resolve(stdout))),
     );
@@ -183,10 +186,14 @@ describe("outbound: inside relaytrace callbacks the relaytrace span is the activ
       await rt.withScope(
         "agent",
         () =>
-          rt.executeLlm("openai.chat", { headers: {}, content: { model: "gpt-test", messages: [{ role: "user", content: "hi" }] } }, async () => {
-            const res = await request(`${base}/v1/chat/completions`, { method: "POST", body: "{}" });
-            return (await res.body.json()) as never;
-          }),
+          rt.executeLlm(
+            "openai.chat",
+            { headers: {}, content: { model: "gpt-test", messages: [{ role: "user", content: "hi" }] } },
+            async () => {
+              const res = await request(`${base}/v1/chat/completions`, { method: "POST", body: "{}" });
+              return (await res.body.json()) as never;
+            },
+          ),
         { category: "agent" },
       );
       span.end();
@@ -316,11 +323,16 @@ describe("across services: extractTraceContext / injectTraceContext", () => {
     const outgoing: Record<string, string> = {};
     let captured: PropagationContext | undefined;
     await rt.withPropagation(restored, () =>
-      rt.withScope("handler", () => rt.executeTool("call-next", {}, () => {
-        injectTraceContext(outgoing);
-        captured = capturePropagationContext();
-        return { result: null };
-      }), { category: "agent" }),
+      rt.withScope(
+        "handler",
+        () =>
+          rt.executeTool("call-next", {}, () => {
+            injectTraceContext(outgoing);
+            captured = capturePropagationContext();
+            return { result: null };
+          }),
+        { category: "agent" },
+      ),
     );
     expect(outgoing.tracestate).toBe(incoming.tracestate);
     expect(outgoing.traceparent).toMatch(new RegExp(`^00-${sampledTrace}-[0-9a-f]{16}-01$`));
@@ -341,10 +353,14 @@ describe("across services: extractTraceContext / injectTraceContext", () => {
     const outgoing = new Headers();
     let traceparent = "";
     await rt.withPropagation(ctx, () =>
-      rt.withScope("handler", () => {
-        injectTraceContext(outgoing);
-        traceparent = rt.captureTraceparent();
-      }, { category: "agent" }),
+      rt.withScope(
+        "handler",
+        () => {
+          injectTraceContext(outgoing);
+          traceparent = rt.captureTraceparent();
+        },
+        { category: "agent" },
+      ),
     );
     expect(outgoing.get("traceparent")).toMatch(new RegExp(`^00-${unsampledTrace}-[0-9a-f]{16}-00$`));
     expect(traceparent).toMatch(/-00$/);
@@ -362,11 +378,16 @@ describe("across services: extractTraceContext / injectTraceContext", () => {
     const { rt, byProjection } = captures();
     const headers: Record<string, string> = { "content-type": "application/json" };
     const fetchHeaders = new Headers();
-    await rt.withScope("caller", () => rt.executeTool("call-service", {}, () => {
-      injectTraceContext(headers);
-      injectTraceContext(fetchHeaders);
-      return { result: null };
-    }), { category: "agent" });
+    await rt.withScope(
+      "caller",
+      () =>
+        rt.executeTool("call-service", {}, () => {
+          injectTraceContext(headers);
+          injectTraceContext(fetchHeaders);
+          return { result: null };
+        }),
+      { category: "agent" },
+    );
     const spans = await byProjection[0]!.spans();
     const tool = byName(spans, "call-service");
     const expected = `00-${tool.spanContext().traceId}-${tool.spanContext().spanId}-01`;

@@ -45,7 +45,9 @@ describe("span export keeps up with a fast sequential tool loop", () => {
     exporter.register(rt);
     const calls = 20_000;
     for (let i = 0; i < calls; i++) {
-      await rt.executeTool("lookup_weather", { city: "Paris", day: i }, async () => ({ result: { temperature: 21 } }), { toolCallId: `call_${i}` });
+      await rt.executeTool("lookup_weather", { city: "Paris", day: i }, async () => ({ result: { temperature: 21 } }), {
+        toolCallId: `call_${i}`,
+      });
       if (i % 1024 === 1023) await yieldToIo(); // an app's tools do I/O now and then; a batch fills well within one turn
     }
     await rt.shutdown();
@@ -59,7 +61,14 @@ describe("span export keeps up with a fast sequential tool loop", () => {
   it("keeps at most MAX_CONCURRENT_EXPORTS requests in flight while the collector is slow, and sends the rest when it answers", async () => {
     const collector = new HeldSpanExporter();
     const rt = createRuntime();
-    const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 4, maxQueueSize: 64, scheduledDelayMillis: 60_000, timeoutMillis: UNHURRIED });
+    const exporter = new OtelExporter({
+      projection: "gen_ai",
+      spanExporter: collector,
+      maxExportBatchSize: 4,
+      maxQueueSize: 64,
+      scheduledDelayMillis: 60_000,
+      timeoutMillis: UNHURRIED,
+    });
     exporter.register(rt);
     const inFlight = MAX_CONCURRENT_EXPORTS * 4;
     const calls = inFlight + 64 + 4;
@@ -81,9 +90,30 @@ describe("span export keeps up with a fast sequential tool loop", () => {
 
   it("a flush of a long queue sends it in batches, never more requests at once than MAX_CONCURRENT_EXPORTS (an OTLP exporter refuses more)", async () => {
     const collector = new HeldSpanExporter();
-    const exporter = new OtelExporter({ projection: "gen_ai", spanExporter: collector, maxExportBatchSize: 10, maxQueueSize: 10_000, scheduledDelayMillis: 60_000, timeoutMillis: UNHURRIED });
+    const exporter = new OtelExporter({
+      projection: "gen_ai",
+      spanExporter: collector,
+      maxExportBatchSize: 10,
+      maxQueueSize: 10_000,
+      scheduledDelayMillis: 60_000,
+      timeoutMillis: UNHURRIED,
+    });
     const event = (uuid: string, phase: "start" | "end", at: string) =>
-      ({ kind: "scope", scope_category: phase, atof_version: "0.1", uuid, parent_uuid: null, timestamp: at, name: "t", attributes: [], category: "tool", category_profile: null, data: null, data_schema: null, metadata: null }) as const;
+      ({
+        kind: "scope",
+        scope_category: phase,
+        atof_version: "0.1",
+        uuid,
+        parent_uuid: null,
+        timestamp: at,
+        name: "t",
+        attributes: [],
+        category: "tool",
+        category_profile: null,
+        data: null,
+        data_schema: null,
+        metadata: null,
+      }) as const;
     for (let i = 0; i < 500; i++) {
       const uuid = `019ca945-3000-7000-8000-${String(i).padStart(12, "0")}`;
       exporter.onEvent(event(uuid, "start", "2026-03-01T12:00:00.000001Z"));

@@ -16,8 +16,18 @@ const openaiRequest: JsonObject = {
   stop: "END",
   messages: [
     { role: "system", content: "Be brief." },
-    { role: "user", content: [{ type: "text", text: "Weather in" }, { type: "text", text: "Oslo?" }] },
-    { role: "assistant", content: null, tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] },
+    {
+      role: "user",
+      content: [
+        { type: "text", text: "Weather in" },
+        { type: "text", text: "Oslo?" },
+      ],
+    },
+    {
+      role: "assistant",
+      content: null,
+      tool_calls: [{ id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+    },
     { role: "tool", tool_call_id: "call_1", content: '{"temp_c":4}' },
   ],
   tools: [{ type: "function", function: { name: "get_weather", parameters: { type: "object" } } }],
@@ -25,7 +35,17 @@ const openaiRequest: JsonObject = {
 const openaiResponse: JsonObject = {
   id: "chatcmpl-9",
   model: "gpt-4.1-2025-04-14",
-  choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "call_2", type: "function", function: { name: "get_time", arguments: '{"tz":"CET"}' } }] } }],
+  choices: [
+    {
+      index: 0,
+      finish_reason: "tool_calls",
+      message: {
+        role: "assistant",
+        content: null,
+        tool_calls: [{ id: "call_2", type: "function", function: { name: "get_time", arguments: '{"tz":"CET"}' } }],
+      },
+    },
+  ],
   usage: { prompt_tokens: 120, completion_tokens: 30, total_tokens: 150, prompt_tokens_details: { cached_tokens: 100 } },
 };
 
@@ -35,7 +55,13 @@ const anthropicRequest: JsonObject = {
   system: "Be brief.",
   messages: [
     { role: "user", content: "Weather in Oslo?" },
-    { role: "assistant", content: [{ type: "text", text: "Checking." }, { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Oslo" } }] },
+    {
+      role: "assistant",
+      content: [
+        { type: "text", text: "Checking." },
+        { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Oslo" } },
+      ],
+    },
     { role: "user", content: [{ type: "tool_result", tool_use_id: "toolu_1", content: "4C", is_error: false }] },
   ],
 };
@@ -53,9 +79,26 @@ async function llmSpan(projection: ProjectionName, name: string, body: Json, res
   const capture = new SpanCapture({ projection });
   const events = [
     start({ uuid: AGENT, name: "assistant", category: "agent", at: ts("0.000001"), metadata: { session_id: "conv-1" } }),
-    start({ uuid: LLM, parent: AGENT, name, category: "llm", at: ts("0.000002"), profile: { model_name: model },
-      data: { headers: { "content-type": "application/json" }, content: body }, metadata: { turn: 1, server_address: "127.0.0.1", server_port: 8080 } }),
-    end({ uuid: LLM, parent: AGENT, name, category: "llm", at: ts("0.000003"), profile: { model_name: model }, data: response, metadata: { "otel.status_code": "OK" } }),
+    start({
+      uuid: LLM,
+      parent: AGENT,
+      name,
+      category: "llm",
+      at: ts("0.000002"),
+      profile: { model_name: model },
+      data: { headers: { "content-type": "application/json" }, content: body },
+      metadata: { turn: 1, server_address: "127.0.0.1", server_port: 8080 },
+    }),
+    end({
+      uuid: LLM,
+      parent: AGENT,
+      name,
+      category: "llm",
+      at: ts("0.000003"),
+      profile: { model_name: model },
+      data: response,
+      metadata: { "otel.status_code": "OK" },
+    }),
     end({ uuid: AGENT, name: "assistant", category: "agent", at: ts("0.000004"), metadata: { "otel.status_code": "OK" } }),
   ];
   for (const e of events) capture.onEvent(e);
@@ -80,9 +123,16 @@ describe("openinference LLM spans", () => {
     expect(a["llm.input_messages.2.message.tool_calls.0.tool_call.id"]).toBe("call_1");
     expect(a["llm.input_messages.2.message.tool_calls.0.tool_call.function.name"]).toBe("get_weather");
     expect(a["llm.input_messages.2.message.tool_calls.0.tool_call.function.arguments"]).toBe('{"city":"Oslo"}');
-    expect(a["input.value"]).toBe("system: Be brief.\n\nuser: Weather in\nOslo?\n\nassistant: Requested tools: get_weather\n\ntool: Tool result omitted");
+    expect(a["input.value"]).toBe(
+      "system: Be brief.\n\nuser: Weather in\nOslo?\n\nassistant: Requested tools: get_weather\n\ntool: Tool result omitted",
+    );
     expect(a["input.mime_type"]).toBe("text/plain");
-    expect(JSON.parse(a["llm.invocation_parameters"] as string)).toEqual({ model: "gpt-4.1", temperature: 0.2, max_completion_tokens: 256, stop: "END" });
+    expect(JSON.parse(a["llm.invocation_parameters"] as string)).toEqual({
+      model: "gpt-4.1",
+      temperature: 0.2,
+      max_completion_tokens: 256,
+      stop: "END",
+    });
     expect(JSON.parse(a["llm.tools.0.tool.json_schema"] as string)).toEqual((openaiRequest["tools"] as Json[])[0]);
     expect(a["llm.token_count.prompt"]).toBe(120);
     expect(a["llm.token_count.completion"]).toBe(30);
@@ -146,10 +196,17 @@ describe("gen_ai LLM spans", () => {
     expect(a["gen_ai.usage.output_tokens"]).toBe(30);
     expect(a["gen_ai.usage.cache_read.input_tokens"]).toBe(100);
     const input = JSON.parse(a["gen_ai.input.messages"] as string);
-    expect(input[2]).toEqual({ role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "get_weather", arguments: { city: "Oslo" } }] });
+    expect(input[2]).toEqual({
+      role: "assistant",
+      parts: [{ type: "tool_call", id: "call_1", name: "get_weather", arguments: { city: "Oslo" } }],
+    });
     expect(input[3]).toEqual({ role: "tool", parts: [{ type: "tool_call_response", id: "call_1", response: '{"temp_c":4}' }] });
     expect(JSON.parse(a["gen_ai.output.messages"] as string)).toEqual([
-      { role: "assistant", parts: [{ type: "tool_call", id: "call_2", name: "get_time", arguments: { tz: "CET" } }], finish_reason: "tool_call" },
+      {
+        role: "assistant",
+        parts: [{ type: "tool_call", id: "call_2", name: "get_time", arguments: { tz: "CET" } }],
+        finish_reason: "tool_call",
+      },
     ]);
     expect(Object.keys(a).some((k) => k.startsWith("nemo_relay."))).toBe(false);
     // the agent span learns the provider from its model call

@@ -31,7 +31,15 @@ interface Received {
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
 });
 
 async function listen(handler: (req: IncomingMessage, body: Buffer) => number | "hang"): Promise<{ url: string }> {
@@ -58,10 +66,21 @@ describe("OTLP/HTTP export", () => {
     const received: Received[] = [];
     const { url } = await listen((req, body) => {
       const contentType = String(req.headers["content-type"]);
-      received.push({ path: req.url ?? "", contentType, headers: req.headers, body: decodeOtlp("traces", contentType, body) as unknown as Received["body"] });
+      received.push({
+        path: req.url ?? "",
+        contentType,
+        headers: req.headers,
+        body: decodeOtlp("traces", contentType, body) as unknown as Received["body"],
+      });
       return 200;
     });
-    const exporter = new OtelExporter({ projection: "full", endpoint: url, headers: { "x-team": "relay" }, serviceName: "weather-svc", ...(protocol ? { protocol } : {}) });
+    const exporter = new OtelExporter({
+      projection: "full",
+      endpoint: url,
+      headers: { "x-team": "relay" },
+      serviceName: "weather-svc",
+      ...(protocol ? { protocol } : {}),
+    });
     for (const e of workedExample()) exporter.onEvent(e);
     await exporter.forceFlush();
     await exporter.shutdown();
@@ -90,7 +109,10 @@ describe("OTLP/HTTP export", () => {
     expect(tool.status.code).toBe(1);
     const temp = tool.attributes.find((a) => a.key === "nemo_relay.end.data.temp_c");
     expect(Number(temp?.value["intValue"])).toBe(4);
-    expect(tool.attributes).toContainEqual({ key: "nemo_relay.tool.result.annotation", value: { stringValue: '{"cache":"hit","rank":1}' } });
+    expect(tool.attributes).toContainEqual({
+      key: "nemo_relay.tool.result.annotation",
+      value: { stringValue: '{"cache":"hit","rank":1}' },
+    });
     expect(exporter.diagnostics()).toEqual([]);
   });
 

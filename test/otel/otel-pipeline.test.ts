@@ -78,7 +78,9 @@ describe("the app's TracerProvider", () => {
   });
 
   it("refuses something that is not an SDK provider, saying what it needs", () => {
-    expect(() => new OtelExporter({ projection: "full", tracerProvider: { getTracer: () => ({}) } as never })).toThrow(/SDK 2\.x TracerProvider/);
+    expect(() => new OtelExporter({ projection: "full", tracerProvider: { getTracer: () => ({}) } as never })).toThrow(
+      /SDK 2\.x TracerProvider/,
+    );
   });
 
   it("never shuts down a passed span processor's provider, but shuts down its own", async () => {
@@ -97,12 +99,18 @@ describe("sampling", () => {
     new OtelExporter({ projection: "full", spanExporter, sampler: new TraceIdRatioBasedSampler(0.5) }).register(rt);
     const traces: string[] = [];
     for (let i = 0; i < 40; i++) {
-      const ctx = await rt.withScope("first-part", async (scope) => {
-        traces.push(scope.uuid.replace(/-/g, ""));
-        await rt.executeTool("t", {}, () => ({ result: 1 }));
-        return rt.capturePropagationContext();
-      }, { category: "agent" });
-      await rt.withPropagation(ctx, () => rt.withScope("resumed-part", () => rt.executeTool("t2", {}, () => ({ result: 2 })), { category: "agent" }));
+      const ctx = await rt.withScope(
+        "first-part",
+        async (scope) => {
+          traces.push(scope.uuid.replace(/-/g, ""));
+          await rt.executeTool("t", {}, () => ({ result: 1 }));
+          return rt.capturePropagationContext();
+        },
+        { category: "agent" },
+      );
+      await rt.withPropagation(ctx, () =>
+        rt.withScope("resumed-part", () => rt.executeTool("t2", {}, () => ({ result: 2 })), { category: "agent" }),
+      );
     }
     await rt.shutdown();
     const byTrace = new Map<string, string[]>();
@@ -172,12 +180,19 @@ describe("standard variables", () => {
     vi.stubEnv("OTEL_EXPORTER_OTLP_TRACES_PROTOCOL", "http/protobuf");
     await oneTrace({ projection: "full", endpoint });
     await oneTrace({ projection: "full", endpoint, protocol: "http/json" });
-    expect(r.received.map((x) => x.contentType.split(";")[0])).toEqual(["application/x-protobuf", "application/json", "application/x-protobuf", "application/json"]);
+    expect(r.received.map((x) => x.contentType.split(";")[0])).toEqual([
+      "application/x-protobuf",
+      "application/json",
+      "application/x-protobuf",
+      "application/json",
+    ]);
     expect(r.received.every((x) => spansOf(x.body).length === 2)).toBe(true);
   });
 
   it("grpc fails at construction with a clear message, from the option or the variable", () => {
-    expect(() => new OtelExporter({ projection: "full", protocol: "grpc" as never })).toThrow(/"grpc" is not supported; use "http\/protobuf"/);
+    expect(() => new OtelExporter({ projection: "full", protocol: "grpc" as never })).toThrow(
+      /"grpc" is not supported; use "http\/protobuf"/,
+    );
     vi.stubEnv("OTEL_EXPORTER_OTLP_PROTOCOL", "grpc");
     expect(() => new OtelExporter({ projection: "full" })).toThrow(/OTEL_EXPORTER_OTLP_PROTOCOL "grpc" is not supported/);
   });
@@ -187,10 +202,18 @@ describe("standard variables", () => {
     vi.stubEnv("OTEL_SERVICE_NAME", "from-env");
     const { spanExporter, spans } = memory();
     await oneTrace({ projection: "full", spanExporter });
-    expect(spans[0]!.resource.attributes).toMatchObject({ "service.name": "from-env", "deployment.environment.name": "staging", team: "agents" });
+    expect(spans[0]!.resource.attributes).toMatchObject({
+      "service.name": "from-env",
+      "deployment.environment.name": "staging",
+      team: "agents",
+    });
     spans.length = 0;
     await oneTrace({ projection: "full", spanExporter, serviceName: "from-code", resourceAttributes: { team: "core" } });
-    expect(spans[0]!.resource.attributes).toMatchObject({ "service.name": "from-code", "deployment.environment.name": "staging", team: "core" });
+    expect(spans[0]!.resource.attributes).toMatchObject({
+      "service.name": "from-code",
+      "deployment.environment.name": "staging",
+      team: "core",
+    });
   });
 
   it("OTEL_BSP_MAX_EXPORT_BATCH_SIZE bounds each export request; the option wins", async () => {
@@ -213,7 +236,6 @@ describe("standard variables", () => {
     expect(collector.requests.every((r) => r.length === 1)).toBe(true);
     expect(exporter.diagnostics().find((d) => d.code === "otel.spans_dropped")?.count).toBe(MAX_CONCURRENT_EXPORTS - 1);
   });
-
 
   it("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT cuts long strings; OTEL_SPAN_ATTRIBUTE_COUNT_LIMIT caps the attribute count", async () => {
     vi.stubEnv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", "6");

@@ -17,7 +17,11 @@ const C = "019ca945-1001-7000-8000-00000000000b";
 const G = "019ca945-1002-7000-8000-00000000000c";
 const K = "019ca945-1003-7000-8000-00000000000d";
 
-async function run(projection: ProjectionName, events: AtofEvent[], extra: { markExcludeNames?: string[]; markProjection?: "inherit" | "event" | "tool" } = {}) {
+async function run(
+  projection: ProjectionName,
+  events: AtofEvent[],
+  extra: { markExcludeNames?: string[]; markProjection?: "inherit" | "event" | "tool" } = {},
+) {
   const capture = new SpanCapture({ projection, ...extra });
   for (const e of events) capture.onEvent(e);
   const spans = await capture.spans();
@@ -57,7 +61,14 @@ describe("status and errors (§1.5)", () => {
   const failing = (meta: Record<string, string>) => [
     start({ uuid: P, parent: null, name: "agent", category: "agent", at: ts("0.000001") }),
     start({ uuid: C, parent: P, name: "boom", category: "tool", at: ts("0.000002") }),
-    end({ uuid: C, parent: P, name: "boom", category: "tool", at: ts("0.000003"), metadata: { "otel.status_code": "ERROR", "otel.status_description": "it broke", ...meta } }),
+    end({
+      uuid: C,
+      parent: P,
+      name: "boom",
+      category: "tool",
+      at: ts("0.000003"),
+      metadata: { "otel.status_code": "ERROR", "otel.status_description": "it broke", ...meta },
+    }),
     end({ uuid: P, parent: null, name: "agent", category: "agent", at: ts("0.000004"), metadata: { "otel.status_code": "ERROR" } }),
   ];
 
@@ -76,7 +87,9 @@ describe("status and errors (§1.5)", () => {
     const tool = spans.find((s) => s.name === "boom")!;
     const agent = spans.find((s) => s.name === "agent")!;
     expect(tool.attributes["error.type"]).toBe("timeout");
-    expect(tool.events).toEqual([expect.objectContaining({ name: "exception", time: tool.endTime, attributes: { "exception.type": "TypeError" } })]);
+    expect(tool.events).toEqual([
+      expect.objectContaining({ name: "exception", time: tool.endTime, attributes: { "exception.type": "TypeError" } }),
+    ]);
     expect(agent.status.code).toBe(SpanStatusCode.ERROR);
     expect(agent.status.message).toBe("");
     expect(agent.attributes["error.type"]).toBe("timeout");
@@ -106,7 +119,14 @@ describe("status and errors (§1.5)", () => {
   it("never puts the annotation on an error end", async () => {
     const { byName } = await run("full", [
       start({ uuid: C, name: "t", category: "tool", at: ts("0.000001") }),
-      end({ uuid: C, name: "t", category: "tool", at: ts("0.000002"), profile: { tool_result_annotation: { x: 1 } }, metadata: { "otel.status_code": "ERROR" } }),
+      end({
+        uuid: C,
+        name: "t",
+        category: "tool",
+        at: ts("0.000002"),
+        profile: { tool_result_annotation: { x: 1 } },
+        metadata: { "otel.status_code": "ERROR" },
+      }),
     ]);
     expect(byName.get("t")!.attributes["nemo_relay.tool.result.annotation"]).toBeUndefined();
   });
@@ -128,7 +148,11 @@ describe("marks (§5)", () => {
     expect(tool.events).toHaveLength(1);
     expect(tool.events[0]!.name).toBe("progress");
     expect(tool.events[0]!.time).toEqual([1772366400, 3000]);
-    expect(tool.events[0]!.attributes).toEqual({ "nemo_relay.mark.uuid": G, "nemo_relay.mark.parent_uuid": C, "nemo_relay.mark.data.pct": 50 });
+    expect(tool.events[0]!.attributes).toEqual({
+      "nemo_relay.mark.uuid": G,
+      "nemo_relay.mark.parent_uuid": C,
+      "nemo_relay.mark.data.pct": 50,
+    });
   });
 
   it("a mark under a closed span becomes an orphan mark span; an unknown parent starts its own trace", async () => {
@@ -164,7 +188,14 @@ describe("marks (§5)", () => {
   });
 
   it("metric marks never reach traces; gen_ai renders no marks", async () => {
-    const metric = mark({ uuid: G, parent: C, name: "metrics", at: ts("0.000010"), schema: { name: "nemo.relay.metric_measurements", version: "1" }, data: { measurements: [] } });
+    const metric = mark({
+      uuid: G,
+      parent: C,
+      name: "metrics",
+      at: ts("0.000010"),
+      schema: { name: "nemo.relay.metric_measurements", version: "1" },
+      data: { measurements: [] },
+    });
     const full = await run("full", [...tree([]), metric]);
     expect(full.spans.map((s) => s.name).sort()).toEqual(["agent", "tool"]);
     const genAi = await run("gen_ai", tree([mark({ uuid: K, parent: C, name: "progress", at: ts("0.000003") })]));
@@ -275,6 +306,4 @@ describe("shutdown with open spans", () => {
     await exporter.forceFlush();
     expect(collector.spans.map((s) => s.name)).toEqual(Array.from({ length: total - 2 }, (_, i) => `s${i}`));
   });
-
-
 });

@@ -26,7 +26,10 @@ async function weatherRun(options: { deterministic: boolean }) {
   });
   await rt.withScope(
     "weather-agent",
-    () => rt.executeTool("get_weather", { city: "Oslo" }, () => ({ result: { temp_c: 4 }, annotation: { cache: "hit", rank: 1 } }), { toolCallId: "call_9f2" }),
+    () =>
+      rt.executeTool("get_weather", { city: "Oslo" }, () => ({ result: { temp_c: 4 }, annotation: { cache: "hit", rank: 1 } }), {
+        toolCallId: "call_9f2",
+      }),
     { category: "agent", input: { prompt: "Weather in Oslo?" }, metadata: { session_id: "conv-42" } },
   );
   await rt.shutdown();
@@ -78,7 +81,14 @@ describe("OtelExporter on the real runtime", () => {
     const full = new SpanCapture({ projection: "full" });
     full.register(rt);
     await expect(
-      rt.withScope("agent", () => rt.executeTool("explode", {}, () => { throw new TypeError("bad"); }), { category: "agent" }),
+      rt.withScope(
+        "agent",
+        () =>
+          rt.executeTool("explode", {}, () => {
+            throw new TypeError("bad");
+          }),
+        { category: "agent" },
+      ),
     ).rejects.toThrow("bad");
     await rt.shutdown();
     const spans = await full.spans();

@@ -20,22 +20,47 @@ async function receiver(): Promise<OtlpReceiver> {
 /** An agent run with a warning mark in its tool, an orphan mark, metric marks and one LLM call with usage. */
 async function run(protocol: "http/protobuf" | "http/json", url: string) {
   const rt = createRuntime();
-  const exporter = new OtelExporter({ projection: "full", endpoint: `${url}/v1/traces`, protocol, logs: true, metrics: true, serviceName: "signals" });
+  const exporter = new OtelExporter({
+    projection: "full",
+    endpoint: `${url}/v1/traces`,
+    protocol,
+    logs: true,
+    metrics: true,
+    serviceName: "signals",
+  });
   exporter.register(rt);
   let agentUuid = "";
   await rt.withScope(
     "agent",
     async (scope) => {
       agentUuid = scope.uuid;
-      rt.mark("cache.miss", { data: { key: "k1", tries: 2 }, severity: "warn", category: "custom", categoryProfile: { subtype: "acme.cache" }, metadata: { shard: 3 } });
-      await rt.executeLlm("openai.chat", { headers: {}, content: { model: "gpt-test", messages: [{ role: "user", content: "hi" }] } }, async () => ({
-        id: "r1",
-        model: "gpt-test-2026",
-        choices: [{ index: 0, message: { role: "assistant", content: "hello" }, finish_reason: "stop" }],
-        usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
-      }));
+      rt.mark("cache.miss", {
+        data: { key: "k1", tries: 2 },
+        severity: "warn",
+        category: "custom",
+        categoryProfile: { subtype: "acme.cache" },
+        metadata: { shard: 3 },
+      });
+      await rt.executeLlm(
+        "openai.chat",
+        { headers: {}, content: { model: "gpt-test", messages: [{ role: "user", content: "hi" }] } },
+        async () => ({
+          id: "r1",
+          model: "gpt-test-2026",
+          choices: [{ index: 0, message: { role: "assistant", content: "hello" }, finish_reason: "stop" }],
+          usage: { prompt_tokens: 12, completion_tokens: 5, total_tokens: 17 },
+        }),
+      );
       rt.metric("work", [
-        { name: "jobs.done", kind: "counter", valueType: "u64", value: 3, unit: "{job}", description: "jobs finished", attributes: { queue: "a" } },
+        {
+          name: "jobs.done",
+          kind: "counter",
+          valueType: "u64",
+          value: 3,
+          unit: "{job}",
+          description: "jobs finished",
+          attributes: { queue: "a" },
+        },
         { name: "queue.depth", kind: "up_down_counter", valueType: "i64", value: -2 },
         { name: "temperature", kind: "gauge", valueType: "f64", value: 21.5, unit: "Cel" },
         { name: "latency", kind: "histogram", valueType: "f64", value: 0.3, unit: "s", boundaries: [0.1, 0.5, 1] },
@@ -52,13 +77,16 @@ type Obj = Record<string, unknown>;
 const list = (v: unknown) => (v as Obj[] | undefined) ?? [];
 
 function logRecords(received: ReceivedExport[]): Obj[] {
-  return received.filter((r) => r.signal === "logs").flatMap((r) => list(r.body["resourceLogs"]).flatMap((rl) => list(rl["scopeLogs"]).flatMap((sl) => list(sl["logRecords"]))));
+  return received
+    .filter((r) => r.signal === "logs")
+    .flatMap((r) => list(r.body["resourceLogs"]).flatMap((rl) => list(rl["scopeLogs"]).flatMap((sl) => list(sl["logRecords"]))));
 }
 
 function metrics(received: ReceivedExport[]): Map<string, Obj> {
   const out = new Map<string, Obj>();
   for (const r of received.filter((x) => x.signal === "metrics")) {
-    for (const rm of list(r.body["resourceMetrics"])) for (const sm of list(rm["scopeMetrics"])) for (const m of list(sm["metrics"])) out.set(String(m["name"]), m);
+    for (const rm of list(r.body["resourceMetrics"]))
+      for (const sm of list(rm["scopeMetrics"])) for (const m of list(sm["metrics"])) out.set(String(m["name"]), m);
   }
   return out;
 }
@@ -83,7 +111,9 @@ describe.each(["http/protobuf", "http/json"] as const)("all three signals over %
     const warn = records.find((l) => attributesOf(l["attributes"])["nemo_relay.mark.name"] === "cache.miss")!;
     expect(warn["severityNumber"]).toBe(13);
     expect(warn["severityText"]).toBe("WARN");
-    expect(attributesOf((warn["body"] as Obj)["kvlistValue"] ? (warn["body"] as { kvlistValue: { values: unknown } }).kvlistValue.values : [])).toEqual({ key: "k1", tries: 2 });
+    expect(
+      attributesOf((warn["body"] as Obj)["kvlistValue"] ? (warn["body"] as { kvlistValue: { values: unknown } }).kvlistValue.values : []),
+    ).toEqual({ key: "k1", tries: 2 });
     const attrs = attributesOf(warn["attributes"]);
     expect(attrs["nemo_relay.atof.version"]).toBe("0.1");
     expect(attrs["nemo_relay.mark.parent_uuid"]).toBe(agentUuid);
@@ -91,7 +121,10 @@ describe.each(["http/protobuf", "http/json"] as const)("all three signals over %
     expect(attrs["nemo_relay.mark.category"]).toBe("custom");
     expect(JSON.parse(String(attrs["nemo_relay.mark.category_profile"]))).toEqual({ subtype: "acme.cache" });
     expect(JSON.parse(String(attrs["nemo_relay.mark.metadata"]))).toEqual({ shard: 3, "nemo_relay.log.severity": "warn" });
-    const agentSpan = r.received.filter((x) => x.signal === "traces").flatMap((x) => spansOf(x.body)).find((s) => s["name"] === "agent")!;
+    const agentSpan = r.received
+      .filter((x) => x.signal === "traces")
+      .flatMap((x) => spansOf(x.body))
+      .find((s) => s["name"] === "agent")!;
     expect(warn["traceId"]).toBe(agentSpan["traceId"]);
     expect(warn["spanId"]).toBe(agentSpan["spanId"]);
     const orphan = records.find((l) => attributesOf(l["attributes"])["nemo_relay.mark.name"] === "orphan.note")!;
@@ -134,7 +167,12 @@ describe.each(["http/protobuf", "http/json"] as const)("all three signals over %
     });
     const usage = list((m.get("gen_ai.client.token.usage")!["histogram"] as Obj)["dataPoints"]);
     const byType = new Map(usage.map((p) => [attributesOf(p["attributes"])["gen_ai.token.type"], Number(p["sum"])]));
-    expect(byType).toEqual(new Map([["input", 12], ["output", 5]]));
+    expect(byType).toEqual(
+      new Map([
+        ["input", 12],
+        ["output", 5],
+      ]),
+    );
   });
 });
 
@@ -143,7 +181,12 @@ describe("signal options", () => {
     const traces = await receiver();
     const other = await receiver();
     const rt = createRuntime();
-    const exporter = new OtelExporter({ projection: "gen_ai", endpoint: `${traces.url}/v1/traces`, logs: { endpoint: other.url }, metrics: { endpoint: `${other.url}/custom/metrics` } });
+    const exporter = new OtelExporter({
+      projection: "gen_ai",
+      endpoint: `${traces.url}/v1/traces`,
+      logs: { endpoint: other.url },
+      metrics: { endpoint: `${other.url}/custom/metrics` },
+    });
     exporter.register(rt);
     await rt.withScope("a", () => rt.mark("m"), { category: "agent" });
     rt.metric("x", [{ name: "n", kind: "counter", valueType: "u64", value: 1 }]);

@@ -56,7 +56,12 @@ const openAiReply = fc.record(
             junk,
             fc.record({
               content: junk,
-              tool_calls: fc.oneof(junk, fc.array(fc.record({ id: junk, type: junk, function: fc.oneof(junk, fc.record({ name: junk, arguments: junk })) }), { maxLength: 3 })),
+              tool_calls: fc.oneof(
+                junk,
+                fc.array(fc.record({ id: junk, type: junk, function: fc.oneof(junk, fc.record({ name: junk, arguments: junk })) }), {
+                  maxLength: 3,
+                }),
+              ),
             }),
           ),
         }),
@@ -108,9 +113,30 @@ describe("fuzz: provider codecs", () => {
       fc.constant("[DONE]"),
       openAiReply.map((v) => JSON.stringify(v) ?? ""),
       fc.jsonValue({ maxDepth: 3 }).map((v) => JSON.stringify(v)),
-      fc.record({ type: fc.constantFrom("message_start", "content_block_start", "content_block_delta", "content_block_stop", "message_delta", "message_stop", "error"), index: junk, delta: junk, content_block: junk, message: junk }).map((v) => JSON.stringify(v)),
+      fc
+        .record({
+          type: fc.constantFrom(
+            "message_start",
+            "content_block_start",
+            "content_block_delta",
+            "content_block_stop",
+            "message_delta",
+            "message_stop",
+            "error",
+          ),
+          index: junk,
+          delta: junk,
+          content_block: junk,
+          message: junk,
+        })
+        .map((v) => JSON.stringify(v)),
     );
-    const event = fc.record({ event: fc.option(fc.constantFrom("message_start", "content_block_delta", "message_stop", "error", "ping"), { nil: undefined }), data: dataText }).map((e) => (e.event === undefined ? { data: e.data } : { event: e.event, data: e.data }));
+    const event = fc
+      .record({
+        event: fc.option(fc.constantFrom("message_start", "content_block_delta", "message_stop", "error", "ping"), { nil: undefined }),
+        data: dataText,
+      })
+      .map((e) => (e.event === undefined ? { data: e.data } : { event: e.event, data: e.data }));
     await fc.assert(
       fc.asyncProperty(fc.array(event, { maxLength: 8 }), async (events) => {
         for (const codec of CODECS) await drainStream(codec, events);
@@ -121,18 +147,27 @@ describe("fuzz: provider codecs", () => {
 
   it("parseSse never throws on arbitrary bytes split at arbitrary points", async () => {
     await fc.assert(
-      fc.asyncProperty(fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 6 }), fc.array(fc.string({ maxLength: 30 }), { maxLength: 4 }), async (bytes, strings) => {
-        const out: SseEvent[] = [];
-        for await (const e of parseSse(iterate<Uint8Array | string>([...bytes, ...strings]))) out.push(e);
-        for (const e of out) expect(typeof e.data).toBe("string");
-      }),
+      fc.asyncProperty(
+        fc.array(fc.uint8Array({ maxLength: 64 }), { maxLength: 6 }),
+        fc.array(fc.string({ maxLength: 30 }), { maxLength: 4 }),
+        async (bytes, strings) => {
+          const out: SseEvent[] = [];
+          for await (const e of parseSse(iterate<Uint8Array | string>([...bytes, ...strings]))) out.push(e);
+          for (const e of out) expect(typeof e.data).toBe("string");
+        },
+      ),
       { numRuns: 300 },
     );
   });
 
   it("a tool call whose arguments are not JSON parses to {} and keeps the raw text for the error path", () => {
     const turn = openaiCodec.parseResponse({
-      choices: [{ finish_reason: "tool_calls", message: { content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "add", arguments: '{"a": 1,' } }] } }],
+      choices: [
+        {
+          finish_reason: "tool_calls",
+          message: { content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "add", arguments: '{"a": 1,' } }] },
+        },
+      ],
     });
     expect(turn.toolCalls[0]).toMatchObject({ id: "c1", name: "add", args: {}, arguments: '{"a": 1,' });
   });

@@ -36,7 +36,21 @@ function readOrParseError(text: string): AtofEvent[] | AtofParseError {
   }
 }
 
-const ENVELOPE_KEYS = ["kind", "scope_category", "atof_version", "uuid", "parent_uuid", "timestamp", "name", "attributes", "category", "category_profile", "data", "data_schema", "metadata"];
+const ENVELOPE_KEYS = [
+  "kind",
+  "scope_category",
+  "atof_version",
+  "uuid",
+  "parent_uuid",
+  "timestamp",
+  "name",
+  "attributes",
+  "category",
+  "category_profile",
+  "data",
+  "data_schema",
+  "metadata",
+];
 
 /** Sets `path` (a list of keys/indices chosen by `picks`) inside a JSON copy of `doc` to `value`. */
 function mutate(doc: unknown, picks: number[], value: unknown, remove: boolean): unknown {

@@ -72,7 +72,10 @@ describe("a 600 MB ATOF line without a newline (a real file)", () => {
 
   it("the cap is configurable: maxLineBytes", async () => {
     const path = join(dir, "small-cap.jsonl");
-    await writeLines(path, [scopeLine("start", "a", null, BASE), scopeLine("end", "a", null, BASE + 1, { data: { text: "x".repeat(5000) } })]);
+    await writeLines(path, [
+      scopeLine("start", "a", null, BASE),
+      scopeLine("end", "a", null, BASE + 1, { data: { text: "x".repeat(5000) } }),
+    ]);
     await expect(readAtofFile(path, { maxLineBytes: 1024 })).rejects.toMatchObject({ name: "AtofParseError", lineNo: 2 });
     expect((await readAtofFile(path)).events).toHaveLength(2);
   });

@@ -52,8 +52,21 @@ async function settlesWithin(promise: Promise<unknown>, capMs: number): Promise<
 /** Runs the agent with OTLP and ATOF-stream exporters both pointed at `endpoint`; returns what the app and diagnostics saw. */
 async function runAgainst(endpointUrl: string) {
   const runtime = createRuntime();
-  const otel = new OtelExporter({ projection: "full", endpoint: endpointUrl, protocol: "http/json", timeoutMillis: TIMEOUT_MS, scheduledDelayMillis: 60_000 });
-  const atof = new AtofExporter({ type: "stream", url: endpointUrl.replace("/v1/traces", "/atof"), timeoutMillis: 300, maxRetries: 2, retryBaseMillis: 5, flushIntervalMillis: 60_000 });
+  const otel = new OtelExporter({
+    projection: "full",
+    endpoint: endpointUrl,
+    protocol: "http/json",
+    timeoutMillis: TIMEOUT_MS,
+    scheduledDelayMillis: 60_000,
+  });
+  const atof = new AtofExporter({
+    type: "stream",
+    url: endpointUrl.replace("/v1/traces", "/atof"),
+    timeoutMillis: 300,
+    maxRetries: 2,
+    retryBaseMillis: 5,
+    flushIntervalMillis: 60_000,
+  });
   otel.register(runtime);
   atof.register(runtime);
   const { result } = await agentRun(runtime);
@@ -146,7 +159,13 @@ describe("a collector that comes back", () => {
     const collector = await startCollector((i, req, res, body) => (up ? reply200 : replyStatus(503))(i, req, res, body), "/");
     collectors.push(collector);
     const runtime = createRuntime();
-    const atof = new AtofExporter({ type: "stream", url: `${collector.url}atof`, maxRetries: 5, retryBaseMillis: 20, flushIntervalMillis: 60_000 });
+    const atof = new AtofExporter({
+      type: "stream",
+      url: `${collector.url}atof`,
+      maxRetries: 5,
+      retryBaseMillis: 20,
+      flushIntervalMillis: 60_000,
+    });
     atof.register(runtime);
     const { result } = await agentRun(runtime);
     expect(essence(result)).toEqual(baseline);

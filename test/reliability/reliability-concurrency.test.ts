@@ -19,9 +19,21 @@ describe("100 concurrent runs sharing one runtime", () => {
       const toolMsg = messages.find((m) => m.role === "tool");
       const message = toolMsg
         ? { role: "assistant", content: `run ${run} got ${toolMsg.content}` }
-        : { role: "assistant", content: null, tool_calls: [{ id: `call_${run}`, type: "function", function: { name: "add", arguments: JSON.stringify({ a: run, b: 1000 }) } }] };
+        : {
+            role: "assistant",
+            content: null,
+            tool_calls: [
+              { id: `call_${run}`, type: "function", function: { name: "add", arguments: JSON.stringify({ a: run, b: 1000 }) } },
+            ],
+          };
       res.writeHead(200, { "content-type": "application/json" });
-      res.end(JSON.stringify({ model: "m", choices: [{ index: 0, finish_reason: toolMsg ? "stop" : "tool_calls", message }], usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 } }));
+      res.end(
+        JSON.stringify({
+          model: "m",
+          choices: [{ index: 0, finish_reason: toolMsg ? "stop" : "tool_calls", message }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
     }, "/");
     servers.push(server);
     const runtime = createRuntime({ maxQueueSize: 100_000 });

@@ -16,7 +16,11 @@ function setup() {
 
 describe("bad pending-mark specs are rejected with a message that names the problem", () => {
   const cases: [string, unknown, RegExp][] = [
-    ["snake_case category_profile", { name: "m", category_profile: { subtype: "x" } }, /unknown field category_profile \(use categoryProfile\)/],
+    [
+      "snake_case category_profile",
+      { name: "m", category_profile: { subtype: "x" } },
+      /unknown field category_profile \(use categoryProfile\)/,
+    ],
     ["snake_case data_schema", { name: "m", data_schema: { name: "s", version: "1" } }, /unknown field data_schema \(use dataSchema\)/],
     ["missing name", { data: 1 }, /name must be a non-empty string/],
     ["name of the wrong type", { name: 42 }, /name must be a non-empty string/],
@@ -29,7 +33,10 @@ describe("bad pending-mark specs are rejected with a message that names the prob
   for (const [label, spec, message] of cases) {
     it(label, async () => {
       const { runtime, events, ends } = setup();
-      const remove = runtime.registerToolExecutionIntercept("marks", 1, async (args, next) => ({ ...(await next(args)), pendingMarks: [spec as never] }));
+      const remove = runtime.registerToolExecutionIntercept("marks", 1, async (args, next) => ({
+        ...(await next(args)),
+        pendingMarks: [spec as never],
+      }));
       const run = runtime.executeTool("t", {}, () => ({ result: "ok" }));
       await expect(run).rejects.toThrow(message);
       await expect(run).rejects.toBeInstanceOf(TypeError);
@@ -48,7 +55,9 @@ describe("bad pending-mark specs are rejected with a message that names the prob
     await expect(runtime.executeTool("t", {}, () => ({ result: 1 }))).rejects.toThrow(/pendingMarks must be an array/);
     remove();
     runtime.registerToolExecutionIntercept("raw", 1, () => 42 as never);
-    await expect(runtime.executeTool("t", {}, () => ({ result: 1 }))).rejects.toThrow(/returned a raw number; expected \{ result, annotation\? \}/);
+    await expect(runtime.executeTool("t", {}, () => ({ result: 1 }))).rejects.toThrow(
+      /returned a raw number; expected \{ result, annotation\? \}/,
+    );
     await expect(createRuntime().executeTool("t", {}, () => "plain" as never)).rejects.toThrow(/tool callback returned a raw string/);
   });
 });
@@ -112,7 +121,10 @@ describe("intercepts that call next after settling", () => {
     expect(r).toEqual({ result: "short-circuit" });
     const late = saved!({});
     await expect(late).rejects.toBeInstanceOf(RelaytraceError);
-    await expect(late).rejects.toMatchObject({ code: "invalid_argument", message: expect.stringMatching(/continuation used after intercept settled \(late\)/) });
+    await expect(late).rejects.toMatchObject({
+      code: "invalid_argument",
+      message: expect.stringMatching(/continuation used after intercept settled \(late\)/),
+    });
     await runtime.flush();
     expect(executions).toBe(0);
     expect(ends()).toHaveLength(1);

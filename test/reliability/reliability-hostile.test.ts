@@ -80,7 +80,14 @@ describe("hostile payloads: documented outcome, never a crash", () => {
     const h = await harness();
     const cyclic: Record<string, unknown> = { name: "loop" };
     cyclic.self = cyclic;
-    const annotation = { cyclic, big: 12345678901234567890n, fn: () => 1, sym: Symbol("s"), [Symbol("k")]: 1, list: [() => 1, Symbol("x"), undefined, NaN] };
+    const annotation = {
+      cyclic,
+      big: 12345678901234567890n,
+      fn: () => 1,
+      sym: Symbol("s"),
+      [Symbol("k")]: 1,
+      list: [() => 1, Symbol("x"), undefined, NaN],
+    };
     const { returned } = await runTool(h.runtime, { ok: true, big: 7n }, annotation);
     // the app gets exactly what the tool returned
     expect((returned as { annotation: unknown }).annotation).toBe(annotation);

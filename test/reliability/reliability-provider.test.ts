@@ -46,10 +46,12 @@ async function everyScopeClosed(runtime: ReturnType<typeof createRuntime>, event
   expect(unhandled).toEqual([]);
 }
 
-const json = (status: number, body: string): CollectorBehaviour => (_i, _req, res) => {
-  res.writeHead(status, { "content-type": "application/json" });
-  res.end(body);
-};
+const json =
+  (status: number, body: string): CollectorBehaviour =>
+  (_i, _req, res) => {
+    res.writeHead(status, { "content-type": "application/json" });
+    res.end(body);
+  };
 
 describe("a provider that misbehaves: a clear error, every scope closed, no unhandled rejection", () => {
   it("drops the connection mid-reply", async () => {
@@ -80,7 +82,9 @@ describe("a provider that misbehaves: a clear error, every scope closed, no unha
   it("ends an SSE stream before it is complete", async () => {
     const url = await provider((_i, _req, res) => {
       res.writeHead(200, { "content-type": "text/event-stream" });
-      res.end('data: {"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"hel"}}]}\n\ndata: {"id":"x","choices":[{"index":0,"delta":{"content":"lo"');
+      res.end(
+        'data: {"id":"x","model":"m","choices":[{"index":0,"delta":{"content":"hel"}}]}\n\ndata: {"id":"x","choices":[{"index":0,"delta":{"content":"lo"',
+      );
     });
     const { runtime, events, client } = setup(url);
     const seen: string[] = [];
@@ -96,7 +100,20 @@ describe("a provider that misbehaves: a clear error, every scope closed, no unha
     const url = await provider((i, req, res, body) => {
       const reply =
         i === 0
-          ? { model: "m", choices: [{ index: 0, finish_reason: "tool_calls", message: { role: "assistant", content: null, tool_calls: [{ id: "c1", type: "function", function: { name: "add", arguments: '{"a": 2, "b":' } }] } }] }
+          ? {
+              model: "m",
+              choices: [
+                {
+                  index: 0,
+                  finish_reason: "tool_calls",
+                  message: {
+                    role: "assistant",
+                    content: null,
+                    tool_calls: [{ id: "c1", type: "function", function: { name: "add", arguments: '{"a": 2, "b":' } }],
+                  },
+                },
+              ],
+            }
           : { model: "m", choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "sorry" } }] };
       json(200, JSON.stringify(reply))(i, req, res, body);
     });

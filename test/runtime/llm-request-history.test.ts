@@ -19,7 +19,9 @@ async function callWith(rt: ReturnType<typeof createRuntime>, body: JsonObject |
 }
 
 const starts = (events: readonly unknown[]) =>
-  (events as ScopeEvent[]).filter((e) => e.category === "llm" && e.scope_category === "start").map((e) => (e.data as { content: JsonObject }).content);
+  (events as ScopeEvent[])
+    .filter((e) => e.category === "llm" && e.scope_category === "start")
+    .map((e) => (e.data as { content: JsonObject }).content);
 
 describe("recorded LLM requests over a growing conversation", () => {
   it("records each turn's body as sent, with a message edited in place between turns recorded as edited", async () => {
@@ -58,7 +60,10 @@ describe("recorded LLM requests over a growing conversation", () => {
     message.content = "changed";
     message.parts.push(3);
     const bodies = starts(await settle());
-    expect(bodies.map((b) => b.messages)).toEqual([[{ role: "user", content: "hello", parts: [1, 2] }], [{ role: "user", content: "hello", parts: [1, 2] }]]);
+    expect(bodies.map((b) => b.messages)).toEqual([
+      [{ role: "user", content: "hello", parts: [1, 2] }],
+      [{ role: "user", content: "hello", parts: [1, 2] }],
+    ]);
   });
 
   it("reports non-JSON values in a later turn's messages as payload_not_json and records what the copy makes of them", async () => {

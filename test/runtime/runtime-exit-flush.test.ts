@@ -77,7 +77,10 @@ process.exit(0);
     const child = startNode(script, []);
     const { code } = await child.exited;
     expect(code, child.stderr()).toBe(0);
-    const events = (await readFile(file, "utf8")).trim().split("\n").map((line) => JSON.parse(line) as { name: string; kind: string; scope_category?: string });
+    const events = (await readFile(file, "utf8"))
+      .trim()
+      .split("\n")
+      .map((line) => JSON.parse(line) as { name: string; kind: string; scope_category?: string });
     expect(events.map((e) => `${e.name}:${e.scope_category ?? e.kind}`)).toEqual([
       "exiting-agent:start",
       "add:start",

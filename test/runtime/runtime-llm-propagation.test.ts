@@ -26,16 +26,18 @@ describe("LLM calls", () => {
   it("strips every credential header from events while the provider gets the real request plus traceparent", async () => {
     const { rt, settle } = capturingRuntime();
     let sent: LlmRequest | undefined;
-    const response = await rt.withScope("agent", () =>
-      rt.executeLlm(
-        "openai.chat_completions",
-        { headers: { ...CREDENTIALS, "content-type": "application/json" }, content: { model: "m", messages: [] } },
-        (request) => {
-          sent = request;
-          return { choices: [{ message: { content: "hi" } }], model: "m-2026" };
-        },
-        { modelName: "m", attributes: ["streaming"], metadata: { turn: 0 } },
-      ),
+    const response = await rt.withScope(
+      "agent",
+      () =>
+        rt.executeLlm(
+          "openai.chat_completions",
+          { headers: { ...CREDENTIALS, "content-type": "application/json" }, content: { model: "m", messages: [] } },
+          (request) => {
+            sent = request;
+            return { choices: [{ message: { content: "hi" } }], model: "m-2026" };
+          },
+          { modelName: "m", attributes: ["streaming"], metadata: { turn: 0 } },
+        ),
       { category: "agent" },
     );
     expect(response).toEqual({ choices: [{ message: { content: "hi" } }], model: "m-2026" });
@@ -46,10 +48,17 @@ describe("LLM calls", () => {
     const text = JSON.stringify(events);
     for (let i = 1; i <= 7; i++) expect(text).not.toContain(`canary-${i}`);
     expect(start).toMatchObject({
-      name: "openai.chat_completions", category: "llm", attributes: ["streaming"], category_profile: { model_name: "m" },
-      data: { headers: { "content-type": "application/json" }, content: { model: "m", messages: [] } }, metadata: { turn: 0 },
+      name: "openai.chat_completions",
+      category: "llm",
+      attributes: ["streaming"],
+      category_profile: { model_name: "m" },
+      data: { headers: { "content-type": "application/json" }, content: { model: "m", messages: [] } },
+      metadata: { turn: 0 },
     });
-    expect(end).toMatchObject({ data: { choices: [{ message: { content: "hi" } }], model: "m-2026" }, metadata: { turn: 0, "otel.status_code": "OK" } });
+    expect(end).toMatchObject({
+      data: { choices: [{ message: { content: "hi" } }], model: "m-2026" },
+      metadata: { turn: 0, "otel.status_code": "OK" },
+    });
   });
 
   it("applies the LLM sanitize chains, and a failing one omits the payload", async () => {
@@ -58,7 +67,9 @@ describe("LLM calls", () => {
     rt.registerLlmSanitizeResponse("broken", 0, () => {
       throw new Error("bug");
     });
-    await rt.executeLlm("anthropic.messages", { content: { messages: [{ role: "user", content: "my secret" }] } }, () => ({ content: [{ type: "text", text: "secret reply" }] }));
+    await rt.executeLlm("anthropic.messages", { content: { messages: [{ role: "user", content: "my secret" }] } }, () => ({
+      content: [{ type: "text", text: "secret reply" }],
+    }));
     const [start, end] = await settle();
     expect(start!.data).toEqual({ headers: {}, content: "[redacted]" });
     expect(end!.data).toBeNull();
@@ -70,17 +81,28 @@ describe("LLM calls", () => {
     const failure = new RelaytraceError("retryable_status", "LLM 503: overloaded");
     await expect(rt.executeLlm("openai.chat_completions", { content: {} }, () => Promise.reject(failure))).rejects.toBe(failure);
     const end = (await settle())[1]!;
-    expect(end.metadata).toEqual({ "otel.status_code": "ERROR", "otel.status_description": "LLM 503: overloaded", "error.type": "retryable_status" });
+    expect(end.metadata).toEqual({
+      "otel.status_code": "ERROR",
+      "otel.status_description": "LLM 503: overloaded",
+      "error.type": "retryable_status",
+    });
     expect(end.data).toBeNull();
   });
 
   it("manual startLlm/endLlm carries OK status and the model actually used", async () => {
     const { rt, settle } = capturingRuntime();
-    const h = rt.startLlm("openai.chat_completions", { headers: { authorization: "Bearer x" }, content: { stream: true } }, { modelName: "m", attributes: ["streaming"] });
+    const h = rt.startLlm(
+      "openai.chat_completions",
+      { headers: { authorization: "Bearer x" }, content: { stream: true } },
+      { modelName: "m", attributes: ["streaming"] },
+    );
     rt.endLlm(h, { text: "streamed" }, { metadata: { time_to_first_chunk_ms: 12 }, modelName: "m-actual" });
     const [start, end] = await settle();
     expect(start!.data).toEqual({ headers: { authorization: "[redacted]" }, content: { stream: true } });
-    expect(end).toMatchObject({ category_profile: { model_name: "m-actual" }, metadata: { time_to_first_chunk_ms: 12, "otel.status_code": "OK" } });
+    expect(end).toMatchObject({
+      category_profile: { model_name: "m-actual" },
+      metadata: { time_to_first_chunk_ms: 12, "otel.status_code": "OK" },
+    });
   });
 });
 
@@ -88,18 +110,26 @@ describe("propagation", () => {
   it("captures {version, rootUuid, parentUuid}, sent as JSON text it continues the same trace elsewhere", async () => {
     const { rt, settle } = capturingRuntime();
     let ctx: Json = null;
-    await rt.withScope("halted-run", () => {
-      ctx = JSON.parse(propagationContextToJson(rt.capturePropagationContext())) as Json;
-    }, { category: "agent" });
+    await rt.withScope(
+      "halted-run",
+      () => {
+        ctx = JSON.parse(propagationContextToJson(rt.capturePropagationContext())) as Json;
+      },
+      { category: "agent" },
+    );
     const first = (await settle())[0]!;
     expect(ctx).toEqual({ version: 1, root_uuid: first.uuid, parent_uuid: first.uuid });
 
     const other = capturingRuntime(); // e.g. another process
     await other.rt.withPropagation(ctx as never, () =>
-      other.rt.withScope("resumed-run", async () => {
-        expect(other.rt.capturePropagationContext().rootUuid).toBe(first.uuid);
-        expect(other.rt.captureTraceparent().startsWith(`00-${uuidHex(first.uuid)}-`)).toBe(true);
-      }, { category: "agent" }),
+      other.rt.withScope(
+        "resumed-run",
+        async () => {
+          expect(other.rt.capturePropagationContext().rootUuid).toBe(first.uuid);
+          expect(other.rt.captureTraceparent().startsWith(`00-${uuidHex(first.uuid)}-`)).toBe(true);
+        },
+        { category: "agent" },
+      ),
     );
     const resumed = (await other.settle())[0]!;
     expect(resumed.parent_uuid).toBe(first.uuid);
@@ -153,12 +183,19 @@ describe("the trace context sent to the provider", () => {
   /** An LLM call whose `fn` posts the real request to a loopback provider; resolves with the headers it received. */
   async function headersReceived(rt: ReturnType<typeof capturingRuntime>["rt"], headers: Record<string, string>) {
     provider = await startProvider([{ body: { choices: [] } }]);
-    await rt.withScope("agent", () =>
-      rt.executeLlm("openai.chat_completions", { headers, content: { model: "m", messages: [] } }, async (req) => {
-        const res = await fetch(`${provider.baseUrl}/v1/chat/completions`, { method: "POST", headers: req.headers as Record<string, string>, body: JSON.stringify(req.content) });
-        return (await res.json()) as Json;
-      }),
-    { category: "agent" });
+    await rt.withScope(
+      "agent",
+      () =>
+        rt.executeLlm("openai.chat_completions", { headers, content: { model: "m", messages: [] } }, async (req) => {
+          const res = await fetch(`${provider.baseUrl}/v1/chat/completions`, {
+            method: "POST",
+            headers: req.headers as Record<string, string>,
+            body: JSON.stringify(req.content),
+          });
+          return (await res.json()) as Json;
+        }),
+      { category: "agent" },
+    );
     return provider.requests[0]!.headers;
   }
 
@@ -166,7 +203,9 @@ describe("the trace context sent to the provider", () => {
     const { rt, settle } = capturingRuntime();
     const incoming = extractTraceContext({ traceparent: `00-${CALLER_TRACE}-${CALLER_SPAN}-01`, tracestate: CALLER_STATE })!;
     // a stale tracestate the app copied along is replaced, whatever its case
-    const received = await rt.withPropagation(incoming, () => headersReceived(rt, { "content-type": "application/json", TraceState: "stale=1" }));
+    const received = await rt.withPropagation(incoming, () =>
+      headersReceived(rt, { "content-type": "application/json", TraceState: "stale=1" }),
+    );
     const llm = (await settle()).find((e) => e.kind === "scope" && e.category === "llm")!;
     expect(received.traceparent).toBe(`00-${CALLER_TRACE}-${spanIdOf(llm.uuid)}-01`);
     expect(received.tracestate).toBe(CALLER_STATE);
@@ -182,13 +221,15 @@ describe("the trace context sent to the provider", () => {
       traceState: createTraceState(CALLER_STATE),
     });
     const { rt, settle } = capturingRuntime();
-    const received = await context.with(parent, () => tracer.startActiveSpan("handler", async (span) => {
-      try {
-        return await headersReceived(rt, {});
-      } finally {
-        span.end();
-      }
-    }));
+    const received = await context.with(parent, () =>
+      tracer.startActiveSpan("handler", async (span) => {
+        try {
+          return await headersReceived(rt, {});
+        } finally {
+          span.end();
+        }
+      }),
+    );
     const llm = (await settle()).find((e) => e.kind === "scope" && e.category === "llm")!;
     expect(received.traceparent).toBe(`00-${CALLER_TRACE}-${spanIdOf(llm.uuid)}-01`);
     expect(received.tracestate).toBe(CALLER_STATE);

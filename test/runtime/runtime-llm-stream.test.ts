@@ -9,7 +9,15 @@ import { scriptedProviders } from "../support/scripted-providers.js";
 
 const servers: Server[] = [];
 afterEach(async () => {
-  await Promise.all(servers.splice(0).map((s) => new Promise<void>((r) => { s.closeAllConnections(); s.close(() => r()); })));
+  await Promise.all(
+    servers.splice(0).map(
+      (s) =>
+        new Promise<void>((r) => {
+          s.closeAllConnections();
+          s.close(() => r());
+        }),
+    ),
+  );
 });
 
 /** A real server on 127.0.0.1 that writes one newline-terminated chunk every `gapMs`, then ends (or breaks the socket). */
@@ -56,7 +64,8 @@ describe("runtime.executeLlmStream", () => {
     const url = await chunkServer(parts, 30);
     const { rt, settle } = capturingRuntime();
     const received: Json[] = [];
-    for await (const chunk of rt.executeLlmStream("openai.chat_completions", request, linesOf(url), { modelName: "m", assemble: text })) received.push(chunk);
+    for await (const chunk of rt.executeLlmStream("openai.chat_completions", request, linesOf(url), { modelName: "m", assemble: text }))
+      received.push(chunk);
     expect(received).toEqual(parts.map((p) => JSON.parse(p)));
     const events = await settle();
     expect(labels(events)).toEqual(["start:llm:openai.chat_completions", "end:llm:openai.chat_completions"]);
@@ -68,7 +77,7 @@ describe("runtime.executeLlmStream", () => {
     // The first chunk leaves the server one gap (30 ms) after the request; the whole stream takes three.
     const ttfc = metadata["time_to_first_chunk_ms"] as number;
     expect(ttfc).toBeGreaterThanOrEqual(25);
-    const totalMs = (Date.parse(end!.timestamp as string) - Date.parse(start!.timestamp as string));
+    const totalMs = Date.parse(end!.timestamp as string) - Date.parse(start!.timestamp as string);
     expect(ttfc).toBeLessThan(totalMs);
   });
 
@@ -93,7 +102,8 @@ describe("runtime.executeLlmStream", () => {
       for await (const chunk of next(req)) yield { delta: String((chunk as JsonObject).delta).toUpperCase() };
     });
     const received: Json[] = [];
-    for await (const chunk of rt.executeLlmStream("openai.chat_completions", request, linesOf(url), { assemble: text })) received.push(chunk);
+    for await (const chunk of rt.executeLlmStream("openai.chat_completions", request, linesOf(url), { assemble: text }))
+      received.push(chunk);
     expect(received).toEqual([{ delta: "HEL" }, { delta: "LO" }, { delta: "!" }]);
     expect(observed).toEqual(received); // "observe" (priority 1) is outermost: it sees what "shout" made
     expect(scopes(await settle())[1]!.data).toEqual({ text: "HELLO!" });
@@ -136,7 +146,8 @@ describe("runtime.executeLlmStream", () => {
     const { rt, settle } = capturingRuntime();
     const controller = new AbortController();
     const failure = await (async () => {
-      for await (const _ of rt.executeLlmStream("openai.chat_completions", request, linesOf(url), { signal: controller.signal })) controller.abort(new Error("user stopped"));
+      for await (const _ of rt.executeLlmStream("openai.chat_completions", request, linesOf(url), { signal: controller.signal }))
+        controller.abort(new Error("user stopped"));
     })().catch((e: unknown) => e);
     expect((failure as Error).message).toBe("user stopped");
     expect(scopes(await settle())[1]!.metadata).toMatchObject({ "otel.status_description": "llm call cancelled" });
@@ -145,7 +156,11 @@ describe("runtime.executeLlmStream", () => {
   it("guardrails run when iteration starts: a rejection rejects the first next() and opens no llm scope", async () => {
     const { rt, settle } = capturingRuntime();
     rt.registerLlmConditionalGuardrail("no-streams", 1, () => "streaming disabled");
-    const iterator = rt.executeLlmStream("openai.chat_completions", request, async function* () { yield 1; })[Symbol.asyncIterator]();
+    const iterator = rt
+      .executeLlmStream("openai.chat_completions", request, async function* () {
+        yield 1;
+      })
+      [Symbol.asyncIterator]();
     await expect(iterator.next()).rejects.toBeInstanceOf(GuardrailRejectedError);
     expect(labels(await settle())).toEqual(["start:guardrail:no-streams", "end:guardrail:no-streams", "mark:openai.chat_completions"]);
   });
@@ -153,11 +168,21 @@ describe("runtime.executeLlmStream", () => {
   it("the provider call gets the real request with a traceparent for the llm scope", async () => {
     const { rt, settle } = capturingRuntime();
     let sent: unknown;
-    await rt.withScope("agent", async () => {
-      for await (const _ of rt.executeLlmStream("openai.chat_completions", request, async function* (req) { sent = req.headers; yield 1; })) void _;
-    }, { category: "agent" });
+    await rt.withScope(
+      "agent",
+      async () => {
+        for await (const _ of rt.executeLlmStream("openai.chat_completions", request, async function* (req) {
+          sent = req.headers;
+          yield 1;
+        }))
+          void _;
+      },
+      { category: "agent" },
+    );
     const llm = scopes(await settle()).find((e) => e.category === "llm")!;
-    expect((sent as Record<string, string>).traceparent).toMatch(new RegExp(`^00-[0-9a-f]{32}-${llm.uuid.replace(/-/g, "").slice(16)}-01$`));
+    expect((sent as Record<string, string>).traceparent).toMatch(
+      new RegExp(`^00-[0-9a-f]{32}-${llm.uuid.replace(/-/g, "").slice(16)}-01$`),
+    );
   });
 });
 

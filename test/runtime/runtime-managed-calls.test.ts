@@ -73,13 +73,17 @@ describe("managed LLM calls follow the tool skeleton", () => {
     const { rt, settle } = capturingRuntime();
     let sent: unknown;
     let captured = "";
-    await rt.withScope("agent", async () => {
-      await rt.executeLlm("openai.chat_completions", { headers: { TraceParent: "00-stale-stale-00" }, content: {} }, async (req) => {
-        sent = req.headers;
-        captured = rt.captureTraceparent();
-        return {};
-      });
-    }, { category: "agent" });
+    await rt.withScope(
+      "agent",
+      async () => {
+        await rt.executeLlm("openai.chat_completions", { headers: { TraceParent: "00-stale-stale-00" }, content: {} }, async (req) => {
+          sent = req.headers;
+          captured = rt.captureTraceparent();
+          return {};
+        });
+      },
+      { category: "agent" },
+    );
     const events = await settle();
     const llm = scopes(events).find((e) => e.category === "llm")!;
     const agent = scopes(events).find((e) => e.category === "agent")!;

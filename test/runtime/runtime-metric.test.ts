@@ -37,7 +37,13 @@ describe("runtime.metric", () => {
       [[{ name: "x", kind: "gauge", value_type: "f64", value: 1 }], /unknown field value_type \(use valueType\)/],
       [[{ name: "x", kind: "gauge", valueType: "f64", value: 1, boundaries: [1] }], /histograms only/],
       [[{ name: "x", kind: "histogram", valueType: "f64", value: 1, boundaries: [2, 1] }], /ascending/],
-      [[{ name: "ok", kind: "gauge", valueType: "f64", value: 1 }, { name: "", kind: "gauge", valueType: "f64", value: 1 }], /measurements\[1\]: name/],
+      [
+        [
+          { name: "ok", kind: "gauge", valueType: "f64", value: 1 },
+          { name: "", kind: "gauge", valueType: "f64", value: 1 },
+        ],
+        /measurements\[1\]: name/,
+      ],
     ];
     for (const [measurements, message] of bad) expect(() => rt.metric("m", measurements as never)).toThrow(message);
     expect(await settle()).toEqual([]);

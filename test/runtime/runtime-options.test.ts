@@ -5,13 +5,21 @@ import { capturingRuntime } from "../support/capture.js";
 describe("option bags are checked", () => {
   it("an unknown or snake_case option is an error naming it, not silently lost data", async () => {
     const { rt, settle } = capturingRuntime();
-    expect(() => createRuntime({ maxQueSize: 5 } as never)).toThrow('createRuntime: unknown option "maxQueSize" (did you mean "maxQueueSize"?)');
-    expect(() => rt.mark("m", { category_profile: { subtype: "x" } } as never)).toThrow('mark: unknown option "category_profile" (did you mean "categoryProfile"?)');
+    expect(() => createRuntime({ maxQueSize: 5 } as never)).toThrow(
+      'createRuntime: unknown option "maxQueSize" (did you mean "maxQueueSize"?)',
+    );
+    expect(() => rt.mark("m", { category_profile: { subtype: "x" } } as never)).toThrow(
+      'mark: unknown option "category_profile" (did you mean "categoryProfile"?)',
+    );
     await expect(rt.executeTool("t", {}, () => ({ result: 1 }), { tool_call_id: "c1" } as never)).rejects.toThrow(
       'executeTool: unknown option "tool_call_id" (did you mean "toolCallId"?)',
     );
-    await expect(rt.withScope("s", () => 1, { categry: "agent" } as never)).rejects.toThrow('withScope: unknown option "categry" (did you mean "category"?)');
-    expect(() => rt.registerMarkSanitizer("s", 0, (_e, f) => f, { scpe: undefined } as never)).toThrow('register: unknown option "scpe" (did you mean "scope"?)');
+    await expect(rt.withScope("s", () => 1, { categry: "agent" } as never)).rejects.toThrow(
+      'withScope: unknown option "categry" (did you mean "category"?)',
+    );
+    expect(() => rt.registerMarkSanitizer("s", 0, (_e, f) => f, { scpe: undefined } as never)).toThrow(
+      'register: unknown option "scpe" (did you mean "scope"?)',
+    );
     expect(await settle()).toEqual([]); // nothing was emitted by the refused calls
   });
 
@@ -19,7 +27,10 @@ describe("option bags are checked", () => {
     const { rt } = capturingRuntime();
     await expect(rt.withScope("s", () => 1, { category: "Agent" as never })).rejects.toThrow(/category must be one of agent, function/);
     expect(() => rt.mark("m", { category: "widget" })).toThrow(/category must be one of/);
-    rt.registerToolExecutionIntercept("bad-mark", 0, async (args, next) => ({ ...(await next(args)), pendingMarks: [{ name: "p", category: "widget" }] }));
+    rt.registerToolExecutionIntercept("bad-mark", 0, async (args, next) => ({
+      ...(await next(args)),
+      pendingMarks: [{ name: "p", category: "widget" }],
+    }));
     await expect(rt.executeTool("t", {}, () => ({ result: 1 }))).rejects.toThrow(/category must be one of/);
   });
 });

@@ -27,9 +27,20 @@ describe("registries", () => {
     rt.mark("after-outer");
     await settle();
     expect(order).toEqual([
-      "outer-0", "g-first", "g-a", "g-b", "outer-5", "inner-5", // inside inner
-      "outer-0", "g-first", "g-a", "g-b", "outer-5", // inner popped: its sanitizer is gone
-      "g-first", "g-a", "g-b", // outer popped
+      "outer-0",
+      "g-first",
+      "g-a",
+      "g-b",
+      "outer-5",
+      "inner-5", // inside inner
+      "outer-0",
+      "g-first",
+      "g-a",
+      "g-b",
+      "outer-5", // inner popped: its sanitizer is gone
+      "g-first",
+      "g-a",
+      "g-b", // outer popped
     ]);
   });
 
@@ -121,7 +132,9 @@ describe("metadata injectors", () => {
     const [m, t] = await settle();
     expect(m!.metadata).toEqual({ existing: "kept", "deploy.env": "prod", tags: ["x", "y"] });
     expect(t!.metadata).toBe("not an object");
-    expect(rt.diagnostics().map((d) => d.code)).toEqual(expect.arrayContaining(["metadata_injector_failed", "metadata_injector_value_rejected"]));
+    expect(rt.diagnostics().map((d) => d.code)).toEqual(
+      expect.arrayContaining(["metadata_injector_failed", "metadata_injector_value_rejected"]),
+    );
   });
 });
 

@@ -35,7 +35,9 @@ describe("names of scope-local registrations are unique per scope", () => {
     expect(() => rt.registerMarkSanitizer("global", 2, (_e, f) => f)).toThrow('mark sanitizer "global" is already registered');
     await rt.withScope("s", (scope) => {
       rt.registerMarkSanitizer("local", 1, (_e, f) => f, { scope });
-      expect(() => rt.registerMarkSanitizer("local", 1, (_e, f) => f, { scope })).toThrow('mark sanitizer "local" is already registered on this scope');
+      expect(() => rt.registerMarkSanitizer("local", 1, (_e, f) => f, { scope })).toThrow(
+        'mark sanitizer "local" is already registered on this scope',
+      );
     });
   });
 });

@@ -4,24 +4,59 @@ import { RelaytraceError } from "../../src/runtime/errors.js";
 import { capturingRuntime, labels, marks, scopes } from "../support/capture.js";
 
 const SCOPE_KEYS = [
-  "kind", "scope_category", "atof_version", "uuid", "parent_uuid", "timestamp", "name",
-  "attributes", "category", "category_profile", "data", "data_schema", "metadata",
+  "kind",
+  "scope_category",
+  "atof_version",
+  "uuid",
+  "parent_uuid",
+  "timestamp",
+  "name",
+  "attributes",
+  "category",
+  "category_profile",
+  "data",
+  "data_schema",
+  "metadata",
 ];
-const MARK_KEYS = ["kind", "atof_version", "uuid", "parent_uuid", "timestamp", "name", "category", "category_profile", "data", "data_schema", "metadata"];
+const MARK_KEYS = [
+  "kind",
+  "atof_version",
+  "uuid",
+  "parent_uuid",
+  "timestamp",
+  "name",
+  "category",
+  "category_profile",
+  "data",
+  "data_schema",
+  "metadata",
+];
 
 describe("event shapes (ATOF 0.1)", () => {
   it("writes every envelope key, explicit nulls, canonical flags and the six-digit timestamp", async () => {
     const { rt, settle } = capturingRuntime();
-    await rt.withScope("step", () => {
-      rt.mark("checkpoint");
-    }, { attributes: ["streaming", "parallel", "streaming"] });
+    await rt.withScope(
+      "step",
+      () => {
+        rt.mark("checkpoint");
+      },
+      { attributes: ["streaming", "parallel", "streaming"] },
+    );
     const [start, mark, end] = await settle();
     expect(Object.keys(start!)).toEqual(SCOPE_KEYS);
     expect(Object.keys(end!)).toEqual(SCOPE_KEYS);
     expect(Object.keys(mark!)).toEqual(MARK_KEYS);
     expect(start).toMatchObject({
-      kind: "scope", scope_category: "start", atof_version: "0.1", name: "step", category: "function",
-      attributes: ["parallel", "streaming"], category_profile: null, data: null, data_schema: null, metadata: null,
+      kind: "scope",
+      scope_category: "start",
+      atof_version: "0.1",
+      name: "step",
+      category: "function",
+      attributes: ["parallel", "streaming"],
+      category_profile: null,
+      data: null,
+      data_schema: null,
+      metadata: null,
     });
     expect(start!.timestamp).toMatch(/^\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{6}Z$/);
     expect(mark).toMatchObject({ kind: "mark", category: null, category_profile: null, parent_uuid: start!.uuid });
@@ -33,10 +68,14 @@ describe("event shapes (ATOF 0.1)", () => {
 
   it("serializes runtime events (fast path) exactly as any other event with the same fields", async () => {
     const { rt, settle } = capturingRuntime();
-    await rt.withScope("s", async () => {
-      rt.mark("m", { data: { x: [1, "two"] }, severity: "info", category: "custom", categoryProfile: { subtype: "acme.x" } });
-      await rt.executeTool("t", { q: "é\u2028" }, () => ({ result: { ok: true }, annotation: { a: 1 } }), { toolCallId: "c1" });
-    }, { attributes: ["parallel"], metadata: { session_id: "s1" } });
+    await rt.withScope(
+      "s",
+      async () => {
+        rt.mark("m", { data: { x: [1, "two"] }, severity: "info", category: "custom", categoryProfile: { subtype: "acme.x" } });
+        await rt.executeTool("t", { q: "é\u2028" }, () => ({ result: { ok: true }, annotation: { a: 1 } }), { toolCallId: "c1" });
+      },
+      { attributes: ["parallel"], metadata: { session_id: "s1" } },
+    );
     const events = await settle();
     expect(events).toHaveLength(5);
     for (const event of events) {
@@ -91,10 +130,14 @@ describe("withScope", () => {
 
   it("lets the body set the end output and metadata", async () => {
     const { rt, settle } = capturingRuntime();
-    await rt.withScope("run", (scope) => {
-      scope.setOutput({ status: "done" });
-      scope.addMetadata({ turns: 2 });
-    }, { category: "agent", metadata: { session_id: "s1" } });
+    await rt.withScope(
+      "run",
+      (scope) => {
+        scope.setOutput({ status: "done" });
+        scope.addMetadata({ turns: 2 });
+      },
+      { category: "agent", metadata: { session_id: "s1" } },
+    );
     const end = (await settle())[1]!;
     expect(end.data).toEqual({ status: "done" });
     expect(end.metadata).toEqual({ session_id: "s1", turns: 2, "otel.status_code": "OK" });

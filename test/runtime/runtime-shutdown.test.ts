@@ -38,7 +38,9 @@ describe("runtime.shutdown({ timeoutMs }) has one overall deadline", () => {
     const receiver = await silentReceiver();
     const runtime = createRuntime();
     // Ten queued ATOF batches with a minute per request and retries, plus an OTLP exporter as patient.
-    new AtofExporter({ type: "stream", url: `${receiver.url}/events`, maxBatchLines: 2, timeoutMillis: 60_000, maxRetries: 3 }).register(runtime);
+    new AtofExporter({ type: "stream", url: `${receiver.url}/events`, maxBatchLines: 2, timeoutMillis: 60_000, maxRetries: 3 }).register(
+      runtime,
+    );
     new OtelExporter({ projection: "full", endpoint: `${receiver.url}/v1/traces`, timeoutMillis: 60_000 }).register(runtime);
     await emitMany(runtime, 10);
     const started = performance.now();
@@ -47,7 +49,9 @@ describe("runtime.shutdown({ timeoutMs }) has one overall deadline", () => {
     expect(receiver.requests()).toBeGreaterThan(0); // the exporters really were stuck on the receiver
     expect(waited).toBeLessThan(10_000); // far below any single exporter timeout (60 s)
     const timeout = runtime.diagnostics().find((d) => d.code === "shutdown_timeout");
-    expect(timeout?.message).toMatch(/^shutdown gave up after 300 ms; still running: (AtofExporter, OtelExporter|OtelExporter, AtofExporter)$/);
+    expect(timeout?.message).toMatch(
+      /^shutdown gave up after 300 ms; still running: (AtofExporter, OtelExporter|OtelExporter, AtofExporter)$/,
+    );
     // A second call is the first one's promise: it resolves at once.
     await runtime.shutdown({ timeoutMs: 60_000 });
   });

@@ -10,7 +10,9 @@ const request: JsonObject = { id: "req-1", kind: "approval", prompt: "may I?" };
 describe("suspension is an outcome of the managed tool lifecycle", () => {
   it("a callback returning { result, pending } ends the tool OK with the request in its annotation, then the runtime emits tool.pending", async () => {
     const { rt, settle } = capturingRuntime();
-    const out = await rt.executeTool("pay", { amount: 5 }, () => ({ result: "waiting", annotation: { cost: 1 }, pending: request }), { toolCallId: "call_9" });
+    const out = await rt.executeTool("pay", { amount: 5 }, () => ({ result: "waiting", annotation: { cost: 1 }, pending: request }), {
+      toolCallId: "call_9",
+    });
     expect(out).toEqual({ result: "waiting", annotation: { cost: 1 }, pending: request });
     const events = await settle();
     expect(labels(events)).toEqual(["start:tool:pay", "end:tool:pay", "mark:tool.pending"]);
@@ -30,7 +32,10 @@ describe("suspension is an outcome of the managed tool lifecycle", () => {
 
   it("the tool.pending mark comes before the marks of the intercepts around it (it is the innermost outcome)", async () => {
     const { rt, settle } = capturingRuntime();
-    rt.registerToolExecutionIntercept("audit", 1, async (args, next) => ({ ...(await next(args)), pendingMarks: [{ name: "audit.seen" }] }));
+    rt.registerToolExecutionIntercept("audit", 1, async (args, next) => ({
+      ...(await next(args)),
+      pendingMarks: [{ name: "audit.seen" }],
+    }));
     await rt.executeTool("pay", {}, () => ({ result: null, pending: request }));
     expect(labels(await settle())).toEqual(["start:tool:pay", "end:tool:pay", "mark:tool.pending", "mark:audit.seen"]);
   });
@@ -50,7 +55,9 @@ describe("suspension is an outcome of the managed tool lifecycle", () => {
 
   it("a pending request that is not an object is an invalid result: an error end, no mark", async () => {
     const { rt, settle } = capturingRuntime();
-    await expect(rt.executeTool("pay", {}, () => ({ result: 1, pending: "later" as never }))).rejects.toThrow(/pending request that is not an object/);
+    await expect(rt.executeTool("pay", {}, () => ({ result: 1, pending: "later" as never }))).rejects.toThrow(
+      /pending request that is not an object/,
+    );
     const events = await settle();
     expect(labels(events)).toEqual(["start:tool:pay", "end:tool:pay"]);
     expect((scopes(events)[1]!.metadata as JsonObject)["otel.status_code"]).toBe("ERROR");
@@ -70,7 +77,11 @@ describe("the loop hands suspensions to the runtime", () => {
       seenByIntercepts.push(r.pending);
       return r;
     });
-    const approve = defineTool({ name: "approve", description: "asks", execute: () => pending({ id: "pnd-1", kind: "approval", prompt: "ok?" }) });
+    const approve = defineTool({
+      name: "approve",
+      description: "asks",
+      execute: () => pending({ id: "pnd-1", kind: "approval", prompt: "ok?" }),
+    });
     const client = createClient({ baseUrl: p.url, style: "openai", model: "m", apiKey: "k", runtime: rt });
     const res = await client.run("go", { toolkit: await createToolkit({ tools: [approve] }) });
     expect(res.status).toBe("pending");

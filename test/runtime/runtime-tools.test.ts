@@ -10,10 +10,17 @@ const ok = (result: Json, annotation?: Json): ToolExecutionResult => (annotation
 describe("canonical tool execution results and intercept outcomes (the documented examples)", () => {
   it("example 1: a callback's {result, annotation} — the annotation rides the end event's profile, status OK", async () => {
     const { rt, settle } = capturingRuntime();
-    const got = await rt.executeTool("get_weather", { city: "Oslo" }, () => ok({ temp_c: 4 }, { cache: "hit", rank: 1 }), { toolCallId: "call_9f2" });
+    const got = await rt.executeTool("get_weather", { city: "Oslo" }, () => ok({ temp_c: 4 }, { cache: "hit", rank: 1 }), {
+      toolCallId: "call_9f2",
+    });
     expect(got).toEqual({ result: { temp_c: 4 }, annotation: { cache: "hit", rank: 1 } });
     const [start, end] = scopes(await settle());
-    expect(start).toMatchObject({ category: "tool", category_profile: { tool_call_id: "call_9f2" }, data: { city: "Oslo" }, metadata: null });
+    expect(start).toMatchObject({
+      category: "tool",
+      category_profile: { tool_call_id: "call_9f2" },
+      data: { city: "Oslo" },
+      metadata: null,
+    });
     expect(end).toMatchObject({
       category_profile: { tool_call_id: "call_9f2", tool_result_annotation: { cache: "hit", rank: 1 } },
       data: { temp_c: 4 },
@@ -37,7 +44,14 @@ describe("canonical tool execution results and intercept outcomes (the documente
       return {
         ...r,
         pendingMarks: [
-          { name: "cache.lookup", category: "custom", categoryProfile: { subtype: "acme.cache" }, data: { hit: true }, dataSchema: { name: "acme.cache_lookup", version: "1" }, severity: "info" },
+          {
+            name: "cache.lookup",
+            category: "custom",
+            categoryProfile: { subtype: "acme.cache" },
+            data: { hit: true },
+            dataSchema: { name: "acme.cache_lookup", version: "1" },
+            severity: "info",
+          },
           { name: "audit.recorded", data: { policy: "p1" }, severity: "warning" },
         ],
       };
@@ -51,8 +65,12 @@ describe("canonical tool execution results and intercept outcomes (the documente
     expect(parseTimestamp(m1!.timestamp)).toBe(endUs + 1);
     expect(parseTimestamp(m2!.timestamp)).toBe(endUs + 2);
     expect(m1).toMatchObject({
-      parent_uuid: end!.uuid, category: "custom", category_profile: { subtype: "acme.cache" }, data: { hit: true },
-      data_schema: { name: "acme.cache_lookup", version: "1" }, metadata: { "nemo_relay.log.severity": "info" },
+      parent_uuid: end!.uuid,
+      category: "custom",
+      category_profile: { subtype: "acme.cache" },
+      data: { hit: true },
+      data_schema: { name: "acme.cache_lookup", version: "1" },
+      metadata: { "nemo_relay.log.severity": "info" },
     });
     expect(m2!.metadata).toEqual({ "nemo_relay.log.severity": "warn" });
     expect(m1!.uuid).not.toBe(m2!.uuid);
@@ -67,7 +85,10 @@ describe("canonical tool execution results and intercept outcomes (the documente
       if ((args as { fail?: boolean }).fail) throw new Error("outer failed after next");
       return { result: r.result }; // deliberately drops the annotation
     });
-    rt.registerToolExecutionIntercept("inner", 2, async (args, next) => ({ ...(await next(args)), pendingMarks: [{ name: "inner.mark" }] }));
+    rt.registerToolExecutionIntercept("inner", 2, async (args, next) => ({
+      ...(await next(args)),
+      pendingMarks: [{ name: "inner.mark" }],
+    }));
     const got = await rt.executeTool("t", {}, () => ok("value", { a: 1 }));
     expect(got).toEqual({ result: "value" });
     expect(seenByOuter[0]).toEqual({ result: "value", annotation: { a: 1 } });
@@ -75,7 +96,16 @@ describe("canonical tool execution results and intercept outcomes (the documente
     const events = await settle();
     expect(labels(events)).toEqual(["start:tool:t", "end:tool:t", "mark:inner.mark", "start:tool:t", "end:tool:t"]);
     expect(events[1]!.category_profile).toEqual({}); // annotation removed by the intercept
-    expect(events[4]).toMatchObject({ data: null, category_profile: {}, metadata: { "otel.status_code": "ERROR", "otel.status_description": "outer failed after next", "error.type": "internal_error", "exception.type": "Error" } });
+    expect(events[4]).toMatchObject({
+      data: null,
+      category_profile: {},
+      metadata: {
+        "otel.status_code": "ERROR",
+        "otel.status_description": "outer failed after next",
+        "error.type": "internal_error",
+        "exception.type": "Error",
+      },
+    });
   });
 });
 
@@ -83,7 +113,11 @@ describe("execution-intercept chain", () => {
   it("orders by priority then name, lowest outermost", async () => {
     const { rt } = capturingRuntime();
     const trace: string[] = [];
-    for (const [name, priority] of [["b", 5], ["a", 5], ["z", 1]] as const) {
+    for (const [name, priority] of [
+      ["b", 5],
+      ["a", 5],
+      ["z", 1],
+    ] as const) {
       rt.registerToolExecutionIntercept(name, priority, async (args, next) => {
         trace.push(`${name}>`);
         const r = await next(args);
@@ -141,7 +175,10 @@ describe("execution-intercept chain", () => {
         return next({ attempt: 2 });
       }
     });
-    rt.registerToolExecutionIntercept("marker", 2, async (args, next) => ({ ...(await next(args)), pendingMarks: [{ name: `m${(args as { attempt: number }).attempt}` }] }));
+    rt.registerToolExecutionIntercept("marker", 2, async (args, next) => ({
+      ...(await next(args)),
+      pendingMarks: [{ name: `m${(args as { attempt: number }).attempt}` }],
+    }));
     await rt.executeTool("t", {}, (args) => {
       if ((args as { attempt: number }).attempt === 1) throw new Error("first attempt fails");
       return ok("done");
@@ -174,7 +211,11 @@ describe("execution-intercept chain", () => {
     await expect(rt.executeTool("t", {}, () => ok(1))).rejects.toThrow(/name must be a non-empty string/);
     rt.registerToolExecutionIntercept("extra", 0, async (args, next) => ({ ...(await next(args)), somethingElse: true }) as never);
     const events = await settle();
-    expect(scopes(events).filter((e) => e.scope_category === "end").every((e) => (e.metadata as Record<string, string>)["otel.status_code"] === "ERROR")).toBe(true);
+    expect(
+      scopes(events)
+        .filter((e) => e.scope_category === "end")
+        .every((e) => (e.metadata as Record<string, string>)["otel.status_code"] === "ERROR"),
+    ).toBe(true);
     expect(marks(events)).toEqual([]);
   });
 });
@@ -231,20 +272,28 @@ describe("guardrails and request intercepts", () => {
   it("a rejecting guardrail emits a guardrail pair and a rejection mark, no tool events, and rejects", async () => {
     const { rt, settle } = capturingRuntime();
     rt.registerToolConditionalGuardrail("allow-all", 0, () => null);
-    rt.registerToolConditionalGuardrail("no-rm", 1, (tool, args) => ((args as { cmd: string }).cmd.includes("rm") ? "destructive command" : null));
+    rt.registerToolConditionalGuardrail("no-rm", 1, (tool, args) =>
+      (args as { cmd: string }).cmd.includes("rm") ? "destructive command" : null,
+    );
     rt.registerToolConditionalGuardrail("never-reached", 2, () => "unreachable");
     let ran = false;
-    const error = await rt.executeTool("bash", { cmd: "rm -rf /" }, () => {
-      ran = true;
-      return ok(1);
-    }).catch((e: unknown) => e);
+    const error = await rt
+      .executeTool("bash", { cmd: "rm -rf /" }, () => {
+        ran = true;
+        return ok(1);
+      })
+      .catch((e: unknown) => e);
     expect(error).toBeInstanceOf(GuardrailRejectedError);
     expect((error as GuardrailRejectedError).reason).toBe("destructive command");
     expect((error as RelaytraceError).code).toBe("guardrail_rejected");
     expect(ran).toBe(false);
     const events = await settle();
     expect(labels(events)).toEqual([
-      "start:guardrail:allow-all", "end:guardrail:allow-all", "start:guardrail:no-rm", "end:guardrail:no-rm", "mark:bash",
+      "start:guardrail:allow-all",
+      "end:guardrail:allow-all",
+      "start:guardrail:no-rm",
+      "end:guardrail:no-rm",
+      "mark:bash",
     ]);
     expect(events[0]!.data).toEqual({ kind: "tool_conditional_execution", target_name: "bash" });
     expect(events[1]!.data).toEqual({ allowed: true, rejected: false });
@@ -293,7 +342,11 @@ describe("cancellation and manual lifecycle", () => {
     rt.endTool(h2, { error: new TypeError("bad") });
     const events = await settle();
     expect(labels(events)).toEqual(["start:tool:manual", "end:tool:manual", "start:tool:manual-fail", "end:tool:manual-fail"]);
-    expect(events[1]).toMatchObject({ data: { r: 2 }, metadata: { a: 1 }, category_profile: { tool_call_id: "c9", tool_result_annotation: { n: 1 } } });
+    expect(events[1]).toMatchObject({
+      data: { r: 2 },
+      metadata: { a: 1 },
+      category_profile: { tool_call_id: "c9", tool_result_annotation: { n: 1 } },
+    });
     expect(events[3]!.metadata).toMatchObject({ "otel.status_code": "ERROR", "exception.type": "TypeError" });
     expect(rt.diagnostics().find((d) => d.code === "tool.already_ended")?.count).toBe(1);
   });

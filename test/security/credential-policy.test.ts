@@ -41,7 +41,14 @@ describe("one credential policy for every path that records headers", () => {
     cleanups.push(provider.close);
     const runtime = createRuntime();
     const collect = captureFull(runtime);
-    const client = createClient({ baseUrl: provider.url, style: "openai", model: "m", apiKey: "unused", runtime, headers: customAuthHeaders(secret) });
+    const client = createClient({
+      baseUrl: provider.url,
+      style: "openai",
+      model: "m",
+      apiKey: "unused",
+      runtime,
+      headers: customAuthHeaders(secret),
+    });
     const toolkit = await createToolkit({});
     if (path === "run") await client.run("hi", { toolkit });
     else for await (const _ of client.stream("hi", { toolkit })) void _;
@@ -92,7 +99,15 @@ describe("one credential policy for every path that records headers", () => {
     cleanups.push(provider.close);
     const runtime = createRuntime();
     const collect = captureFull(runtime);
-    const client = createClient({ baseUrl: provider.url, style: "openai", model: "m", apiKey: "unused", runtime, retries: 0, headers: customAuthHeaders(secret) });
+    const client = createClient({
+      baseUrl: provider.url,
+      style: "openai",
+      model: "m",
+      apiKey: "unused",
+      runtime,
+      retries: 0,
+      headers: customAuthHeaders(secret),
+    });
     const failure = await client.run("hi", { toolkit: await createToolkit({}) }).catch((e: unknown) => e as Error);
     expect(failure).toBeInstanceOf(Error);
     expect((failure as Error).message).toContain("403");
@@ -105,13 +120,20 @@ describe("one credential policy for every path that records headers", () => {
 describe("HeaderPolicy", () => {
   it("keeps names, redacts unlisted values, and lists nothing that carries a secret by default", () => {
     const policy = new HeaderPolicy();
-    expect(policy.recordable({ Accept: "a", Authorization: "Bearer x", "X-Foo": "y" })).toEqual({ Accept: "a", Authorization: REDACTED, "X-Foo": REDACTED });
+    expect(policy.recordable({ Accept: "a", Authorization: "Bearer x", "X-Foo": "y" })).toEqual({
+      Accept: "a",
+      Authorization: REDACTED,
+      "X-Foo": REDACTED,
+    });
     for (const name of RECORDED_HEADERS) expect(name).not.toMatch(/auth|key|token|secret|cookie|pass/);
   });
 
   it("scrubs each whole value and each long part of it from free text", () => {
     const policy = new HeaderPolicy();
-    const text = policy.scrub("echo: Bearer abcdefgh12345 and sid=zyxwvut9876 end", { authorization: "Bearer abcdefgh12345", cookie: "sid=zyxwvut9876" });
+    const text = policy.scrub("echo: Bearer abcdefgh12345 and sid=zyxwvut9876 end", {
+      authorization: "Bearer abcdefgh12345",
+      cookie: "sid=zyxwvut9876",
+    });
     expect(text).toBe(`echo: ${REDACTED} and ${REDACTED} end`);
   });
 });

@@ -21,13 +21,18 @@ afterEach(async () => {
 async function allOutputs(runtime: Runtime) {
   const dir = await mkdtemp(join(tmpdir(), "relaytrace-canary-"));
   const collector: FaultCollector = await startCollector(reply200, "/");
-  cleanups.push(() => rm(dir, { recursive: true, force: true }), () => collector.close());
+  cleanups.push(
+    () => rm(dir, { recursive: true, force: true }),
+    () => collector.close(),
+  );
   const base = collector.url.replace(/\/$/, "");
   new AtofExporter({ type: "file", path: join(dir, "events.jsonl") }).register(runtime);
   new AtofExporter({ type: "stream", url: `${base}/atof` }).register(runtime);
   new AtifExporter({ agent: { name: "canary", version: "1" }, outputDirectory: join(dir, "atif") }).register(runtime);
   for (const projection of ["full", "openinference", "gen_ai"] as const) {
-    new OtelExporter({ projection, endpoint: `${base}/v1/traces`, protocol: "http/json", serviceName: `canary-${projection}` }).register(runtime);
+    new OtelExporter({ projection, endpoint: `${base}/v1/traces`, protocol: "http/json", serviceName: `canary-${projection}` }).register(
+      runtime,
+    );
   }
   /** Shuts down, then returns every byte that left the process plus the diagnostics. */
   return async (): Promise<{ text: string; otlp: string[]; atof: string }> => {
@@ -53,7 +58,10 @@ const echo = defineTool({
 describe.each(["openai", "anthropic"] as const)("credentials never leave the process (%s)", (style) => {
   it("a unique secret in every credential position is absent from ATOF, ATIF, every span projection and diagnostics", async () => {
     const secret = `canary${randomBytes(12).toString("hex")}`;
-    const provider = await startProvider([reply(style, "", [{ id: "c1", name: "echo", arguments: '{"text":"hi"}', input: { text: "hi" } }]), reply(style, "done")]);
+    const provider = await startProvider([
+      reply(style, "", [{ id: "c1", name: "echo", arguments: '{"text":"hi"}', input: { text: "hi" } }]),
+      reply(style, "done"),
+    ]);
     cleanups.push(provider.close);
     const runtime = createRuntime();
     const collect = await allOutputs(runtime);

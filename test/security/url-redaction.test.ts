@@ -81,7 +81,12 @@ describe("credentials in URLs never leave the process", () => {
     const secret = `canary${randomBytes(10).toString("hex")}`;
     const port = await closedPort();
     const runtime = createRuntime();
-    new AtofExporter({ type: "stream", url: `http://ingest:${secret}@127.0.0.1:${port}/atof?token=${secret}-t`, maxRetries: 0, timeoutMillis: 500 }).register(runtime);
+    new AtofExporter({
+      type: "stream",
+      url: `http://ingest:${secret}@127.0.0.1:${port}/atof?token=${secret}-t`,
+      maxRetries: 0,
+      timeoutMillis: 500,
+    }).register(runtime);
     runtime.mark("hello");
     await runtime.shutdown();
     const diagnostics = JSON.stringify(runtime.diagnostics());
@@ -110,14 +115,18 @@ describe("credentials in URLs never leave the process", () => {
 
 describe("URL helpers", () => {
   it("redactUrl keeps scheme, host, path and parameter names", () => {
-    expect(redactUrl("https://u:p@h.test:8443/a/b?key=1&flag&x=2#frag")).toBe(`https://${REDACTED}@h.test:8443/a/b?key=${REDACTED}&flag&x=${REDACTED}#frag`);
+    expect(redactUrl("https://u:p@h.test:8443/a/b?key=1&flag&x=2#frag")).toBe(
+      `https://${REDACTED}@h.test:8443/a/b?key=${REDACTED}&flag&x=${REDACTED}#frag`,
+    );
     expect(redactUrl("https://h.test/cb#access_token=abc")).toBe(`https://h.test/cb#${REDACTED}`);
     expect(redactUrl("http://h.test/plain")).toBe("http://h.test/plain");
   });
 
   it("redactUrlsInText rewrites every URL in prose and JSON", () => {
     const text = 'POST http://a:b@x.test/v1?k=v failed; see "https://y.test/?sig=zz" and ftp://z.test/f';
-    expect(redactUrlsInText(text)).toBe(`POST http://${REDACTED}@x.test/v1?k=${REDACTED} failed; see "https://y.test/?sig=${REDACTED}" and ftp://z.test/f`);
+    expect(redactUrlsInText(text)).toBe(
+      `POST http://${REDACTED}@x.test/v1?k=${REDACTED} failed; see "https://y.test/?sig=${REDACTED}" and ftp://z.test/f`,
+    );
   });
 
   it("joinUrl and the dialect paths put the path before the query", () => {

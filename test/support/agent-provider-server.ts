@@ -21,7 +21,9 @@ export interface ScriptedReply {
 export type Script = (request: ReceivedRequest, index: number) => ScriptedReply;
 
 /** A real HTTP server on 127.0.0.1 playing the LLM provider, one scripted reply per request. */
-export async function startProvider(script: Script | ScriptedReply[]): Promise<{ url: string; requests: ReceivedRequest[]; close(): Promise<void> }> {
+export async function startProvider(
+  script: Script | ScriptedReply[],
+): Promise<{ url: string; requests: ReceivedRequest[]; close(): Promise<void> }> {
   const requests: ReceivedRequest[] = [];
   const server: Server = createServer((req, res) => {
     const chunks: Buffer[] = [];
@@ -73,9 +75,14 @@ export interface CallSpec {
   input?: Record<string, unknown>;
 }
 
-export function openaiReply(content: string | null, calls: CallSpec[] = [], usage = { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 }): ScriptedReply {
+export function openaiReply(
+  content: string | null,
+  calls: CallSpec[] = [],
+  usage = { prompt_tokens: 4, completion_tokens: 2, total_tokens: 6 },
+): ScriptedReply {
   const message: Record<string, unknown> = { role: "assistant", content };
-  if (calls.length > 0) message.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments ?? "{}" } }));
+  if (calls.length > 0)
+    message.tool_calls = calls.map((c) => ({ id: c.id, type: "function", function: { name: c.name, arguments: c.arguments ?? "{}" } }));
   return { json: { id: "x", model: "stub", choices: [{ index: 0, message, finish_reason: calls.length ? "tool_calls" : "stop" }], usage } };
 }
 
@@ -83,11 +90,28 @@ export function anthropicReply(text: string, calls: CallSpec[] = [], usage = { i
   const content: unknown[] = [];
   if (text) content.push({ type: "text", text });
   for (const c of calls) content.push({ type: "tool_use", id: c.id, name: c.name, input: c.input ?? {} });
-  return { json: { id: "m", type: "message", role: "assistant", model: "stub", content, stop_reason: calls.length ? "tool_use" : "end_turn", usage } };
+  return {
+    json: {
+      id: "m",
+      type: "message",
+      role: "assistant",
+      model: "stub",
+      content,
+      stop_reason: calls.length ? "tool_use" : "end_turn",
+      usage,
+    },
+  };
 }
 
 /** A reply in either style. */
 export function reply(style: "openai" | "anthropic", text: string, calls: CallSpec[] = []): ScriptedReply {
-  if (style === "openai") return openaiReply(calls.length && !text ? null : text, calls.map((c) => ({ ...c, arguments: c.arguments ?? JSON.stringify(c.input ?? {}) })));
-  return anthropicReply(text, calls.map((c) => ({ ...c, input: c.input ?? (c.arguments ? (JSON.parse(c.arguments) as Record<string, unknown>) : {}) })));
+  if (style === "openai")
+    return openaiReply(
+      calls.length && !text ? null : text,
+      calls.map((c) => ({ ...c, arguments: c.arguments ?? JSON.stringify(c.input ?? {}) })),
+    );
+  return anthropicReply(
+    text,
+    calls.map((c) => ({ ...c, input: c.input ?? (c.arguments ? (JSON.parse(c.arguments) as Record<string, unknown>) : {}) })),
+  );
 }

@@ -4,7 +4,17 @@ import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js
 
 export function scope(
   phase: "start" | "end",
-  fields: { uuid: string; parent: string | null; ts: string; name: string; category: string; profile?: JsonObject | null; data?: Json; metadata?: Json; attributes?: string[] },
+  fields: {
+    uuid: string;
+    parent: string | null;
+    ts: string;
+    name: string;
+    category: string;
+    profile?: JsonObject | null;
+    data?: Json;
+    metadata?: Json;
+    attributes?: string[];
+  },
 ): ScopeEvent {
   return {
     kind: "scope",
@@ -23,7 +33,15 @@ export function scope(
   };
 }
 
-export function mark(fields: { uuid: string; parent: string | null; ts: string; name: string; data?: Json; category?: string | null; profile?: JsonObject | null }): MarkEvent {
+export function mark(fields: {
+  uuid: string;
+  parent: string | null;
+  ts: string;
+  name: string;
+  data?: Json;
+  category?: string | null;
+  profile?: JsonObject | null;
+}): MarkEvent {
   return {
     kind: "mark",
     atof_version: "0.1",
@@ -47,27 +65,101 @@ export const TOOL = "019ca945-0b9c-7128-a24b-e40ad23f0824";
 /** The OpenAI run of atof.md §10: an agent, an LLM call listing call_9f2, the annotated tool and two pending marks. */
 export function weatherRun(): AtofEvent[] {
   return [
-    scope("start", { uuid: AGENT, parent: ROOT, ts: "2026-03-01T12:00:00.001000Z", name: "weather-agent", category: "agent", data: { prompt: "Weather in Oslo?" }, metadata: { session_id: "conv-42" } }),
     scope("start", {
-      uuid: LLM1, parent: AGENT, ts: "2026-03-01T12:00:00.100000Z", name: "openai.chat_completions", category: "llm", profile: { model_name: "gpt-4.1" },
-      data: { headers: {}, content: { model: "gpt-4.1", messages: [{ role: "system", content: "be brief" }, { role: "user", content: "Weather in Oslo?" }] } },
+      uuid: AGENT,
+      parent: ROOT,
+      ts: "2026-03-01T12:00:00.001000Z",
+      name: "weather-agent",
+      category: "agent",
+      data: { prompt: "Weather in Oslo?" },
+      metadata: { session_id: "conv-42" },
+    }),
+    scope("start", {
+      uuid: LLM1,
+      parent: AGENT,
+      ts: "2026-03-01T12:00:00.100000Z",
+      name: "openai.chat_completions",
+      category: "llm",
+      profile: { model_name: "gpt-4.1" },
+      data: {
+        headers: {},
+        content: {
+          model: "gpt-4.1",
+          messages: [
+            { role: "system", content: "be brief" },
+            { role: "user", content: "Weather in Oslo?" },
+          ],
+        },
+      },
     }),
     scope("end", {
-      uuid: LLM1, parent: AGENT, ts: "2026-03-01T12:00:00.300000Z", name: "openai.chat_completions", category: "llm", profile: { model_name: "gpt-4.1" },
+      uuid: LLM1,
+      parent: AGENT,
+      ts: "2026-03-01T12:00:00.300000Z",
+      name: "openai.chat_completions",
+      category: "llm",
+      profile: { model_name: "gpt-4.1" },
       data: {
         model: "gpt-4.1-2025-04-14",
-        choices: [{ index: 0, message: { role: "assistant", content: null, tool_calls: [{ id: "call_9f2", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }] } }],
+        choices: [
+          {
+            index: 0,
+            message: {
+              role: "assistant",
+              content: null,
+              tool_calls: [{ id: "call_9f2", type: "function", function: { name: "get_weather", arguments: '{"city":"Oslo"}' } }],
+            },
+          },
+        ],
         usage: { prompt_tokens: 120, completion_tokens: 18, total_tokens: 138, prompt_tokens_details: { cached_tokens: 100 } },
       },
       metadata: { "otel.status_code": "OK" },
     }),
-    scope("start", { uuid: TOOL, parent: AGENT, ts: "2026-03-01T12:00:00.412000Z", name: "get_weather", category: "tool", profile: { tool_call_id: "call_9f2" }, data: { city: "Oslo" } }),
-    scope("end", {
-      uuid: TOOL, parent: AGENT, ts: "2026-03-01T12:00:00.977311Z", name: "get_weather", category: "tool",
-      profile: { tool_call_id: "call_9f2", tool_result_annotation: { cache: "hit", rank: 1 } }, data: { temp_c: 4 }, metadata: { "otel.status_code": "OK" },
+    scope("start", {
+      uuid: TOOL,
+      parent: AGENT,
+      ts: "2026-03-01T12:00:00.412000Z",
+      name: "get_weather",
+      category: "tool",
+      profile: { tool_call_id: "call_9f2" },
+      data: { city: "Oslo" },
     }),
-    mark({ uuid: "019ca945-0dd1-70ed-a079-d3bde8e25d94", parent: TOOL, ts: "2026-03-01T12:00:00.977312Z", name: "cache.lookup", category: "custom", profile: { subtype: "acme.cache" }, data: { hit: true } }),
-    mark({ uuid: "019ca945-0dd1-70ed-a079-d3bde8e25d95", parent: TOOL, ts: "2026-03-01T12:00:00.977313Z", name: "cache.store", category: "custom", profile: { subtype: "acme.cache" }, data: { stored: false } }),
-    scope("end", { uuid: AGENT, parent: ROOT, ts: "2026-03-01T12:00:01.500000Z", name: "weather-agent", category: "agent", data: { status: "done", text: "4 degrees" }, metadata: { "otel.status_code": "OK" } }),
+    scope("end", {
+      uuid: TOOL,
+      parent: AGENT,
+      ts: "2026-03-01T12:00:00.977311Z",
+      name: "get_weather",
+      category: "tool",
+      profile: { tool_call_id: "call_9f2", tool_result_annotation: { cache: "hit", rank: 1 } },
+      data: { temp_c: 4 },
+      metadata: { "otel.status_code": "OK" },
+    }),
+    mark({
+      uuid: "019ca945-0dd1-70ed-a079-d3bde8e25d94",
+      parent: TOOL,
+      ts: "2026-03-01T12:00:00.977312Z",
+      name: "cache.lookup",
+      category: "custom",
+      profile: { subtype: "acme.cache" },
+      data: { hit: true },
+    }),
+    mark({
+      uuid: "019ca945-0dd1-70ed-a079-d3bde8e25d95",
+      parent: TOOL,
+      ts: "2026-03-01T12:00:00.977313Z",
+      name: "cache.store",
+      category: "custom",
+      profile: { subtype: "acme.cache" },
+      data: { stored: false },
+    }),
+    scope("end", {
+      uuid: AGENT,
+      parent: ROOT,
+      ts: "2026-03-01T12:00:01.500000Z",
+      name: "weather-agent",
+      category: "agent",
+      data: { status: "done", text: "4 degrees" },
+      metadata: { "otel.status_code": "OK" },
+    }),
   ];
 }

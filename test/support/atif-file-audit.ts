@@ -34,7 +34,11 @@ function collect(path: unknown, data: unknown): void {
     return; // not a JSON document (an ATOF line, a log): not ours to judge here
   }
   // A JSON array of trajectories is itself something NAT's loader rejects: audit it as one document.
-  if (typeof doc === "object" && doc !== null && (Array.isArray(doc) || typeof (doc as { schema_version?: unknown }).schema_version === "string")) {
+  if (
+    typeof doc === "object" &&
+    doc !== null &&
+    (Array.isArray(doc) || typeof (doc as { schema_version?: unknown }).schema_version === "string")
+  ) {
     written.push({ path: String(path), doc, text });
   }
 }
@@ -43,11 +47,19 @@ const promises = fs.promises;
 const originalAsync = promises.writeFile;
 const originalSync = fs.writeFileSync;
 const originalCallback = fs.writeFile;
-promises.writeFile = (async (file: Parameters<typeof originalAsync>[0], data: Parameters<typeof originalAsync>[1], options?: Parameters<typeof originalAsync>[2]) => {
+promises.writeFile = (async (
+  file: Parameters<typeof originalAsync>[0],
+  data: Parameters<typeof originalAsync>[1],
+  options?: Parameters<typeof originalAsync>[2],
+) => {
   collect(file, data);
   return originalAsync(file, data, options);
 }) as typeof originalAsync;
-fs.writeFileSync = ((file: Parameters<typeof originalSync>[0], data: Parameters<typeof originalSync>[1], options?: Parameters<typeof originalSync>[2]) => {
+fs.writeFileSync = ((
+  file: Parameters<typeof originalSync>[0],
+  data: Parameters<typeof originalSync>[1],
+  options?: Parameters<typeof originalSync>[2],
+) => {
   collect(file, data);
   return originalSync(file, data, options);
 }) as typeof originalSync;
@@ -60,6 +72,9 @@ syncBuiltinESMExports();
 
 afterAll(() => {
   if (written.length === 0) return;
-  const problems = natTrajectoryProblems(written.map((w) => w.doc), written.map((w) => w.text));
+  const problems = natTrajectoryProblems(
+    written.map((w) => w.doc),
+    written.map((w) => w.text),
+  );
   expect(problems, `ATIF documents written by this test file that NAT would reject (${written.map((w) => w.path).join(", ")})`).toEqual([]);
 });

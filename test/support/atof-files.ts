@@ -4,7 +4,13 @@ import { join } from "node:path";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 
 /** A scope event as a producer would write it; `us` is microseconds since the epoch. */
-export function scopeLine(phase: "start" | "end", uuid: string, parent: string | null, us: number, fields: Partial<ScopeEvent> = {}): string {
+export function scopeLine(
+  phase: "start" | "end",
+  uuid: string,
+  parent: string | null,
+  us: number,
+  fields: Partial<ScopeEvent> = {},
+): string {
   const event: ScopeEvent = {
     kind: "scope",
     scope_category: phase,

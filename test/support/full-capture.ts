@@ -17,7 +17,9 @@ export function captureFull(runtime: Runtime) {
   new OtelExporter({ projection: "full", spanExporter: spans }).register(runtime);
   return async () => {
     await runtime.shutdown();
-    const spanText = JSON.stringify(spans.spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events })));
+    const spanText = JSON.stringify(
+      spans.spans.map((s) => ({ name: s.name, attributes: s.attributes, status: s.status, events: s.events })),
+    );
     return { events, spans: spans.spans, text: JSON.stringify(events) + spanText + JSON.stringify(runtime.diagnostics()) };
   };
 }

@@ -38,12 +38,18 @@ export function integrationRun(projection: ProjectionName = "gen_ai"): Integrati
     async finish() {
       await runtime.flush();
       const all = [...events.events];
-      return { events: all, spans: await spans.spans(), trajectories: atofToAtif(all, { agent: { name: "test-agent", version: "1.0.0" } }) };
+      return {
+        events: all,
+        spans: await spans.spans(),
+        trajectories: atofToAtif(all, { agent: { name: "test-agent", version: "1.0.0" } }),
+      };
     },
   };
 }
 
 export const scopesOf = (events: AtofEvent[]) => events.filter((e): e is ScopeEvent => e.kind === "scope");
-export const ends = (events: AtofEvent[], category: string) => scopesOf(events).filter((e) => e.scope_category === "end" && e.category === category);
-export const starts = (events: AtofEvent[], category: string) => scopesOf(events).filter((e) => e.scope_category === "start" && e.category === category);
+export const ends = (events: AtofEvent[], category: string) =>
+  scopesOf(events).filter((e) => e.scope_category === "end" && e.category === category);
+export const starts = (events: AtofEvent[], category: string) =>
+  scopesOf(events).filter((e) => e.scope_category === "start" && e.category === category);
 export const attr = (span: ReadableSpan, key: string) => span.attributes[key];

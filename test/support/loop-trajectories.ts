@@ -18,14 +18,19 @@ export async function runWithSubagent(): Promise<RecordedRuns> {
     const messages = req.body.messages as { role: string; content: string }[];
     const prompt = messages.find((m) => m.role === "user")!.content;
     if (prompt !== "outer") return reply("openai", "inner finding");
-    if (!messages.some((m) => m.role === "tool")) return reply("openai", "", [{ id: "call_sub", name: "delegate", arguments: '{"topic":"tides"}' }]);
+    if (!messages.some((m) => m.role === "tool"))
+      return reply("openai", "", [{ id: "call_sub", name: "delegate", arguments: '{"topic":"tides"}' }]);
     return reply("openai", "outer done");
   });
   const runtime = createRuntime();
   const events: AtofEvent[] = [];
   runtime.subscribe("capture", (e) => void events.push(e));
   const inner = createClient({ baseUrl: srv.url, style: "openai", model: "m", apiKey: "k", runtime, agentName: "researcher" });
-  const delegate = defineTool({ name: "delegate", description: "ask the researcher", execute: async () => (await inner.run("inner")).text });
+  const delegate = defineTool({
+    name: "delegate",
+    description: "ask the researcher",
+    execute: async () => (await inner.run("inner")).text,
+  });
   const outer = createClient({ baseUrl: srv.url, style: "openai", model: "m", apiKey: "k", runtime, agentName: "planner" });
   await outer.run("outer", { toolkit: await createToolkit({ tools: [delegate] }) });
   await runtime.flush();
@@ -34,11 +39,18 @@ export async function runWithSubagent(): Promise<RecordedRuns> {
 
 /** A run that halts on an approval, then its durable resume (`runWithAnswer`): two top-level agent scopes. */
 export async function runHaltedAndResumed(): Promise<RecordedRuns> {
-  const srv = await startProvider([reply("openai", "", [{ id: "call_ok", name: "approve", arguments: '{"what":"deploy"}' }]), reply("openai", "deployed")]);
+  const srv = await startProvider([
+    reply("openai", "", [{ id: "call_ok", name: "approve", arguments: '{"what":"deploy"}' }]),
+    reply("openai", "deployed"),
+  ]);
   const runtime = createRuntime();
   const events: AtofEvent[] = [];
   runtime.subscribe("capture", (e) => void events.push(e));
-  const approve = defineTool({ name: "approve", description: "", execute: (_a, ctx) => (ctx.answer ? "approved" : pending({ kind: "approval", prompt: "deploy?" })) });
+  const approve = defineTool({
+    name: "approve",
+    description: "",
+    execute: (_a, ctx) => (ctx.answer ? "approved" : pending({ kind: "approval", prompt: "deploy?" })),
+  });
   const toolkit = await createToolkit({ tools: [approve] });
   const client = createClient({ baseUrl: srv.url, style: "openai", model: "m", apiKey: "k", runtime, agentName: "deployer" });
   const halted = await client.run("deploy it", { toolkit });

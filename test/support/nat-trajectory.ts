@@ -51,7 +51,8 @@ function nestingDepth(text: string): number {
   for (let i = 0; i < text.length; i++) {
     const c = text.charCodeAt(i);
     if (inString) {
-      if (c === 92) i++; // backslash: skip the escaped character
+      if (c === 92)
+        i++; // backslash: skip the escaped character
       else if (c === 34) inString = false;
     } else if (c === 34) inString = true;
     else if (c === 123 || c === 91) max = Math.max(max, ++depth);
@@ -78,7 +79,12 @@ export function natTrajectoryProblems(docs: readonly unknown[], texts?: readonly
 }
 
 function natModelProblems(python: string, texts: readonly string[]): string[] {
-  const run = spawnSync(python, ["-c", NAT_CHECK], { input: `[${texts.join(",")}]`, encoding: "utf8", timeout: 60_000, maxBuffer: 64 * 1024 * 1024 });
+  const run = spawnSync(python, ["-c", NAT_CHECK], {
+    input: `[${texts.join(",")}]`,
+    encoding: "utf8",
+    timeout: 60_000,
+    maxBuffer: 64 * 1024 * 1024,
+  });
   if (run.status !== 0) return [`NAT's models could not run: ${run.stderr || run.error?.message || `exit ${run.status}`}`];
   return JSON.parse(run.stdout) as string[];
 }

@@ -9,9 +9,15 @@ import protobuf from "protobufjs";
 
 const PROTO_DIR = fileURLToPath(new URL("../fixtures/otlp-proto", import.meta.url));
 const SERVICES = {
-  traces: ["opentelemetry/proto/collector/trace/v1/trace_service.proto", "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest"],
+  traces: [
+    "opentelemetry/proto/collector/trace/v1/trace_service.proto",
+    "opentelemetry.proto.collector.trace.v1.ExportTraceServiceRequest",
+  ],
   logs: ["opentelemetry/proto/collector/logs/v1/logs_service.proto", "opentelemetry.proto.collector.logs.v1.ExportLogsServiceRequest"],
-  metrics: ["opentelemetry/proto/collector/metrics/v1/metrics_service.proto", "opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest"],
+  metrics: [
+    "opentelemetry/proto/collector/metrics/v1/metrics_service.proto",
+    "opentelemetry.proto.collector.metrics.v1.ExportMetricsServiceRequest",
+  ],
 } as const;
 const ID_FIELDS = new Set(["traceId", "spanId", "parentSpanId"]);
 
@@ -109,7 +115,8 @@ export function attributesOf(list: unknown): Record<string, unknown> {
   const out: Record<string, unknown> = {};
   for (const kv of (list as { key: string; value: Record<string, unknown> }[] | undefined) ?? []) {
     const v = kv.value ?? {};
-    out[kv.key] = v["stringValue"] ?? (v["intValue"] !== undefined ? Number(v["intValue"]) : undefined) ?? v["doubleValue"] ?? v["boolValue"] ?? v;
+    out[kv.key] =
+      v["stringValue"] ?? (v["intValue"] !== undefined ? Number(v["intValue"]) : undefined) ?? v["doubleValue"] ?? v["boolValue"] ?? v;
   }
   return out;
 }

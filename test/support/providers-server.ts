@@ -74,7 +74,11 @@ export async function startProvider(replies: Reply[]): Promise<FakeProvider> {
       const body = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});
       if (reply.destroy) {
         // Promise more bytes than we send, then drop the connection mid-reply.
-        res.writeHead(reply.status ?? 200, { "content-type": "application/json", "content-length": String(body.length + 100), ...reply.headers });
+        res.writeHead(reply.status ?? 200, {
+          "content-type": "application/json",
+          "content-length": String(body.length + 100),
+          ...reply.headers,
+        });
         res.write(body);
         setImmediate(() => res.socket?.destroy());
         return;

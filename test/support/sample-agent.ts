@@ -12,4 +12,3 @@ export async function runSampleAgent(runtime: Runtime): Promise<void> {
   );
   await runtime.flush();
 }
-

@@ -15,7 +15,13 @@ defineTool({
   description: "",
   inputSchema: {
     type: "object",
-    properties: { a: { type: "number" }, b: { type: "integer" }, label: { type: "string" }, tags: { type: "array", items: { type: "string" } }, mode: { enum: ["fast", "slow"] } },
+    properties: {
+      a: { type: "number" },
+      b: { type: "integer" },
+      label: { type: "string" },
+      tags: { type: "array", items: { type: "string" } },
+      mode: { enum: ["fast", "slow"] },
+    },
     required: ["a", "b"],
   },
   execute: (args) => {
@@ -42,7 +48,11 @@ defineTool({
 defineTool({
   name: "nested",
   description: "",
-  inputSchema: { type: "object", properties: { user: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } }, required: ["user"] },
+  inputSchema: {
+    type: "object",
+    properties: { user: { type: "object", properties: { name: { type: "string" } }, required: ["name"] } },
+    required: ["user"],
+  },
   execute: ({ user }) => {
     assertType<Equal<typeof user, { name: string }>>(true);
     return user.name;

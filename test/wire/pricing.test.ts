@@ -17,7 +17,15 @@ const provider = scriptedProviders();
 // USD per million tokens; made-up rates so the arithmetic is easy to check by hand.
 const catalog: PricingCatalog = {
   entries: [
-    { model: "claude-x", inputPerMTok: 3, outputPerMTok: 15, cacheReadPerMTok: 0.3, cacheWritePerMTok: 3.75, pricingAsOf: "2026-11-01", pricingSource: "test catalog" },
+    {
+      model: "claude-x",
+      inputPerMTok: 3,
+      outputPerMTok: 15,
+      cacheReadPerMTok: 0.3,
+      cacheWritePerMTok: 3.75,
+      pricingAsOf: "2026-11-01",
+      pricingSource: "test catalog",
+    },
     { model: "gpt-x", inputPerMTok: 2, outputPerMTok: 8, pricingAsOf: "2026-11-01", pricingSource: "test catalog" },
   ],
 };
@@ -46,7 +54,16 @@ describe("createRuntime({ pricing })", () => {
   it("puts the cost computed from the codec's usage on the llm end, and every exporter shows it", async () => {
     const { events, end, fullLlm, oiLlm } = await pricedRun(catalog);
     expect(end.category_profile).toMatchObject({
-      cost: { total: 3.42, currency: "USD", input: 1.92, output: 1.5, cache_read: 0.12, model: "claude-x", pricing_as_of: "2026-11-01", pricing_source: "test catalog" },
+      cost: {
+        total: 3.42,
+        currency: "USD",
+        input: 1.92,
+        output: 1.5,
+        cache_read: 0.12,
+        model: "claude-x",
+        pricing_as_of: "2026-11-01",
+        pricing_source: "test catalog",
+      },
     });
     expect(fullLlm["nemo_relay.llm.cost.total"]).toBe(3.42);
     expect(fullLlm["nemo_relay.llm.cost.currency"]).toBe("USD");
@@ -75,11 +92,19 @@ describe("createRuntime({ pricing })", () => {
   });
 
   it("rejects a malformed catalog or an unreadable file with an error naming the entry and field", () => {
-    expect(() => createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: -1, outputPerMTok: 1, pricingAsOf: "x", pricingSource: "y" }] } })).toThrow(
-      "pricing.entries[0].inputPerMTok must be a non-negative number of USD per million tokens",
-    );
-    expect(() => createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: 1, outputPerMTok: 1, pricingSource: "y" }] } as never })).toThrow("pricing.entries[0].pricingAsOf must be a non-empty string");
-    expect(() => createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: 1, outputPerMTok: 1, pricingAsOf: "x", pricingSource: "y", currency: "EUR" }] } as never })).toThrow('unknown key "currency"');
+    expect(() =>
+      createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: -1, outputPerMTok: 1, pricingAsOf: "x", pricingSource: "y" }] } }),
+    ).toThrow("pricing.entries[0].inputPerMTok must be a non-negative number of USD per million tokens");
+    expect(() =>
+      createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: 1, outputPerMTok: 1, pricingSource: "y" }] } as never }),
+    ).toThrow("pricing.entries[0].pricingAsOf must be a non-empty string");
+    expect(() =>
+      createRuntime({
+        pricing: {
+          entries: [{ model: "m", inputPerMTok: 1, outputPerMTok: 1, pricingAsOf: "x", pricingSource: "y", currency: "EUR" }],
+        } as never,
+      }),
+    ).toThrow('unknown key "currency"');
     expect(() => createRuntime({ pricing: "/nonexistent/prices.json" })).toThrow("pricing: cannot read /nonexistent/prices.json");
   });
 });

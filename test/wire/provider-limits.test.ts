@@ -85,7 +85,15 @@ describe("provider calls are bounded in time and size", () => {
       pump();
     });
     const { runtime, events } = tracedRuntime();
-    const client = createClient({ baseUrl: url, style: "openai", model: "m", apiKey: "k", runtime, retries: 0, maxResponseBytes: 1024 * 1024 });
+    const client = createClient({
+      baseUrl: url,
+      style: "openai",
+      model: "m",
+      apiKey: "k",
+      runtime,
+      retries: 0,
+      maxResponseBytes: 1024 * 1024,
+    });
     const failure = await client.run("hi", { toolkit: await createToolkit({}) }).catch((e: unknown) => e);
     expect(failure).toBeInstanceOf(ProviderResponseError);
     expect((failure as Error).message).toMatch(/exceeds maxResponseBytes \(1048576 bytes\)/);
@@ -117,8 +125,12 @@ describe("provider calls are bounded in time and size", () => {
   });
 
   it("requestTimeoutMs and maxResponseBytes are checked at construction", () => {
-    expect(() => createClient({ baseUrl: "http://127.0.0.1:1", style: "openai", model: "m", requestTimeoutMs: -1 })).toThrow(/requestTimeoutMs/);
-    expect(() => createClient({ baseUrl: "http://127.0.0.1:1", style: "openai", model: "m", maxResponseBytes: Number.NaN })).toThrow(/maxResponseBytes/);
+    expect(() => createClient({ baseUrl: "http://127.0.0.1:1", style: "openai", model: "m", requestTimeoutMs: -1 })).toThrow(
+      /requestTimeoutMs/,
+    );
+    expect(() => createClient({ baseUrl: "http://127.0.0.1:1", style: "openai", model: "m", maxResponseBytes: Number.NaN })).toThrow(
+      /maxResponseBytes/,
+    );
   });
 });
 

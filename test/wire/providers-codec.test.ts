@@ -1,11 +1,5 @@
 import { afterEach, describe, expect, it } from "vitest";
-import {
-  anthropicCodec,
-  codecFor,
-  openaiCodec,
-  postJson,
-  ProviderResponseError,
-} from "../../src/agent/providers/index.js";
+import { anthropicCodec, codecFor, openaiCodec, postJson, ProviderResponseError } from "../../src/agent/providers/index.js";
 import type { ProviderCodec, ToolDeclaration } from "../../src/agent/providers/index.js";
 import { startProvider } from "../support/providers-server.js";
 import type { FakeProvider } from "../support/providers-server.js";
@@ -22,7 +16,12 @@ afterEach(async () => {
   server = undefined;
 });
 
-async function callOnce(codec: ProviderCodec, base: string, reply: unknown, opts: { tools?: ToolDeclaration[]; systemPrompt?: string } = {}) {
+async function callOnce(
+  codec: ProviderCodec,
+  base: string,
+  reply: unknown,
+  opts: { tools?: ToolDeclaration[]; systemPrompt?: string } = {},
+) {
   server = await startProvider([{ body: reply }]);
   const messages = codec.startMessages({ systemPrompt: opts.systemPrompt ?? "", prompt: "weather in Paris?" });
   const body = codec.buildBody({ model: "m-1", systemPrompt: opts.systemPrompt ?? "", messages, tools: opts.tools ?? [] });
@@ -75,15 +74,17 @@ describe("OpenAI codec against a scripted provider", () => {
     expect(parsed.usage).toEqual({ promptTokens: 12, completionTokens: 5, totalTokens: 17, cachedTokens: 8 });
     expect(parsed.finishReason).toBe("tool_calls");
     expect(parsed.model).toBe("m-1-2025");
-    expect(parsed.assistantMessages).toEqual([{
-      role: "assistant",
-      content: "",
-      tool_calls: [
-        { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
-        { id: "call_2", type: "function", function: { name: "get_weather", arguments: "not json" } },
-        { id: "call_3", type: "function", function: { name: "get_weather", arguments: "" } },
-      ],
-    }]);
+    expect(parsed.assistantMessages).toEqual([
+      {
+        role: "assistant",
+        content: "",
+        tool_calls: [
+          { id: "call_1", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+          { id: "call_2", type: "function", function: { name: "get_weather", arguments: "not json" } },
+          { id: "call_3", type: "function", function: { name: "get_weather", arguments: "" } },
+        ],
+      },
+    ]);
   });
 
   it("omits tool keys without tools, and the system message when the prompt is empty or history exists", async () => {
@@ -96,8 +97,14 @@ describe("OpenAI codec against a scripted provider", () => {
     expect(parsed.text).toBe("Sunny");
     expect(parsed.finishReason).toBe("length");
     expect(parsed.usage).toEqual({ promptTokens: 3, completionTokens: 4, totalTokens: 7 });
-    const history = [{ role: "system", content: "old" }, { role: "user", content: "hi" }];
-    expect(openaiCodec.startMessages({ systemPrompt: "new", prompt: "again", history })).toEqual([...history, { role: "user", content: "again" }]);
+    const history = [
+      { role: "system", content: "old" },
+      { role: "user", content: "hi" },
+    ];
+    expect(openaiCodec.startMessages({ systemPrompt: "new", prompt: "again", history })).toEqual([
+      ...history,
+      { role: "user", content: "again" },
+    ]);
   });
 
   it("treats an empty choices array as a finished turn with no text", () => {
@@ -127,10 +134,12 @@ describe("OpenAI codec against a scripted provider", () => {
   });
 
   it("builds one tool message per result and finds the last tool turn", () => {
-    expect(openaiCodec.toolResultMessages([
-      { id: "a", name: "f", output: "1", isError: false },
-      { id: "b", name: "g", output: "boom", isError: true },
-    ])).toEqual([
+    expect(
+      openaiCodec.toolResultMessages([
+        { id: "a", name: "f", output: "1", isError: false },
+        { id: "b", name: "g", output: "boom", isError: true },
+      ]),
+    ).toEqual([
       { role: "tool", tool_call_id: "a", content: "1" },
       { role: "tool", tool_call_id: "b", content: "boom" },
     ]);
@@ -184,17 +193,19 @@ describe("Anthropic codec against a scripted provider", () => {
       { id: "toolu_1", name: "get_weather", args: { city: "Paris" }, arguments: '{"city":"Paris"}' },
       { id: "toolu_2", name: "get_weather", args: {}, arguments: "{}" },
     ]);
-    expect(parsed.assistantMessages).toEqual([{
-      role: "assistant",
-      content: [
-        thinking,
-        redacted,
-        { type: "text", text: "Checking " },
-        { type: "text", text: "now." },
-        { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
-        { type: "tool_use", id: "toolu_2", name: "get_weather", input: {} },
-      ],
-    }]);
+    expect(parsed.assistantMessages).toEqual([
+      {
+        role: "assistant",
+        content: [
+          thinking,
+          redacted,
+          { type: "text", text: "Checking " },
+          { type: "text", text: "now." },
+          { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
+          { type: "tool_use", id: "toolu_2", name: "get_weather", input: {} },
+        ],
+      },
+    ]);
     expect(parsed.usage).toEqual({ promptTokens: 150, completionTokens: 7, totalTokens: 157, cachedTokens: 130 });
     expect(parsed.finishReason).toBe("tool_calls");
     expect(parsed.model).toBe("claude-x");
@@ -230,10 +241,12 @@ describe("Anthropic codec against a scripted provider", () => {
   });
 
   it("builds ONE user message of tool_result blocks and finds the last tool turn", () => {
-    expect(anthropicCodec.toolResultMessages([
-      { id: "a", name: "f", output: "1", isError: false },
-      { id: "b", name: "g", output: "boom", isError: true },
-    ])).toEqual([
+    expect(
+      anthropicCodec.toolResultMessages([
+        { id: "a", name: "f", output: "1", isError: false },
+        { id: "b", name: "g", output: "boom", isError: true },
+      ]),
+    ).toEqual([
       {
         role: "user",
         content: [
@@ -244,7 +257,13 @@ describe("Anthropic codec against a scripted provider", () => {
     ]);
     const messages = [
       { role: "user", content: "q" },
-      { role: "assistant", content: [{ type: "text", text: "x" }, { type: "tool_use", id: "a", name: "f", input: {} }] },
+      {
+        role: "assistant",
+        content: [
+          { type: "text", text: "x" },
+          { type: "tool_use", id: "a", name: "f", input: {} },
+        ],
+      },
       { role: "user", content: [{ type: "tool_result", tool_use_id: "a", content: "1" }] },
       { role: "assistant", content: [{ type: "text", text: "done" }] },
     ];

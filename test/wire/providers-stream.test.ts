@@ -28,7 +28,13 @@ async function collect(gen: AsyncGenerator<StreamDelta, ParsedTurn>): Promise<{ 
 
 async function streamTurn(codec: ProviderCodec, replies: Reply[]) {
   server = await startProvider(replies);
-  const body = codec.buildBody({ model: "m", systemPrompt: "", messages: codec.startMessages({ systemPrompt: "", prompt: "go" }), tools: [], stream: true });
+  const body = codec.buildBody({
+    model: "m",
+    systemPrompt: "",
+    messages: codec.startMessages({ systemPrompt: "", prompt: "go" }),
+    tools: [],
+    stream: true,
+  });
   const events = await postStream({ url: codec.url(server.baseUrl), headers: codec.authHeaders("k"), body, retryBaseMs: 1 });
   return collect(codec.parseStream(events));
 }
@@ -53,12 +59,14 @@ async function eventsOf(chunks: string[]): Promise<SseEvent[]> {
 
 describe("SSE line parser", () => {
   it("handles event/data fields, multi-line data, comments and CRLF split across chunks", async () => {
-    const events = await eventsOf([": keep-alive\r\n\r", "\nevent: ping\r\ndata: {}\r\n\r\n", "data: line one\ndata:line two\n", "\n", "data: [DONE]\n\n"]);
-    expect(events).toEqual([
-      { event: "ping", data: "{}" },
-      { data: "line one\nline two" },
-      { data: "[DONE]" },
+    const events = await eventsOf([
+      ": keep-alive\r\n\r",
+      "\nevent: ping\r\ndata: {}\r\n\r\n",
+      "data: line one\ndata:line two\n",
+      "\n",
+      "data: [DONE]\n\n",
     ]);
+    expect(events).toEqual([{ event: "ping", data: "{}" }, { data: "line one\nline two" }, { data: "[DONE]" }]);
   });
 
   it("delivers complete lines left without a closing blank line and drops a dangling partial line", async () => {
@@ -68,7 +76,8 @@ describe("SSE line parser", () => {
 });
 
 describe("OpenAI streaming", () => {
-  const chunk = (delta: object, extra: object = {}) => sse({ model: "gpt-x", choices: [{ index: 0, delta, finish_reason: null }], ...extra });
+  const chunk = (delta: object, extra: object = {}) =>
+    sse({ model: "gpt-x", choices: [{ index: 0, delta, finish_reason: null }], ...extra });
 
   it("sends the stream keys, yields text deltas and assembles tool calls by index with usage from the last chunk", async () => {
     const { deltas, turn } = await streamTurn(openaiCodec, [
@@ -80,9 +89,18 @@ describe("OpenAI streaming", () => {
           chunk({ tool_calls: [{ index: 0, id: "call_a", type: "function", function: { name: "get_weather", arguments: "" } }] }),
           chunk({ tool_calls: [{ index: 1, id: "call_b", type: "function", function: { name: "get_time", arguments: '{"tz":' } }] }),
           chunk({ tool_calls: [{ index: 0, function: { arguments: '{"city":' } }] }),
-          chunk({ tool_calls: [{ index: 0, function: { arguments: '"Paris"}' } }, { index: 1, function: { arguments: '"UTC"}' } }] }),
+          chunk({
+            tool_calls: [
+              { index: 0, function: { arguments: '"Paris"}' } },
+              { index: 1, function: { arguments: '"UTC"}' } },
+            ],
+          }),
           sse({ model: "gpt-x", choices: [{ index: 0, delta: {}, finish_reason: "tool_calls" }] }),
-          sse({ model: "gpt-x", choices: [], usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13, prompt_tokens_details: { cached_tokens: 2 } } }),
+          sse({
+            model: "gpt-x",
+            choices: [],
+            usage: { prompt_tokens: 9, completion_tokens: 4, total_tokens: 13, prompt_tokens_details: { cached_tokens: 2 } },
+          }),
           "data: [DONE]\n\n",
         ],
       },
@@ -99,14 +117,16 @@ describe("OpenAI streaming", () => {
     expect(turn.usage).toEqual({ promptTokens: 9, completionTokens: 4, totalTokens: 13, cachedTokens: 2 });
     expect(turn.finishReason).toBe("tool_calls");
     expect(turn.model).toBe("gpt-x");
-    expect(turn.assistantMessages).toEqual([{
-      role: "assistant",
-      content: "Hello",
-      tool_calls: [
-        { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
-        { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"tz":"UTC"}' } },
-      ],
-    }]);
+    expect(turn.assistantMessages).toEqual([
+      {
+        role: "assistant",
+        content: "Hello",
+        tool_calls: [
+          { id: "call_a", type: "function", function: { name: "get_weather", arguments: '{"city":"Paris"}' } },
+          { id: "call_b", type: "function", function: { name: "get_time", arguments: '{"tz":"UTC"}' } },
+        ],
+      },
+    ]);
   });
 
   it("retries before the first byte, then streams", async () => {
@@ -137,7 +157,9 @@ describe("OpenAI streaming", () => {
     expect(json).toBeInstanceOf(ProviderResponseError);
     expect((json as Error).message).toMatch(/expected an event stream.*stream unsupported/);
     await server!.close();
-    const inStream = await failure(streamTurn(openaiCodec, [{ chunks: [chunk({ content: "a" }), sse({ error: { message: "model overloaded" } })] }]));
+    const inStream = await failure(
+      streamTurn(openaiCodec, [{ chunks: [chunk({ content: "a" }), sse({ error: { message: "model overloaded" } })] }]),
+    );
     expect((inStream as Error).message).toMatch(/stream reported an error: model overloaded/);
   });
 });
@@ -149,7 +171,14 @@ describe("Anthropic streaming", () => {
     const { deltas, turn } = await streamTurn(anthropicCodec, [
       {
         chunks: [
-          ev("message_start", { message: { id: "msg_1", model: "claude-x", content: [], usage: { input_tokens: 25, output_tokens: 1, cache_read_input_tokens: 10 } } }),
+          ev("message_start", {
+            message: {
+              id: "msg_1",
+              model: "claude-x",
+              content: [],
+              usage: { input_tokens: 25, output_tokens: 1, cache_read_input_tokens: 10 },
+            },
+          }),
           ev("content_block_start", { index: 0, content_block: { type: "thinking", thinking: "" } }),
           ev("content_block_delta", { index: 0, delta: { type: "thinking_delta", thinking: "Need weather." } }),
           ev("content_block_delta", { index: 0, delta: { type: "signature_delta", signature: "sig" } }),
@@ -174,14 +203,16 @@ describe("Anthropic streaming", () => {
     expect(deltas).toEqual([{ type: "first_chunk" }, { type: "text", delta: "Let me " }, { type: "text", delta: "check." }]);
     expect(turn.text).toBe("Let me check.");
     expect(turn.toolCalls).toEqual([{ id: "toolu_1", name: "get_weather", args: { city: "Paris" }, arguments: '{"city":"Paris"}' }]);
-    expect(turn.assistantMessages).toEqual([{
-      role: "assistant",
-      content: [
-        { type: "thinking", thinking: "Need weather.", signature: "sig" },
-        { type: "text", text: "Let me check." },
-        { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
-      ],
-    }]);
+    expect(turn.assistantMessages).toEqual([
+      {
+        role: "assistant",
+        content: [
+          { type: "thinking", thinking: "Need weather.", signature: "sig" },
+          { type: "text", text: "Let me check." },
+          { type: "tool_use", id: "toolu_1", name: "get_weather", input: { city: "Paris" } },
+        ],
+      },
+    ]);
     expect(turn.usage).toEqual({ promptTokens: 35, completionTokens: 30, totalTokens: 65, cachedTokens: 10 });
     expect(turn.finishReason).toBe("tool_calls");
     expect(turn.model).toBe("claude-x");
@@ -204,7 +235,9 @@ describe("Anthropic streaming", () => {
   });
 
   it("surfaces an error event with the provider's message", async () => {
-    const err = await failure(streamTurn(anthropicCodec, [{ chunks: [ev("error", { error: { type: "overloaded_error", message: "Overloaded" } })] }]));
+    const err = await failure(
+      streamTurn(anthropicCodec, [{ chunks: [ev("error", { error: { type: "overloaded_error", message: "Overloaded" } })] }]),
+    );
     expect(err).toBeInstanceOf(ProviderResponseError);
     expect((err as Error).message).toMatch(/overloaded_error: Overloaded/);
   });

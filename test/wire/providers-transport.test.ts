@@ -22,7 +22,13 @@ const ok = { body: { choices: [{ message: { content: "hi" } }] } };
 async function post(replies: Reply[], extra: Partial<Parameters<typeof postJson>[0]> = {}) {
   server = await startProvider(replies);
   const retries: RetryInfo[] = [];
-  const run = postJson({ url: `${server.baseUrl}/chat/completions`, body: { model: "m" }, retryBaseMs: 1, onRetry: (r) => retries.push(r), ...extra });
+  const run = postJson({
+    url: `${server.baseUrl}/chat/completions`,
+    body: { model: "m" },
+    retryBaseMs: 1,
+    onRetry: (r) => retries.push(r),
+    ...extra,
+  });
   return { run, retries, server };
 }
 
@@ -58,11 +64,14 @@ describe("postJson retries", () => {
   });
 
   it("falls back to backoff when Retry-After is not all digits", async () => {
-    const { run, retries } = await post([
-      { status: 429, headers: { "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" } },
-      { status: 429, headers: { "retry-after": "1.5" } },
-      ok,
-    ], { retries: 2 });
+    const { run, retries } = await post(
+      [
+        { status: 429, headers: { "retry-after": "Wed, 21 Oct 2015 07:28:00 GMT" } },
+        { status: 429, headers: { "retry-after": "1.5" } },
+        ok,
+      ],
+      { retries: 2 },
+    );
     expect((await run).attempts).toBe(3);
     expect(retries.map((r) => r.attempt)).toEqual([0, 1]);
     expect(retries[0]!.delayMs).toBeGreaterThanOrEqual(1);
@@ -80,7 +89,11 @@ describe("postJson retries", () => {
 
   it("fails after the last attempt with the status and the start of the body", async () => {
     const body = `{"error":"kaput"}${"x".repeat(800)}`;
-    const { run, retries, server } = await post([{ status: 500, body }, { status: 500, body }, { status: 500, body }]);
+    const { run, retries, server } = await post([
+      { status: 500, body },
+      { status: 500, body },
+      { status: 500, body },
+    ]);
     const err = await failure(run);
     expect(err).toBeInstanceOf(ProviderHttpError);
     const http = err as ProviderHttpError;
@@ -104,7 +117,9 @@ describe("postJson retries", () => {
   it("retries a refused connection, then fails with a clear connection error", async () => {
     const port = await deadPort();
     const retries: RetryInfo[] = [];
-    const err = await failure(postJson({ url: `http://127.0.0.1:${port}/chat/completions`, body: {}, retries: 2, retryBaseMs: 1, onRetry: (r) => retries.push(r) }));
+    const err = await failure(
+      postJson({ url: `http://127.0.0.1:${port}/chat/completions`, body: {}, retries: 2, retryBaseMs: 1, onRetry: (r) => retries.push(r) }),
+    );
     expect(err).toBeInstanceOf(ProviderConnectionError);
     expect((err as ProviderConnectionError).code).toBe("connection_error");
     expect((err as Error).message).toMatch(new RegExp(`127\\.0\\.0\\.1:${port}.*ECONNREFUSED`));
@@ -171,7 +186,9 @@ describe("postJson reply handling", () => {
   });
 
   it("sends caller headers over the defaults and returns response headers", async () => {
-    const { run, server } = await post([{ ...ok, headers: { "x-request-id": "req-9" } }], { headers: { "Content-Type": "application/json; charset=utf-8", "x-extra": "1" } });
+    const { run, server } = await post([{ ...ok, headers: { "x-request-id": "req-9" } }], {
+      headers: { "Content-Type": "application/json; charset=utf-8", "x-extra": "1" },
+    });
     const res = await run;
     expect(res.headers["x-request-id"]).toBe("req-9");
     expect(server.requests[0]!.headers["content-type"]).toBe("application/json; charset=utf-8");

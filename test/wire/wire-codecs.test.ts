@@ -1,5 +1,13 @@
 import { describe, expect, it } from "vitest";
-import { codecForDialect, codecForEvent, codecForSchema, DIALECTS, WIRE_CODECS, WireShapeError, WireStreamError } from "../../src/wire/index.js";
+import {
+  codecForDialect,
+  codecForEvent,
+  codecForSchema,
+  DIALECTS,
+  WIRE_CODECS,
+  WireShapeError,
+  WireStreamError,
+} from "../../src/wire/index.js";
 import type { WireCodec, WireResponse } from "../../src/wire/index.js";
 import { allWireFixtures, type WireFixture } from "../support/wire-fixtures.js";
 
@@ -15,13 +23,20 @@ function assembled(codec: WireCodec, f: WireFixture): WireResponse {
 
 describe("the codec registry", () => {
   it("lists the four dialects sorted by schema name, each under the ATOF consumers' schema names", () => {
-    expect(WIRE_CODECS.map((c) => c.schema.name)).toEqual(["anthropic/messages", "gemini/generate-content", "openai/chat-completions", "openai/responses"]);
+    expect(WIRE_CODECS.map((c) => c.schema.name)).toEqual([
+      "anthropic/messages",
+      "gemini/generate-content",
+      "openai/chat-completions",
+      "openai/responses",
+    ]);
     expect(DIALECTS).toEqual(["anthropic", "gemini", "openai", "openai-responses"]);
     for (const c of WIRE_CODECS) expect(c.schema.version).toBe("1");
   });
 
   it("names the choices for an unknown style and knows no unregistered schema", () => {
-    expect(() => codecForDialect("cohere")).toThrow(/unknown provider style "cohere"; expected one of "anthropic", "gemini", "openai", "openai-responses"/);
+    expect(() => codecForDialect("cohere")).toThrow(
+      /unknown provider style "cohere"; expected one of "anthropic", "gemini", "openai", "openai-responses"/,
+    );
     expect(codecForSchema({ name: "openai/chat-completions", version: "2" })).toBeUndefined();
     expect(codecForSchema({ name: "acme/chat", version: "1" })).toBeUndefined();
   });
@@ -47,7 +62,9 @@ describe.each(allWireFixtures())("the $dialect codec on recorded bodies", (f) =>
     it("user text", () => expect(req.messages.find((m) => m.role === "user")?.text).toBe(x.userText));
     it("the assistant's tool call", () => {
       const call = req.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_call");
-      expect(call?.type === "tool_call" ? { id: call.call.id, name: call.call.name, arguments: call.call.arguments } : undefined).toEqual(x.requestToolCall);
+      expect(call?.type === "tool_call" ? { id: call.call.id, name: call.call.name, arguments: call.call.arguments } : undefined).toEqual(
+        x.requestToolCall,
+      );
     });
     it("the tool result", () => {
       const result = req.messages.flatMap((m) => m.parts).find((p) => p.type === "tool_result");
@@ -58,7 +75,8 @@ describe.each(allWireFixtures())("the $dialect codec on recorded bodies", (f) =>
     it("tool choice", () => expect(req.toolChoice).toBe(x.toolChoice));
     it("settings", () => expect(req.settings).toEqual(x.settings));
     it("invocation parameters leave out the transcript, tools and system prompt", () => {
-      for (const key of ["messages", "input", "contents", "tools", "system", "instructions", "systemInstruction"]) expect(req.parameters).not.toHaveProperty(key);
+      for (const key of ["messages", "input", "contents", "tools", "system", "instructions", "systemInstruction"])
+        expect(req.parameters).not.toHaveProperty(key);
     });
   });
 
@@ -81,7 +99,8 @@ describe.each(allWireFixtures())("the $dialect codec on recorded bodies", (f) =>
 
   describe("tool-call response", () => {
     const res = codec.decodeResponse(f.toolResponse, true);
-    it("the call's id, name and argument text", () => expect(res.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }))).toEqual([x.toolCall]));
+    it("the call's id, name and argument text", () =>
+      expect(res.toolCalls.map((c) => ({ id: c.id, name: c.name, arguments: c.arguments }))).toEqual([x.toolCall]));
     it("the arguments as a value", () => expect(res.toolCalls[0]!.input).toEqual({ tz: "CET" }));
     it("finishes as tool_calls", () => expect(res.finish).toBe("tool_calls"));
     it("the transcript entry sends the call back under the same id", () => {
@@ -126,7 +145,12 @@ describe.each(allWireFixtures())("the $dialect codec on recorded bodies", (f) =>
       expect({ text: res.text, toolCalls: res.toolCalls }).toEqual({ text: "", toolCalls: [] });
     });
     it("an error event inside a stream is a WireStreamError with the provider's message", () => {
-      const ev = f.dialect === "anthropic" ? { event: "error", data: JSON.stringify(f.error) } : { data: JSON.stringify(f.dialect === "openai-responses" ? { type: "error", message: "Incorrect API key provided." } : f.error) };
+      const ev =
+        f.dialect === "anthropic"
+          ? { event: "error", data: JSON.stringify(f.error) }
+          : {
+              data: JSON.stringify(f.dialect === "openai-responses" ? { type: "error", message: "Incorrect API key provided." } : f.error),
+            };
       expect(() => codec.streamAssembler().push(ev)).toThrow(WireStreamError);
     });
   });
@@ -135,7 +159,11 @@ describe.each(allWireFixtures())("the $dialect codec on recorded bodies", (f) =>
     it("a reply written by the codec reads back the same (body and stream)", () => {
       const res = codec.decodeResponse(f.toolResponse, true);
       const again = codec.decodeResponse(codec.encodeResponse(res), true);
-      expect({ calls: again.toolCalls.map((c) => [c.id, c.name, c.input]), finish: again.finish, usage: [again.usage?.inputTokens, again.usage?.outputTokens] }).toEqual({
+      expect({
+        calls: again.toolCalls.map((c) => [c.id, c.name, c.input]),
+        finish: again.finish,
+        usage: [again.usage?.inputTokens, again.usage?.outputTokens],
+      }).toEqual({
         calls: res.toolCalls.map((c) => [c.id, c.name, c.input]),
         finish: res.finish,
         usage: [res.usage?.inputTokens, res.usage?.outputTokens],
@@ -147,9 +175,16 @@ describe.each(allWireFixtures())("the $dialect codec on recorded bodies", (f) =>
 
     it("a request written from another dialect's transcript reads back the same roles, calls and results", () => {
       const source = codecForDialect("openai").decodeRequest(allWireFixtures()[0]!.request);
-      const body = codec.encodeRequest({ model: "m", system: "Be brief.", messages: codec.encodeMessages(source.messages), tools: source.tools });
+      const body = codec.encodeRequest({
+        model: "m",
+        system: "Be brief.",
+        messages: codec.encodeMessages(source.messages),
+        tools: source.tools,
+      });
       const back = codec.decodeRequest(body);
-      const calls = back.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool_call" ? [[p.call.id, p.call.name, p.call.input]] : []));
+      const calls = back.messages
+        .flatMap((m) => m.parts)
+        .flatMap((p) => (p.type === "tool_call" ? [[p.call.id, p.call.name, p.call.input]] : []));
       const results = back.messages.flatMap((m) => m.parts).flatMap((p) => (p.type === "tool_result" ? [[p.toolCallId, p.text]] : []));
       expect(calls).toEqual([["call_1", "get_weather", { city: "Oslo" }]]);
       expect(results).toEqual([["call_1", '{"temp_c":4}']]);

@@ -16,9 +16,41 @@ const LLM = "019ca945-4001-7000-8000-0000000000a1";
 function llmEvents(f: WireFixture, response = f.response): AtofEvent[] {
   const base = { atof_version: "0.1", kind: "scope", parent_uuid: AGENT, attributes: [], category: "llm" } as const;
   // A foreign producer's event name: only the data_schema says which dialect the bodies are.
-  const startLlm: ScopeEvent = { ...base, scope_category: "start", uuid: LLM, timestamp: "2026-03-01T12:00:00.000002Z", name: "model-call", category_profile: { model_name: "m" }, data: { headers: {}, content: f.request }, data_schema: f.schema, metadata: null };
-  const endLlm: ScopeEvent = { ...base, scope_category: "end", uuid: LLM, timestamp: "2026-03-01T12:00:00.000003Z", name: "model-call", category_profile: { model_name: "m" }, data: response, data_schema: f.schema, metadata: { "otel.status_code": "OK" } };
-  const agent = (phase: "start" | "end", at: string): ScopeEvent => ({ ...base, scope_category: phase, uuid: AGENT, parent_uuid: null, timestamp: at, name: "assistant", category: "agent", category_profile: null, data: phase === "start" ? { prompt: "Weather in Oslo?" } : null, data_schema: null, metadata: null });
+  const startLlm: ScopeEvent = {
+    ...base,
+    scope_category: "start",
+    uuid: LLM,
+    timestamp: "2026-03-01T12:00:00.000002Z",
+    name: "model-call",
+    category_profile: { model_name: "m" },
+    data: { headers: {}, content: f.request },
+    data_schema: f.schema,
+    metadata: null,
+  };
+  const endLlm: ScopeEvent = {
+    ...base,
+    scope_category: "end",
+    uuid: LLM,
+    timestamp: "2026-03-01T12:00:00.000003Z",
+    name: "model-call",
+    category_profile: { model_name: "m" },
+    data: response,
+    data_schema: f.schema,
+    metadata: { "otel.status_code": "OK" },
+  };
+  const agent = (phase: "start" | "end", at: string): ScopeEvent => ({
+    ...base,
+    scope_category: phase,
+    uuid: AGENT,
+    parent_uuid: null,
+    timestamp: at,
+    name: "assistant",
+    category: "agent",
+    category_profile: null,
+    data: phase === "start" ? { prompt: "Weather in Oslo?" } : null,
+    data_schema: null,
+    metadata: null,
+  });
   return [agent("start", "2026-03-01T12:00:00.000001Z"), startLlm, endLlm, agent("end", "2026-03-01T12:00:00.000004Z")];
 }
 
@@ -35,7 +67,12 @@ describe.each(allWireFixtures())("$dialect bodies, read by every consumer", (f) 
   it("the loop: usage (prompt includes cached), cached beside, text, finish", () => {
     const turn = codecFor(f.dialect).parseResponse(f.response);
     const cached = (x.usage.cacheReadTokens ?? 0) + (x.usage.cacheWriteTokens ?? 0);
-    expect(turn.usage).toEqual({ promptTokens: x.usage.inputTokens, completionTokens: x.usage.outputTokens, totalTokens: x.usage.totalTokens, cachedTokens: cached });
+    expect(turn.usage).toEqual({
+      promptTokens: x.usage.inputTokens,
+      completionTokens: x.usage.outputTokens,
+      totalTokens: x.usage.totalTokens,
+      cachedTokens: cached,
+    });
     expect(turn.text).toBe(x.text);
     expect(turn.finishReason).toBe(x.finish);
     expect(turn.model).toBe(x.responseModel);
@@ -85,7 +122,9 @@ describe.each(allWireFixtures())("$dialect bodies, read by every consumer", (f) 
     expect(a["llm.output_messages.0.message.content"]).toBe(x.text);
     expect(a["llm.model_name"]).toBe(x.responseModel);
     expect(a["llm.tools.0.tool.json_schema"]).toContain('"get_weather"');
-    const roles = Object.entries(a).filter(([k]) => /^llm\.input_messages\.\d+\.message\.role$/.test(k)).map(([, v]) => v);
+    const roles = Object.entries(a)
+      .filter(([k]) => /^llm\.input_messages\.\d+\.message\.role$/.test(k))
+      .map(([, v]) => v);
     expect(roles).toContain("tool");
   });
 
@@ -103,7 +142,11 @@ describe.each(allWireFixtures())("$dialect bodies, read by every consumer", (f) 
       return collector.spans().find((s) => s.kind === "llm")!;
     };
     const llm = viewed(f.response);
-    expect(llm.usage).toEqual({ promptTokens: x.usage.inputTokens, completionTokens: x.usage.outputTokens, totalTokens: x.usage.totalTokens });
+    expect(llm.usage).toEqual({
+      promptTokens: x.usage.inputTokens,
+      completionTokens: x.usage.outputTokens,
+      totalTokens: x.usage.totalTokens,
+    });
     expect(llm.model).toBe(x.responseModel);
     const messages = llm.messages!;
     if (x.system !== null) expect(messages[0]).toEqual({ role: "system", text: x.system });

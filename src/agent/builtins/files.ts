@@ -101,7 +101,8 @@ export function editTool(workspace: Workspace): Tool {
         const count = text.split(oldString).length - 1;
         if (count === 0) return { output: `edit: oldString not found in ${shown}`, isError: true };
         const all = args.replaceAll === true;
-        if (!all && count > 1) return { output: `edit: oldString is not unique in ${shown} (${count} occurrences); use replaceAll`, isError: true };
+        if (!all && count > 1)
+          return { output: `edit: oldString is not unique in ${shown} (${count} occurrences); use replaceAll`, isError: true };
         // count is 1 unless replaceAll; split/join keeps `$&` and friends in newString literal
         const next = text.split(oldString).join(newString);
         await writeFile(path, next, "utf8");

@@ -9,7 +9,19 @@ import { todowriteTool } from "./todowrite.js";
 import { webfetchTool } from "./webfetch.js";
 import { Workspace } from "./workspace.js";
 
-export { bashTool, readTool, writeTool, editTool, grepTool, globTool, webfetchTool, questionTool, applyPatchTool, todowriteTool, Workspace };
+export {
+  bashTool,
+  readTool,
+  writeTool,
+  editTool,
+  grepTool,
+  globTool,
+  webfetchTool,
+  questionTool,
+  applyPatchTool,
+  todowriteTool,
+  Workspace,
+};
 
 /** A built-in tool's name. */
 export type BuiltinName = "bash" | "read" | "write" | "edit" | "grep" | "glob" | "webfetch" | "question" | "apply_patch" | "todowrite";
@@ -42,7 +54,9 @@ export function builtinTools(selection: true | readonly string[], workspace: Wor
   for (const name of names) {
     if (name in FACTORIES) continue;
     const hint = closestKey(name, ALL_BUILTINS);
-    throw new TypeError(`createToolkit: unknown built-in "${name}"${hint ? ` (did you mean "${hint}"?)` : ""}; built-ins: ${ALL_BUILTINS.join(", ")}`);
+    throw new TypeError(
+      `createToolkit: unknown built-in "${name}"${hint ? ` (did you mean "${hint}"?)` : ""}; built-ins: ${ALL_BUILTINS.join(", ")}`,
+    );
   }
   // toolnexus's order, whatever order the names came in
   return ALL_BUILTINS.filter((n) => names.includes(n)).map((n) => FACTORIES[n](workspace));

@@ -5,7 +5,8 @@ import { defineTool, type Tool } from "../tool.js";
 import { failure } from "./files.js";
 import type { Workspace } from "./workspace.js";
 
-type FileOp = { kind: "add"; path: string; content: string } | { kind: "delete"; path: string } | { kind: "update"; path: string; body: string[] };
+type FileOp =
+  { kind: "add"; path: string; content: string } | { kind: "delete"; path: string } | { kind: "update"; path: string; body: string[] };
 
 const FILE_HEADER = /^\*\*\* (Add|Update|Delete) File: (.+)$/;
 

@@ -42,7 +42,8 @@ export function webfetchTool(): Tool {
       } catch {
         return { output: `webfetch: invalid URL ${JSON.stringify(String(args.url))}`, isError: true };
       }
-      if (url.protocol !== "http:" && url.protocol !== "https:") return { output: `webfetch: only http and https URLs are fetched (got ${url.protocol})`, isError: true };
+      if (url.protocol !== "http:" && url.protocol !== "https:")
+        return { output: `webfetch: only http and https URLs are fetched (got ${url.protocol})`, isError: true };
       const seconds = typeof args.timeout === "number" && args.timeout > 0 ? args.timeout : 30;
       const signal = AbortSignal.any([ctx.signal, AbortSignal.timeout(seconds * 1000)]);
       try {

@@ -119,7 +119,10 @@ export function providerCodec(wire: WireCodec): ProviderCodec {
       for (const m of wire.decodeMessages(messages.slice(index + 1))) {
         for (const p of m.parts) {
           if (p.type !== "tool_result") continue;
-          out.set(p.toolCallId, { output: p.text !== "" || typeof p.output === "string" ? p.text : JSON.stringify(p.output), isError: p.isError === true });
+          out.set(p.toolCallId, {
+            output: p.text !== "" || typeof p.output === "string" ? p.text : JSON.stringify(p.output),
+            isError: p.isError === true,
+          });
         }
       }
       return out;

@@ -6,12 +6,7 @@ import { RelaytraceError } from "../../runtime/errors.js";
  * (they are RelaytraceErrors, which the runtime reads `code` from).
  */
 export type ProviderErrorCode =
-  | "connection_error"
-  | "timeout"
-  | "retryable_status"
-  | "authentication"
-  | "invalid_request"
-  | "upstream_error";
+  "connection_error" | "timeout" | "retryable_status" | "authentication" | "invalid_request" | "upstream_error";
 
 /** Base of every provider-layer failure a run can reject with; `code` says which kind, `retryable` whether it was retried. */
 export class ProviderError extends RelaytraceError {

@@ -42,10 +42,13 @@ export function abortableSleep(ms: number, signal?: AbortSignal): Promise<void> 
       reject(signal?.reason);
     };
     // setTimeout caps at 2^31-1 ms; longer waits are clamped rather than firing immediately.
-    const timer = setTimeout(() => {
-      signal?.removeEventListener("abort", onAbort);
-      resolve();
-    }, Math.min(ms, 2_147_483_647));
+    const timer = setTimeout(
+      () => {
+        signal?.removeEventListener("abort", onAbort);
+        resolve();
+      },
+      Math.min(ms, 2_147_483_647),
+    );
     signal?.addEventListener("abort", onAbort, { once: true });
   });
 }

@@ -1,6 +1,14 @@
 import { request } from "undici";
 import type { Dispatcher } from "undici";
-import { isRetryableStatus, ProviderConnectionError, ProviderError, ProviderHttpError, ProviderResponseError, ProviderTimeoutError, preview } from "./errors.js";
+import {
+  isRetryableStatus,
+  ProviderConnectionError,
+  ProviderError,
+  ProviderHttpError,
+  ProviderResponseError,
+  ProviderTimeoutError,
+  preview,
+} from "./errors.js";
 import { mergeHeaders, scrubCredentials } from "./headers.js";
 import { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
 import { parseSse } from "./sse.js";
@@ -140,16 +148,21 @@ async function readBody(res: Dispatcher.ResponseData, ctx: CallContext): Promise
       res.body.destroy();
       throw err;
     }
-    throw abortFailure(ctx) ?? new ProviderConnectionError(
-      `connection closed while reading the LLM reply from ${ctx.url} (status ${res.statusCode}, ${received} bytes received): ${errorText(err)}`,
-      { cause: err },
+    throw (
+      abortFailure(ctx) ??
+      new ProviderConnectionError(
+        `connection closed while reading the LLM reply from ${ctx.url} (status ${res.statusCode}, ${received} bytes received): ${errorText(err)}`,
+        { cause: err },
+      )
     );
   }
   return Buffer.concat(chunks).toString("utf8");
 }
 
 function tooLarge(ctx: CallContext): ProviderResponseError {
-  return new ProviderResponseError(`LLM reply from ${ctx.url} exceeds maxResponseBytes (${ctx.maxResponseBytes} bytes); raise the client's maxResponseBytes if this reply is expected`);
+  return new ProviderResponseError(
+    `LLM reply from ${ctx.url} exceeds maxResponseBytes (${ctx.maxResponseBytes} bytes); raise the client's maxResponseBytes if this reply is expected`,
+  );
 }
 
 /** A bad URL or option is not a network failure: retrying cannot help. */
@@ -169,12 +182,17 @@ function serialize(body: unknown): string {
 }
 
 /** `onError`'s verdict (default: retry what is retryable). */
-function decideAfterFailure(opts: PostOptions, failure: { status?: number; retryable: boolean; final: Error }, attempt: number): "retry" | "fail" {
+function decideAfterFailure(
+  opts: PostOptions,
+  failure: { status?: number; retryable: boolean; final: Error },
+  attempt: number,
+): "retry" | "fail" {
   if (!opts.onError) return failure.retryable ? "retry" : "fail";
   // A provider answer carries its status; only a transport failure carries an error.
-  const info: AttemptFailure = failure.status !== undefined
-    ? { status: failure.status, attempt, retryable: failure.retryable }
-    : { error: failure.final, attempt, retryable: failure.retryable };
+  const info: AttemptFailure =
+    failure.status !== undefined
+      ? { status: failure.status, attempt, retryable: failure.retryable }
+      : { error: failure.final, attempt, retryable: failure.retryable };
   return opts.onError(info) === "retry" ? "retry" : "fail";
 }
 
@@ -182,12 +200,17 @@ function decideAfterFailure(opts: PostOptions, failure: { status?: number; retry
  * Sends the POST, retrying 429/500/502/503/504/529 and network errors with backoff (or Retry-After).
  * Resolves with the first 2xx response, body unread; the final failure is thrown.
  */
-async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: string): Promise<{ res: Dispatcher.ResponseData; attempts: number }> {
+async function sendWithRetries(
+  opts: PostOptions,
+  ctx: CallContext,
+  accept: string,
+): Promise<{ res: Dispatcher.ResponseData; attempts: number }> {
   const retries = Math.max(0, opts.retries ?? 2);
   const retryBaseMs = Math.max(0, opts.retryBaseMs ?? 500);
   // userinfo never travels inside the URL: it becomes Basic credentials unless the caller set some.
   const { url, basicAuth } = splitUserinfo(opts.url);
-  const auth = basicAuth !== undefined && headerValue(opts.headers ?? {}, "authorization") === undefined ? { authorization: basicAuth } : undefined;
+  const auth =
+    basicAuth !== undefined && headerValue(opts.headers ?? {}, "authorization") === undefined ? { authorization: basicAuth } : undefined;
   const headers = mergeHeaders({ "content-type": "application/json", accept }, auth, opts.headers);
   const payload = serialize(opts.body);
 
@@ -210,7 +233,9 @@ async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: stri
       if (aborted !== undefined) throw aborted;
       if (err instanceof ProviderConnectionError) throw err;
       if (isCallerMistake(err)) {
-        const final = new ProviderError("invalid_request", `LLM request to ${ctx.url} could not be sent: ${errorText(err)}`, { cause: err });
+        const final = new ProviderError("invalid_request", `LLM request to ${ctx.url} could not be sent: ${errorText(err)}`, {
+          cause: err,
+        });
         failure = { error: errorText(err), retryable: false, final };
       } else {
         const message = `LLM request to ${ctx.url} failed: ${errorText(err)}`;
@@ -277,7 +302,9 @@ export async function postStream(opts: PostOptions): Promise<StreamResponse> {
   if (contentType.includes("application/json")) {
     // The provider ignored `stream: true` or sent an error envelope with a 2xx status.
     const text = await readBody(res, ctx);
-    throw new ProviderResponseError(`expected an event stream from ${ctx.url} but the reply is JSON: ${preview(scrubCredentials(text, opts.headers))}`);
+    throw new ProviderResponseError(
+      `expected an event stream from ${ctx.url} but the reply is JSON: ${preview(scrubCredentials(text, opts.headers))}`,
+    );
   }
   let used = false;
   const events: AsyncIterable<SseEvent> = {
@@ -287,5 +314,11 @@ export async function postStream(opts: PostOptions): Promise<StreamResponse> {
       return parseSse(guardedBody(res, ctx))[Symbol.asyncIterator]();
     },
   };
-  return { status: res.statusCode, headers: flatHeaders(res.headers), attempts, events, [Symbol.asyncIterator]: () => events[Symbol.asyncIterator]() };
+  return {
+    status: res.statusCode,
+    headers: flatHeaders(res.headers),
+    attempts,
+    events,
+    [Symbol.asyncIterator]: () => events[Symbol.asyncIterator](),
+  };
 }

@@ -7,7 +7,13 @@ import type { ViewerState, Waterfall } from "./client-state.js";
  * The keyboard: `/` searches, Escape clears the search; on the spans pane ↑ ↓ (j k), Page Up/Down,
  * Home/End move the selection, ← folds or goes to the parent, → unfolds or goes to the first child.
  */
-export function viewerKeys(document: any, state: ViewerState, waterfall: Waterfall, select: (i: number) => void, showPane: (name: string) => void): void {
+export function viewerKeys(
+  document: any,
+  state: ViewerState,
+  waterfall: Waterfall,
+  select: (i: number) => void,
+  showPane: (name: string) => void,
+): void {
   const { rows, parents, collapsed } = state;
   const { scroller, search } = waterfall;
 

@@ -70,7 +70,13 @@ export function rowMatches(row: RowLike, text: string, filter: RowFilter): boole
  * Without a filter, collapsed rows hide their descendants; with one, matches show with their
  * ancestors (for context) and collapsing is ignored.
  */
-export function visibleRows(rows: readonly RowLike[], traces: readonly TraceLike[], collapsed: ReadonlySet<number>, matches: Uint8Array | null, parents: Int32Array): number[] {
+export function visibleRows(
+  rows: readonly RowLike[],
+  traces: readonly TraceLike[],
+  collapsed: ReadonlySet<number>,
+  matches: Uint8Array | null,
+  parents: Int32Array,
+): number[] {
   const out: number[] = [];
   let keep: Uint8Array | null = null;
   if (matches) {

@@ -48,7 +48,8 @@ export function viewerMain(logic: ClientLogic, parts: ClientParts): void {
   // ---- header -----------------------------------------------------------------------------
   const root = document.getElementById("relaytrace-viewer");
   const t = doc.totals;
-  const stat = (label: string, value: string, key: string) => h("div", { class: "stat", "data-total": key }, h("span", { class: "stat-value" }, value), h("span", { class: "stat-label" }, label));
+  const stat = (label: string, value: string, key: string) =>
+    h("div", { class: "stat", "data-total": key }, h("span", { class: "stat-value" }, value), h("span", { class: "stat-label" }, label));
   const header = h(
     "header",
     { class: "top" },

@@ -11,7 +11,13 @@ type El = any;
  * plus some overscan, are in the DOM) and the empty detail panel beside it. A click on a row
  * folds or unfolds it (on its toggle) and calls `onSelect`.
  */
-export function viewerWaterfall(logic: ClientLogic, dom: ViewerDom, state: ViewerState, window: any, onSelect: (i: number) => void): Waterfall {
+export function viewerWaterfall(
+  logic: ClientLogic,
+  dom: ViewerDom,
+  state: ViewerState,
+  window: any,
+  onSelect: (i: number) => void,
+): Waterfall {
   const { axisTicks, barPlacement, formatDuration, rowMatches, searchText, visibleRows } = logic;
   const { h, shortId } = dom;
   const { rows, traces, parents, rowOf, collapsed } = state;
@@ -23,9 +29,19 @@ export function viewerWaterfall(logic: ClientLogic, dom: ViewerDom, state: Viewe
   const pane = h("div", { class: "pane spans-pane", "data-pane": "spans" });
   const search = h("input", { type: "search", placeholder: "Search names (press /)", "aria-label": "search", "data-testid": "search" });
   const everywhere = h("input", { type: "checkbox", "data-testid": "search-everywhere" });
-  const statusSelect = h("select", { "aria-label": "status", "data-testid": "status-filter" }, h("option", { value: "" }, "any status"), ...["OK", "ERROR", "UNSET"].map((s) => h("option", { value: s }, s)));
+  const statusSelect = h(
+    "select",
+    { "aria-label": "status", "data-testid": "status-filter" },
+    h("option", { value: "" }, "any status"),
+    ...["OK", "ERROR", "UNSET"].map((s) => h("option", { value: s }, s)),
+  );
   const kinds = Array.from(new Set(rows.map((r: any) => r.kind))).sort() as string[];
-  const kindSelect = h("select", { "aria-label": "kind", "data-testid": "kind-filter" }, h("option", { value: "" }, "any kind"), ...kinds.map((k) => h("option", { value: k }, k)));
+  const kindSelect = h(
+    "select",
+    { "aria-label": "kind", "data-testid": "kind-filter" },
+    h("option", { value: "" }, "any kind"),
+    ...kinds.map((k) => h("option", { value: k }, k)),
+  );
   const shown = h("span", { class: "shown", "data-testid": "shown-count" });
   const toolbar = h("div", { class: "toolbar" }, search, h("label", null, everywhere, " in data too"), statusSelect, kindSelect, shown);
   const scroller = h("div", { class: "scroller", tabindex: "0", role: "tree", "aria-label": "spans" });
@@ -33,7 +49,11 @@ export function viewerWaterfall(logic: ClientLogic, dom: ViewerDom, state: Viewe
   const layer = h("div", { class: "layer" });
   spacer.append(layer);
   scroller.append(spacer);
-  const detail = h("aside", { class: "detail", "data-testid": "span-detail", "aria-live": "polite" }, h("p", { class: "hint" }, "Select a span (click, or ↑ ↓ and ← → to fold)."));
+  const detail = h(
+    "aside",
+    { class: "detail", "data-testid": "span-detail", "aria-live": "polite" },
+    h("p", { class: "hint" }, "Select a span (click, or ↑ ↓ and ← → to fold)."),
+  );
   const split = h("div", { class: "split" }, h("div", { class: "waterfall" }, scroller), detail);
   pane.append(toolbar, split);
   if (rows.length === 0) scroller.append(h("p", { class: "hint" }, "No spans in the input."));
@@ -63,7 +83,12 @@ export function viewerWaterfall(logic: ClientLogic, dom: ViewerDom, state: Viewe
     const el = h(
       "div",
       { class: "trace-row", "data-trace-id": tr.traceId },
-      h("div", { class: "cell name" }, h("strong", null, "trace " + shortId(tr.traceId)), " · " + tr.count.toLocaleString() + " spans · " + formatDuration(duration)),
+      h(
+        "div",
+        { class: "cell name" },
+        h("strong", null, "trace " + shortId(tr.traceId)),
+        " · " + tr.count.toLocaleString() + " spans · " + formatDuration(duration),
+      ),
       axis,
     );
     el.style.top = top + "px";
@@ -113,7 +138,11 @@ export function viewerWaterfall(logic: ClientLogic, dom: ViewerDom, state: Viewe
     timeline.append(label);
     for (const m of r.marks) {
       const mp = barPlacement(m.time, m.time, tr.start, tr.end);
-      const dot = h("span", { class: m.pending ? "mark pending" : "mark", title: (m.pending ? "pending mark " : "mark ") + m.name, "data-mark": m.name });
+      const dot = h("span", {
+        class: m.pending ? "mark pending" : "mark",
+        title: (m.pending ? "pending mark " : "mark ") + m.name,
+        "data-mark": m.name,
+      });
       dot.style.left = mp.left + "%";
       timeline.append(dot);
     }
@@ -157,12 +186,19 @@ export function viewerWaterfall(logic: ClientLogic, dom: ViewerDom, state: Viewe
     state.visible = visibleRows(rows, traces, collapsed, state.matches, parents);
     spacer.style.height = state.visible.length * ROW + "px";
     const count = state.visible.filter((v) => v >= 0).length;
-    shown.textContent = state.matches ? count.toLocaleString() + " of " + rows.length.toLocaleString() + " spans" : rows.length.toLocaleString() + " spans";
+    shown.textContent = state.matches
+      ? count.toLocaleString() + " of " + rows.length.toLocaleString() + " spans"
+      : rows.length.toLocaleString() + " spans";
     draw();
   }
 
   function applyFilter(): void {
-    const filter = (state.filter = { text: search.value.trim().toLowerCase(), everywhere: everywhere.checked, status: statusSelect.value, kind: kindSelect.value });
+    const filter = (state.filter = {
+      text: search.value.trim().toLowerCase(),
+      everywhere: everywhere.checked,
+      status: statusSelect.value,
+      kind: kindSelect.value,
+    });
     if (filter.text === "" && filter.status === "" && filter.kind === "") {
       state.matches = null;
     } else {

@@ -1,6 +1,15 @@
 import { isJsonObject, type Json, type JsonObject } from "../../events/json.js";
 import type { DataSchema } from "../../events/types.js";
-import { codecForEvent, mediaKindOf, sharedDecodeRequest, sharedDecodeResponse, type WirePart, type WireRequest, type WireResponse, type WireToolCall } from "../../wire/index.js";
+import {
+  codecForEvent,
+  mediaKindOf,
+  sharedDecodeRequest,
+  sharedDecodeResponse,
+  type WirePart,
+  type WireRequest,
+  type WireResponse,
+  type WireToolCall,
+} from "../../wire/index.js";
 import type { ViewMessage, ViewUsage } from "./model.js";
 
 /**
@@ -74,7 +83,8 @@ export function requestMessages(input: Json, hint: BodyHint = {}): ViewMessage[]
     }
     // A message that only carries tool results is those results.
     const text = partsText(m.parts);
-    if (m.role !== "tool" && (text !== "" || calls.length > 0 || results.length === 0)) out.push({ role: m.role, text, ...viewCalls(calls) });
+    if (m.role !== "tool" && (text !== "" || calls.length > 0 || results.length === 0))
+      out.push({ role: m.role, text, ...viewCalls(calls) });
     out.push(...results);
   }
   return out;
@@ -93,9 +103,15 @@ export function usageOf(output: Json, hint: BodyHint = {}): ViewUsage | undefine
   const usage = decodedResponse(output, hint)?.usage;
   if (!usage) return undefined;
   const { inputTokens: promptTokens, outputTokens: completionTokens } = usage;
-  const totalTokens = usage.totalTokens ?? (promptTokens !== undefined || completionTokens !== undefined ? (promptTokens ?? 0) + (completionTokens ?? 0) : undefined);
+  const totalTokens =
+    usage.totalTokens ??
+    (promptTokens !== undefined || completionTokens !== undefined ? (promptTokens ?? 0) + (completionTokens ?? 0) : undefined);
   if (promptTokens === undefined && completionTokens === undefined && totalTokens === undefined) return undefined;
-  return { ...(promptTokens !== undefined ? { promptTokens } : {}), ...(completionTokens !== undefined ? { completionTokens } : {}), ...(totalTokens !== undefined ? { totalTokens } : {}) };
+  return {
+    ...(promptTokens !== undefined ? { promptTokens } : {}),
+    ...(completionTokens !== undefined ? { completionTokens } : {}),
+    ...(totalTokens !== undefined ? { totalTokens } : {}),
+  };
 }
 
 /** The model that answered (response), else the one asked for (request). */

@@ -90,8 +90,10 @@ export class AtofSpanCollector {
       if (!r.start) endsWithoutStart++;
     }
     if (unended > 0) notes.push(`${unended} span${unended === 1 ? "" : "s"} without an end event (drawn to the last event, status ERROR)`);
-    if (endsWithoutStart > 0) notes.push(`${endsWithoutStart} end event${endsWithoutStart === 1 ? "" : "s"} without a start (shown from the end time)`);
-    if (this.duplicateStarts > 0) notes.push(`${this.duplicateStarts} repeated start event${this.duplicateStarts === 1 ? "" : "s"} ignored`);
+    if (endsWithoutStart > 0)
+      notes.push(`${endsWithoutStart} end event${endsWithoutStart === 1 ? "" : "s"} without a start (shown from the end time)`);
+    if (this.duplicateStarts > 0)
+      notes.push(`${this.duplicateStarts} repeated start event${this.duplicateStarts === 1 ? "" : "s"} ignored`);
     return notes;
   }
 

@@ -117,8 +117,14 @@ function genAiMessages(value: Json | undefined): ViewMessage[] {
     for (const p of Array.isArray(m["parts"]) ? m["parts"] : []) {
       if (!isJsonObject(p)) continue;
       if (p["type"] === "text") texts.push(str(p["content"]) ?? "");
-      else if (p["type"] === "tool_call") calls.push({ id: str(p["id"]) ?? "", name: str(p["name"]) ?? "", arguments: JSON.stringify(p["arguments"] ?? null) });
-      else if (p["type"] === "tool_call_response") out.push({ role: "tool", text: typeof p["response"] === "string" ? p["response"] : JSON.stringify(p["response"] ?? null), toolCallId: str(p["id"]) ?? "" });
+      else if (p["type"] === "tool_call")
+        calls.push({ id: str(p["id"]) ?? "", name: str(p["name"]) ?? "", arguments: JSON.stringify(p["arguments"] ?? null) });
+      else if (p["type"] === "tool_call_response")
+        out.push({
+          role: "tool",
+          text: typeof p["response"] === "string" ? p["response"] : JSON.stringify(p["response"] ?? null),
+          toolCallId: str(p["id"]) ?? "",
+        });
     }
     if (texts.length > 0 || calls.length > 0) out.push({ role, text: texts.join("\n"), ...(calls.length ? { toolCalls: calls } : {}) });
   }
@@ -199,14 +205,23 @@ function spanOf(raw: JsonObject, resource: JsonObject, source: string): ViewSpan
   const retryOf = str(at("start.metadata.relaytrace.retry_of"));
   if (retryOf) span.resumes = idHex(retryOf).slice(16);
   if (kind === "llm") {
-    const model = str(at("model_name")) ?? str(attrs["gen_ai.response.model"]) ?? str(attrs["gen_ai.request.model"]) ?? str(attrs["llm.model_name"]) ?? modelOf(input, output, { name: span.name });
+    const model =
+      str(at("model_name")) ??
+      str(attrs["gen_ai.response.model"]) ??
+      str(attrs["gen_ai.request.model"]) ??
+      str(attrs["llm.model_name"]) ??
+      modelOf(input, output, { name: span.name });
     if (model) span.model = model;
     const promptTokens = num(attrs["gen_ai.usage.input_tokens"]) ?? num(attrs["llm.token_count.prompt"]);
     const completionTokens = num(attrs["gen_ai.usage.output_tokens"]) ?? num(attrs["llm.token_count.completion"]);
     const totalTokens = num(attrs["llm.token_count.total"]);
     const usage =
       promptTokens !== undefined || completionTokens !== undefined
-        ? { promptTokens: promptTokens ?? 0, completionTokens: completionTokens ?? 0, totalTokens: totalTokens ?? (promptTokens ?? 0) + (completionTokens ?? 0) }
+        ? {
+            promptTokens: promptTokens ?? 0,
+            completionTokens: completionTokens ?? 0,
+            totalTokens: totalTokens ?? (promptTokens ?? 0) + (completionTokens ?? 0),
+          }
         : usageOf(output, { name: span.name });
     if (usage) span.usage = usage;
     const messages =
@@ -237,7 +252,15 @@ export function spansFromOtlp(doc: unknown, source: string): ViewSpan[] {
     const parent = s.parentId !== null ? byId.get(`${s.traceId}/${s.parentId}`) : undefined;
     if (s.kind === "mark" && parent && parent.kind !== "mark") {
       const attrs = isJsonObject(s.metadata) && isJsonObject(s.metadata["attributes"]) ? s.metadata["attributes"] : {};
-      parent.marks.push({ id: s.id, name: s.name.replace(/^mark:/, ""), time: s.start, pending: s.start >= parent.end, category: null, data: attrs, metadata: null });
+      parent.marks.push({
+        id: s.id,
+        name: s.name.replace(/^mark:/, ""),
+        time: s.start,
+        pending: s.start >= parent.end,
+        category: null,
+        data: attrs,
+        metadata: null,
+      });
       if (s.name === "mark:tool.pending") parent.suspended = true;
       continue;
     }

@@ -63,7 +63,10 @@ export async function loadViewDoc(files: readonly string[], options: LoadOptions
       } else {
         const docs = Array.isArray(doc) ? doc : [doc];
         const bad = docs.findIndex((d) => !isTrajectory(d));
-        if (bad >= 0) throw new InputError(`${file}: not an ATIF trajectory, ATOF event log or OTLP/JSON request (run 'relaytrace validate ${file}' for details)`);
+        if (bad >= 0)
+          throw new InputError(
+            `${file}: not an ATIF trajectory, ATOF event log or OTLP/JSON request (run 'relaytrace validate ${file}' for details)`,
+          );
         trajectories.push(...(docs as AtifTrajectory[]));
       }
     }

@@ -29,7 +29,10 @@ export const VIEWER_CSP = `default-src 'none'; script-src 'sha256-${sha256(VIEWE
 
 /** JSON that cannot end its `<script>` element or open a comment: every `<` is escaped. */
 export function embeddableJson(value: unknown): string {
-  return JSON.stringify(value).replace(/</g, "\\u003c").replace(/\u2028/g, "\\u2028").replace(/\u2029/g, "\\u2029");
+  return JSON.stringify(value)
+    .replace(/</g, "\\u003c")
+    .replace(/\u2028/g, "\\u2028")
+    .replace(/\u2029/g, "\\u2029");
 }
 
 function escapeHtml(text: string): string {
@@ -47,7 +50,10 @@ export function* viewerPageChunks(doc: ViewDoc): Generator<string> {
   yield embeddableJson(rest).slice(0, -1);
   yield `,"spans":[`;
   for (let i = 0; i < spans.length; i += 1000) {
-    const part = spans.slice(i, i + 1000).map((s) => embeddableJson(s)).join(",");
+    const part = spans
+      .slice(i, i + 1000)
+      .map((s) => embeddableJson(s))
+      .join(",");
     yield i === 0 ? part : `,${part}`;
   }
   yield `]}</script>\n<script>${VIEWER_SCRIPT}</script>\n</body>\n</html>\n`;

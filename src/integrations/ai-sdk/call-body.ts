@@ -1,6 +1,14 @@
 import type { CallOptions, Content, FinishReason, LanguageModel, Prompt, ToolResultOutput, Usage } from "./sdk-types.js";
 import type { Json, JsonObject } from "../../events/json.js";
-import type { CallFinishReason, CallMessage, CallRequest, CallResponse, CallToolCall, CallToolDefinition, CallUsage } from "../chat-completions-body.js";
+import type {
+  CallFinishReason,
+  CallMessage,
+  CallRequest,
+  CallResponse,
+  CallToolCall,
+  CallToolDefinition,
+  CallUsage,
+} from "../chat-completions-body.js";
 import { toolOutputText } from "../chat-completions-body.js";
 
 /** The AI SDK's language-model (v3) call shapes read into the library-neutral call record. */
@@ -65,7 +73,11 @@ export function requestOf(params: CallOptions, model: LanguageModel, stream: boo
   const tools: CallToolDefinition[] = [];
   for (const tool of params.tools ?? []) {
     if (tool.type === "function") {
-      tools.push({ name: tool.name, ...(tool.description !== undefined ? { description: tool.description } : {}), parameters: tool.inputSchema as Json });
+      tools.push({
+        name: tool.name,
+        ...(tool.description !== undefined ? { description: tool.description } : {}),
+        parameters: tool.inputSchema as Json,
+      });
     }
   }
   const settings: JsonObject = {};

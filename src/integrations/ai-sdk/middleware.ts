@@ -33,7 +33,8 @@ class StreamRecord {
   error: unknown;
 
   add(part: StreamPart): void {
-    if (this.firstChunkMs === undefined && part.type !== "stream-start" && part.type !== "response-metadata") this.firstChunkMs = Date.now() - this.started;
+    if (this.firstChunkMs === undefined && part.type !== "stream-start" && part.type !== "response-metadata")
+      this.firstChunkMs = Date.now() - this.started;
     switch (part.type) {
       case "text-delta":
         this.text.push(part.delta);

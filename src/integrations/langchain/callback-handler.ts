@@ -37,7 +37,12 @@ function modelOf(params: Record<string, unknown>, metadata: Record<string, unkno
 
 /** A tool's output: a ToolMessage's content, or the value itself. */
 function toolOutput(output: unknown): Json {
-  if (output !== null && typeof output === "object" && "content" in output && typeof (output as { getType?: unknown }).getType === "function") {
+  if (
+    output !== null &&
+    typeof output === "object" &&
+    "content" in output &&
+    typeof (output as { getType?: unknown }).getType === "function"
+  ) {
     return parseJsonText((output as { content: unknown }).content);
   }
   return parseJsonText(output);
@@ -68,20 +73,43 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     return (parentRunId !== undefined ? this.runs.get(parentRunId)?.uuid : undefined) ?? currentScopeUuid();
   }
 
-  private openScope(runId: string, name: string, category: Category, parentRunId: string | undefined, input: Json, metadata?: JsonObject): void {
-    const scope = openDetached(this.runtime, name, { category, parentUuid: this.parentOf(parentRunId), input, ...(metadata ? { metadata } : {}) });
+  private openScope(
+    runId: string,
+    name: string,
+    category: Category,
+    parentRunId: string | undefined,
+    input: Json,
+    metadata?: JsonObject,
+  ): void {
+    const scope = openDetached(this.runtime, name, {
+      category,
+      parentUuid: this.parentOf(parentRunId),
+      input,
+      ...(metadata ? { metadata } : {}),
+    });
     this.runs.set(runId, { kind: "scope", uuid: scope.handle.uuid, scope });
   }
 
-  private startLlm(runId: string, parentRunId: string | undefined, messages: CallMessage[], extraParams: Record<string, unknown> | undefined, metadata: Record<string, unknown> | undefined, name: string): void {
+  private startLlm(
+    runId: string,
+    parentRunId: string | undefined,
+    messages: CallMessage[],
+    extraParams: Record<string, unknown> | undefined,
+    metadata: Record<string, unknown> | undefined,
+    name: string,
+  ): void {
     const params = (extraParams?.["invocation_params"] ?? {}) as Record<string, unknown>;
     const model = modelOf(params, metadata);
-    const handle = this.runtime.startLlm(name, { content: chatCompletionsRequest(requestOf(messages, params, model)) }, {
-      parent: { uuid: this.parentOf(parentRunId) },
-      dataSchema: CHAT_COMPLETIONS_SCHEMA,
-      ...(model !== undefined ? { modelName: model } : {}),
-      ...(params["stream"] === true ? { attributes: ["streaming"] } : {}),
-    });
+    const handle = this.runtime.startLlm(
+      name,
+      { content: chatCompletionsRequest(requestOf(messages, params, model)) },
+      {
+        parent: { uuid: this.parentOf(parentRunId) },
+        dataSchema: CHAT_COMPLETIONS_SCHEMA,
+        ...(model !== undefined ? { modelName: model } : {}),
+        ...(params["stream"] === true ? { attributes: ["streaming"] } : {}),
+      },
+    );
     this.runs.set(runId, { kind: "llm", uuid: handle.uuid, handle, model });
   }
 
@@ -92,12 +120,30 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     return run;
   }
 
-  override handleChatModelStart(llm: Serialized, messages: BaseMessage[][], runId: string, parentRunId?: string, extraParams?: Record<string, unknown>, _tags?: string[], metadata?: Record<string, unknown>, runName?: string): void {
+  override handleChatModelStart(
+    llm: Serialized,
+    messages: BaseMessage[][],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+  ): void {
     const name = runName ?? serializedName(llm, "chat_model");
     this.startLlm(runId, parentRunId, (messages[0] ?? []).map(messageOf), extraParams, metadata, name);
   }
 
-  override handleLLMStart(llm: Serialized, prompts: string[], runId: string, parentRunId?: string, extraParams?: Record<string, unknown>, _tags?: string[], metadata?: Record<string, unknown>, runName?: string): void {
+  override handleLLMStart(
+    llm: Serialized,
+    prompts: string[],
+    runId: string,
+    parentRunId?: string,
+    extraParams?: Record<string, unknown>,
+    _tags?: string[],
+    metadata?: Record<string, unknown>,
+    runName?: string,
+  ): void {
     const messages: CallMessage[] = prompts.map((text) => ({ role: "user", text }));
     this.startLlm(runId, parentRunId, messages, extraParams, metadata, runName ?? serializedName(llm, "llm"));
   }
@@ -113,7 +159,16 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     if (run?.kind === "llm") this.runtime.endLlm(run.handle, null, { error: asError(err) });
   }
 
-  override handleToolStart(tool: Serialized, input: string, runId: string, parentRunId?: string, _tags?: string[], _metadata?: Record<string, unknown>, runName?: string, toolCallId?: string): void {
+  override handleToolStart(
+    tool: Serialized,
+    input: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runName?: string,
+    toolCallId?: string,
+  ): void {
     const handle = this.runtime.startTool(runName ?? serializedName(tool, "tool"), parseJsonText(input), {
       parent: { uuid: this.parentOf(parentRunId) },
       ...(toolCallId !== undefined ? { toolCallId } : {}),
@@ -134,10 +189,26 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
 
   // The callback manager passes (…, runId, parentRunId, tags, metadata, runType, runName), whatever
   // the declared parameter names say; the types line up position by position.
-  override handleChainStart(chain: Serialized, inputs: ChainValues, runId: string, parentRunId?: string, _tags?: string[], _metadata?: Record<string, unknown>, runType?: string, runName?: string): void {
+  override handleChainStart(
+    chain: Serialized,
+    inputs: ChainValues,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    runType?: string,
+    runName?: string,
+  ): void {
     const name = runName ?? serializedName(chain, "chain");
     const root = parentRunId === undefined || !this.runs.has(parentRunId);
-    this.openScope(runId, name, root ? "agent" : "function", parentRunId, toJsonSafe(inputs), runType ? { "langchain.run_type": runType } : undefined);
+    this.openScope(
+      runId,
+      name,
+      root ? "agent" : "function",
+      parentRunId,
+      toJsonSafe(inputs),
+      runType ? { "langchain.run_type": runType } : undefined,
+    );
   }
 
   override handleChainEnd(outputs: ChainValues, runId: string): void {
@@ -150,7 +221,15 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     if (run?.kind === "scope") closeDetached(this.runtime, run.scope, { error: asError(err) });
   }
 
-  override handleRetrieverStart(retriever: Serialized, query: string, runId: string, parentRunId?: string, _tags?: string[], _metadata?: Record<string, unknown>, name?: string): void {
+  override handleRetrieverStart(
+    retriever: Serialized,
+    query: string,
+    runId: string,
+    parentRunId?: string,
+    _tags?: string[],
+    _metadata?: Record<string, unknown>,
+    name?: string,
+  ): void {
     this.openScope(runId, name ?? serializedName(retriever, "retriever"), "retriever", parentRunId, query);
   }
 

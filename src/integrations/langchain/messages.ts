@@ -6,13 +6,28 @@ import { toolOutputText } from "../chat-completions-body.js";
 
 /** LangChain's messages and results read into the library-neutral call record. */
 
-const ROLES: Record<string, CallMessage["role"]> = { system: "system", developer: "system", human: "user", user: "user", ai: "assistant", assistant: "assistant", tool: "tool", function: "tool" };
+const ROLES: Record<string, CallMessage["role"]> = {
+  system: "system",
+  developer: "system",
+  human: "user",
+  user: "user",
+  ai: "assistant",
+  assistant: "assistant",
+  tool: "tool",
+  function: "tool",
+};
 
 function contentText(content: unknown): string {
   if (typeof content === "string") return content;
   if (!Array.isArray(content)) return content === undefined || content === null ? "" : toolOutputText(content);
   return content
-    .map((part: unknown) => (typeof part === "string" ? part : part !== null && typeof part === "object" && typeof (part as { text?: unknown }).text === "string" ? (part as { text: string }).text : ""))
+    .map((part: unknown) =>
+      typeof part === "string"
+        ? part
+        : part !== null && typeof part === "object" && typeof (part as { text?: unknown }).text === "string"
+          ? (part as { text: string }).text
+          : "",
+    )
     .join("");
 }
 
@@ -45,17 +60,37 @@ function toolsOf(params: Record<string, unknown>): CallToolDefinition[] {
   for (const t of tools as (Definition & { function?: Definition })[]) {
     const fn: Definition = t.function ?? t;
     if (typeof fn.name !== "string") continue;
-    out.push({ name: fn.name, ...(fn.description !== undefined ? { description: fn.description } : {}), ...("parameters" in fn ? { parameters: fn.parameters as Json } : {}) });
+    out.push({
+      name: fn.name,
+      ...(fn.description !== undefined ? { description: fn.description } : {}),
+      ...("parameters" in fn ? { parameters: fn.parameters as Json } : {}),
+    });
   }
   return out;
 }
 
-const SETTINGS = ["temperature", "top_p", "max_tokens", "max_completion_tokens", "stop", "seed", "presence_penalty", "frequency_penalty", "tool_choice"];
+const SETTINGS = [
+  "temperature",
+  "top_p",
+  "max_tokens",
+  "max_completion_tokens",
+  "stop",
+  "seed",
+  "presence_penalty",
+  "frequency_penalty",
+  "tool_choice",
+];
 
 export function requestOf(messages: CallMessage[], params: Record<string, unknown>, model: string | undefined): CallRequest {
   const settings: Record<string, Json> = {};
   for (const key of SETTINGS) if (params[key] !== undefined && params[key] !== null) settings[key] = params[key] as Json;
-  return { ...(model !== undefined ? { model } : {}), messages, tools: toolsOf(params), settings, ...(params["stream"] === true ? { stream: true } : {}) };
+  return {
+    ...(model !== undefined ? { model } : {}),
+    messages,
+    tools: toolsOf(params),
+    settings,
+    ...(params["stream"] === true ? { stream: true } : {}),
+  };
 }
 
 interface Usage {
@@ -66,9 +101,14 @@ interface Usage {
 
 /** The first generation of a result: its text, tool calls, usage, finish reason and model. */
 export function responseOf(output: LLMResult, fallbackModel: string | undefined): CallResponse {
-  const generation = output.generations[0]?.[0] as { text?: string; message?: unknown; generationInfo?: Record<string, unknown> } | undefined;
-  const message = generation?.message as { content?: unknown; usage_metadata?: Usage; response_metadata?: Record<string, unknown>; id?: string } | undefined;
-  const response: CallResponse = { text: message ? contentText(message.content) : (generation?.text ?? ""), toolCalls: toolCallsOf(message) };
+  const generation = output.generations[0]?.[0] as
+    { text?: string; message?: unknown; generationInfo?: Record<string, unknown> } | undefined;
+  const message = generation?.message as
+    { content?: unknown; usage_metadata?: Usage; response_metadata?: Record<string, unknown>; id?: string } | undefined;
+  const response: CallResponse = {
+    text: message ? contentText(message.content) : (generation?.text ?? ""),
+    toolCalls: toolCallsOf(message),
+  };
   const meta = message?.response_metadata ?? {};
   const model = (meta["model_name"] ?? meta["model"] ?? fallbackModel) as string | undefined;
   if (model !== undefined) response.model = model;

@@ -29,7 +29,9 @@ export async function mcpTools(client: Client, options: McpToolsOptions = {}): P
           inputSchema: listed.inputSchema as JsonObject,
           source: "mcp",
           async execute(args, ctx) {
-            const result = (await client.callTool(withTraceparent({ name: listed.name, arguments: args }), undefined, { signal: ctx.signal })) as McpToolResult;
+            const result = (await client.callTool(withTraceparent({ name: listed.name, arguments: args }), undefined, {
+              signal: ctx.signal,
+            })) as McpToolResult;
             if (result.isError === true) throw new McpToolError(listed.name, contentText(result.content));
             return resultValue(result);
           },

@@ -13,7 +13,9 @@ export interface McpToolResult {
 export function contentText(content: unknown): string {
   if (!Array.isArray(content)) return "";
   return content
-    .map((part: { type?: unknown; text?: unknown }) => (part?.type === "text" && typeof part.text === "string" ? part.text : `[${String(part?.type)}]`))
+    .map((part: { type?: unknown; text?: unknown }) =>
+      part?.type === "text" && typeof part.text === "string" ? part.text : `[${String(part?.type)}]`,
+    )
     .join("\n");
 }
 

@@ -8,7 +8,14 @@ import { openaiResponsesCodec } from "../../wire/index.js";
 import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError, parseJsonText } from "../json-text.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
-import { generationRequest, generationResponse, requestedToolCalls, responseModel, responseRequest, responseResponse } from "./span-bodies.js";
+import {
+  generationRequest,
+  generationResponse,
+  requestedToolCalls,
+  responseModel,
+  responseRequest,
+  responseResponse,
+} from "./span-bodies.js";
 
 /** Options of `RelaytraceProcessor`. */
 export type RelaytraceProcessorOptions = AdapterOptions;
@@ -134,7 +141,13 @@ export class RelaytraceProcessor implements TracingProcessor {
     let state = this.traces.get(span.traceId);
     if (!state) {
       const orphan = { traceId: span.traceId, name: "trace", groupId: null, metadata: undefined } as unknown as Trace;
-      state = { trace: orphan, startedAt: new Date(span.startedAt ?? Date.now()), appParent: currentScopeUuid(), spans: new Map(), unclaimed: [] };
+      state = {
+        trace: orphan,
+        startedAt: new Date(span.startedAt ?? Date.now()),
+        appParent: currentScopeUuid(),
+        spans: new Map(),
+        unclaimed: [],
+      };
       this.traces.set(span.traceId, state);
     }
     return state;
@@ -146,7 +159,12 @@ export class RelaytraceProcessor implements TracingProcessor {
     const metadata: JsonObject = { "openai_agents.trace_id": trace.traceId };
     if (trace.groupId) metadata["openai_agents.group_id"] = trace.groupId;
     for (const [k, v] of Object.entries(trace.metadata ?? {})) metadata[k] = toJsonSafe(v);
-    const scope = openDetached(this.runtime, trace.name || "trace", { category: "function", parentUuid: state.appParent, timestamp: state.startedAt, metadata });
+    const scope = openDetached(this.runtime, trace.name || "trace", {
+      category: "function",
+      parentUuid: state.appParent,
+      timestamp: state.startedAt,
+      metadata,
+    });
     state.opened = { kind: "scope", uuid: scope.handle.uuid, scope };
     return state.opened;
   }
@@ -177,13 +195,22 @@ export class RelaytraceProcessor implements TracingProcessor {
         const handle = runtime.startLlm(
           "openai.chat_completions",
           { content: generationRequest(data) },
-          { parent: { uuid: parentUuid }, timestamp, dataSchema: CHAT_COMPLETIONS_SCHEMA, ...(data.model !== undefined ? { modelName: data.model } : {}) },
+          {
+            parent: { uuid: parentUuid },
+            timestamp,
+            dataSchema: CHAT_COMPLETIONS_SCHEMA,
+            ...(data.model !== undefined ? { modelName: data.model } : {}),
+          },
         );
         opened = { kind: "llm", uuid: handle.uuid, handle };
         break;
       }
       case "response": {
-        const handle = runtime.startLlm("openai.responses", { content: responseRequest(data) }, { parent: { uuid: parentUuid }, timestamp, dataSchema: openaiResponsesCodec.schema });
+        const handle = runtime.startLlm(
+          "openai.responses",
+          { content: responseRequest(data) },
+          { parent: { uuid: parentUuid }, timestamp, dataSchema: openaiResponsesCodec.schema },
+        );
         opened = { kind: "llm", uuid: handle.uuid, handle };
         break;
       }
@@ -225,7 +252,12 @@ export class RelaytraceProcessor implements TracingProcessor {
       default: {
         const named = data as { type: string; name?: string; turn?: number };
         const name = named.name ?? (named.turn !== undefined ? `turn ${named.turn}` : named.type);
-        const scope = openDetached(runtime, name, { category: "function", parentUuid, timestamp, metadata: { "openai_agents.span_type": named.type } });
+        const scope = openDetached(runtime, name, {
+          category: "function",
+          parentUuid,
+          timestamp,
+          metadata: { "openai_agents.span_type": named.type },
+        });
         opened = { kind: "scope", uuid: scope.handle.uuid, scope };
       }
     }

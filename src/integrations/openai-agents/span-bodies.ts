@@ -28,7 +28,11 @@ export function generationResponse(data: GenerationSpanData): Json {
     object: "chat.completion",
     ...(data.model !== undefined ? { model: data.model } : {}),
     choices: [],
-    usage: { prompt_tokens: usage.input_tokens ?? 0, completion_tokens: usage.output_tokens ?? 0, total_tokens: (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0) },
+    usage: {
+      prompt_tokens: usage.input_tokens ?? 0,
+      completion_tokens: usage.output_tokens ?? 0,
+      total_tokens: (usage.input_tokens ?? 0) + (usage.output_tokens ?? 0),
+    },
   };
 }
 
@@ -70,7 +74,9 @@ function wireToolOutput(output: Json): Json {
   if (typeof output === "string") return output;
   if (isJsonObject(output) && output["type"] === "text" && typeof output["text"] === "string") return output["text"];
   if (Array.isArray(output)) {
-    return output.map((part) => (isJsonObject(part) && part["type"] === "text" && typeof part["text"] === "string" ? { type: "input_text", text: part["text"] } : part));
+    return output.map((part) =>
+      isJsonObject(part) && part["type"] === "text" && typeof part["text"] === "string" ? { type: "input_text", text: part["text"] } : part,
+    );
   }
   return JSON.stringify(output);
 }
@@ -88,7 +94,11 @@ export function requestedToolCalls(response: Json): CallToolCall[] {
       for (const call of calls) {
         if (!isJsonObject(call) || !isJsonObject(call["function"])) continue;
         const fn = call["function"];
-        out.push({ id: String(call["id"] ?? ""), name: String(fn["name"] ?? ""), arguments: typeof fn["arguments"] === "string" ? fn["arguments"] : JSON.stringify(fn["arguments"] ?? {}) });
+        out.push({
+          id: String(call["id"] ?? ""),
+          name: String(fn["name"] ?? ""),
+          arguments: typeof fn["arguments"] === "string" ? fn["arguments"] : JSON.stringify(fn["arguments"] ?? {}),
+        });
       }
     }
   }

@@ -23,7 +23,10 @@ const model = await startScriptedProvider({
       ],
       usage: { promptTokens: 120, completionTokens: 30 },
     },
-    { toolCalls: [{ id: "call_invoice", name: "send_invoice", arguments: { customer: "acme", amount: 120 } }], usage: { promptTokens: 180, completionTokens: 20 } },
+    {
+      toolCalls: [{ id: "call_invoice", name: "send_invoice", arguments: { customer: "acme", amount: 120 } }],
+      usage: { promptTokens: 180, completionTokens: 20 },
+    },
     { text: "Invoice INV-7 sent to acme; sku-42 has 7 units.", usage: { promptTokens: 240, completionTokens: 16 } },
   ],
 });
@@ -31,7 +34,14 @@ try {
   const { runtime, atif } = scenarioRuntime(options, "agent-first.jsonl");
   registerStockAudit(runtime);
 
-  const client = createClient({ baseUrl: model.url, style: "openai", model: "interop-model", apiKey: "k", agentName: "billing-agent", runtime });
+  const client = createClient({
+    baseUrl: model.url,
+    style: "openai",
+    model: "interop-model",
+    apiKey: "k",
+    agentName: "billing-agent",
+    runtime,
+  });
   const halted = await client.run("Check sku-42 and order o-1, then bill acme 120 EUR", { toolkit: await scenarioToolkit() });
   // The app also drives a tool through the runtime directly; this one fails (an errored trace).
   await runtime.withScope("reconcile-orders", async () => {
@@ -41,13 +51,27 @@ try {
       })
       .catch(() => undefined);
   });
-  runtime.metric("orders.checked", [{ name: "relaytrace.interop.orders_checked", kind: "counter", valueType: "u64", value: 2, unit: "{order}", description: "orders looked at" }]);
+  runtime.metric("orders.checked", [
+    {
+      name: "relaytrace.interop.orders_checked",
+      kind: "counter",
+      valueType: "u64",
+      value: 2,
+      unit: "{order}",
+      description: "orders looked at",
+    },
+  ]);
   await runtime.shutdown();
 
   const statePath = join(options.outDir, "halted.json");
-  await writeFile(statePath, JSON.stringify({ modelUrl: model.url, messages: halted.messages, pending: halted.pending, halt: halted.halt }));
+  await writeFile(
+    statePath,
+    JSON.stringify({ modelUrl: model.url, messages: halted.messages, pending: halted.pending, halt: halted.halt }),
+  );
   const worker = fileURLToPath(new URL("./agent-resume.ts", import.meta.url));
-  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", worker, process.argv[2]!, statePath], { cwd: process.cwd() });
+  const { stdout } = await promisify(execFile)(process.execPath, ["--import", "tsx", worker, process.argv[2]!, statePath], {
+    cwd: process.cwd(),
+  });
   const resumed = JSON.parse(stdout) as { status: string; text: string; diagnostics: unknown[] };
   console.log(
     JSON.stringify({

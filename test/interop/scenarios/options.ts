@@ -40,7 +40,10 @@ export function otelOptions(options: ScenarioOptions): OtelExporterOptions | und
 export function scenarioRuntime(options: ScenarioOptions, atofFile: string): { runtime: Runtime; atif: AtifExporter } {
   const runtime = createRuntime();
   new AtofExporter({ type: "file", outputDirectory: options.outDir, path: atofFile, mode: "overwrite" }).register(runtime);
-  const atif = new AtifExporter({ outputDirectory: options.outDir, agent: { name: "billing-agent", version: "1.0.0", modelName: "interop-model" } });
+  const atif = new AtifExporter({
+    outputDirectory: options.outDir,
+    agent: { name: "billing-agent", version: "1.0.0", modelName: "interop-model" },
+  });
   atif.register(runtime);
   const otel = otelOptions(options);
   if (otel) new OtelExporter(otel).register(runtime);

@@ -29,16 +29,26 @@ export async function scenarioToolkit(): Promise<Toolkit> {
 
 /** An execution intercept that follows `check_stock` with two pending marks and annotates its result. */
 export function registerStockAudit(runtime: Runtime): () => boolean {
-  return runtime.registerToolExecutionIntercept("interop.stock-audit", 10, async (args, next, info): Promise<ToolExecutionInterceptOutcome> => {
-    const outcome = await next(args);
-    if (info.tool !== "check_stock") return outcome;
-    return {
-      ...outcome,
-      annotation: { source: "warehouse-7" },
-      pendingMarks: [
-        { name: "stock.audited", category: "custom", categoryProfile: { subtype: "warehouse.audit" }, data: { sku: "sku-42", units: 7 }, severity: "info" },
-        { name: "stock.low", data: { threshold: 10 }, severity: "warn" },
-      ],
-    };
-  });
+  return runtime.registerToolExecutionIntercept(
+    "interop.stock-audit",
+    10,
+    async (args, next, info): Promise<ToolExecutionInterceptOutcome> => {
+      const outcome = await next(args);
+      if (info.tool !== "check_stock") return outcome;
+      return {
+        ...outcome,
+        annotation: { source: "warehouse-7" },
+        pendingMarks: [
+          {
+            name: "stock.audited",
+            category: "custom",
+            categoryProfile: { subtype: "warehouse.audit" },
+            data: { sku: "sku-42", units: 7 },
+            severity: "info",
+          },
+          { name: "stock.low", data: { threshold: 10 }, severity: "warn" },
+        ],
+      };
+    },
+  );
 }

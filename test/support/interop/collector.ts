@@ -134,10 +134,25 @@ export interface TracesRequest {
   resourceSpans: { resource?: { attributes?: OtlpAttribute[] }; scopeSpans: { spans?: OtlpSpan[] }[] }[];
 }
 export interface LogsRequest {
-  resourceLogs: { scopeLogs: { logRecords?: { severityNumber?: number; severityText?: string; body?: unknown; attributes?: OtlpAttribute[]; traceId?: string; spanId?: string }[] }[] }[];
+  resourceLogs: {
+    scopeLogs: {
+      logRecords?: {
+        severityNumber?: number;
+        severityText?: string;
+        body?: unknown;
+        attributes?: OtlpAttribute[];
+        traceId?: string;
+        spanId?: string;
+      }[];
+    }[];
+  }[];
 }
 export interface MetricsRequest {
-  resourceMetrics: { scopeMetrics: { metrics?: { name: string; unit?: string; description?: string; sum?: unknown; gauge?: unknown; histogram?: unknown }[] }[] }[];
+  resourceMetrics: {
+    scopeMetrics: {
+      metrics?: { name: string; unit?: string; description?: string; sum?: unknown; gauge?: unknown; histogram?: unknown }[];
+    }[];
+  }[];
 }
 
 export function spansOf(requests: TracesRequest[]): { service: string | undefined; span: OtlpSpan }[] {

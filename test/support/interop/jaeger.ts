@@ -66,7 +66,13 @@ exporters:
 
 export async function startJaeger(): Promise<Jaeger> {
   const binary = toolPath("install-jaeger.sh");
-  const ports = { grpc: await freePort(), http: await freePort(), query: await freePort(), queryGrpc: await freePort(), health: await freePort() };
+  const ports = {
+    grpc: await freePort(),
+    http: await freePort(),
+    query: await freePort(),
+    queryGrpc: await freePort(),
+    health: await freePort(),
+  };
   const dir = await mkdtemp(join(tmpdir(), "relaytrace-jaeger-"));
   const config = join(dir, "jaeger.yaml");
   await writeFile(config, jaegerConfig(ports));
@@ -75,7 +81,11 @@ export async function startJaeger(): Promise<Jaeger> {
   try {
     await waitUntil(program, "its query API answers", () => httpOk(`${query}/api/services`));
     await waitUntil(program, "its OTLP receiver listens", async () => {
-      const r = await fetch(`http://127.0.0.1:${ports.http}/v1/traces`, { method: "POST", headers: { "content-type": "application/json" }, body: "{}" });
+      const r = await fetch(`http://127.0.0.1:${ports.http}/v1/traces`, {
+        method: "POST",
+        headers: { "content-type": "application/json" },
+        body: "{}",
+      });
       return r.status < 500;
     });
   } catch (error) {

@@ -14,7 +14,10 @@ export type NatReport =
 /** Runs NAT (nvidia-nat-atif in its cached virtual environment) over the given files. */
 export async function natCheck(files: string[]): Promise<Record<string, NatReport>> {
   const python = toolPath("install-python.sh", "nat-atif");
-  const { stdout } = await promisify(execFile)(python, [join(ROOT, "test/interop/nat/check_files.py"), ...files], { maxBuffer: 64 * 1024 * 1024, timeout: 120_000 });
+  const { stdout } = await promisify(execFile)(python, [join(ROOT, "test/interop/nat/check_files.py"), ...files], {
+    maxBuffer: 64 * 1024 * 1024,
+    timeout: 120_000,
+  });
   return JSON.parse(stdout) as Record<string, NatReport>;
 }
 

@@ -12,7 +12,12 @@ export interface RunningProgram {
 
 const KEEP = 64 * 1024;
 
-export function startProgram(name: string, command: string, args: string[], options: { env?: NodeJS.ProcessEnv; cwd?: string } = {}): RunningProgram {
+export function startProgram(
+  name: string,
+  command: string,
+  args: string[],
+  options: { env?: NodeJS.ProcessEnv; cwd?: string } = {},
+): RunningProgram {
   const child = spawn(command, args, { cwd: options.cwd, env: { ...process.env, ...options.env }, stdio: ["ignore", "pipe", "pipe"] });
   let log = "";
   const keep = (chunk: Buffer) => {
@@ -75,7 +80,9 @@ export async function eventually<T>(what: string, read: () => Promise<T>, accept
       lastError = error;
     }
     if (Date.now() > deadline) {
-      throw new Error(`${what}: not seen within ${timeoutMs} ms; last value: ${JSON.stringify(last)?.slice(0, 2000)}${lastError ? `; last error: ${String(lastError)}` : ""}`);
+      throw new Error(
+        `${what}: not seen within ${timeoutMs} ms; last value: ${JSON.stringify(last)?.slice(0, 2000)}${lastError ? `; last error: ${String(lastError)}` : ""}`,
+      );
     }
     await new Promise((r) => setTimeout(r, 300));
   }

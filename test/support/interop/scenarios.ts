@@ -39,7 +39,10 @@ export async function outputDir(prefix: string): Promise<string> {
 export async function runAgentScenario(options: Omit<ScenarioOptions, "outDir"> & { outDir?: string }): Promise<AgentScenarioResult> {
   const outDir = options.outDir ?? (await outputDir("agent"));
   const script = join(ROOT, "test/interop/scenarios/agent-run.ts");
-  const { stdout } = await run(process.execPath, ["--import", "tsx", script, JSON.stringify({ ...options, outDir })], { cwd: ROOT, timeout: 60_000 });
+  const { stdout } = await run(process.execPath, ["--import", "tsx", script, JSON.stringify({ ...options, outDir })], {
+    cwd: ROOT,
+    timeout: 60_000,
+  });
   return { ...(JSON.parse(stdout) as Omit<AgentScenarioResult, "outDir">), outDir };
 }
 
