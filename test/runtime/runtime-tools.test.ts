@@ -322,12 +322,25 @@ describe("cancellation and manual lifecycle", () => {
     const { rt, settle } = capturingRuntime();
     const controller = new AbortController();
     rt.registerToolExecutionIntercept("marks", 1, async (args, next) => ({ ...(await next(args)), pendingMarks: [{ name: "never" }] }));
-    const pending = rt.executeTool("slow", {}, () => new Promise<ToolExecutionResult>((resolve) => setTimeout(() => resolve(ok(1)), 50)), {
-      signal: controller.signal,
-    });
-    setTimeout(() => controller.abort(new Error("user cancelled")), 5);
+    // The tool is running when the abort comes, and settles only after it (late), whatever the machine's speed.
+    let started!: () => void;
+    const running = new Promise<void>((r) => (started = r));
+    let settledLate!: () => void;
+    const late = new Promise<void>((r) => (settledLate = r));
+    const pending = rt.executeTool(
+      "slow",
+      {},
+      (_args, ctx) =>
+        new Promise<ToolExecutionResult>((resolve) => {
+          ctx.signal.addEventListener("abort", () => setImmediate(() => (resolve(ok(1)), settledLate())));
+          started();
+        }),
+      { signal: controller.signal },
+    );
+    await running;
+    controller.abort(new Error("user cancelled"));
     await expect(pending).rejects.toThrow("user cancelled");
-    await new Promise((r) => setTimeout(r, 80)); // the late settlement is ignored
+    await late; // the late settlement is ignored
     const events = await settle();
     expect(labels(events)).toEqual(["start:tool:slow", "end:tool:slow"]);
     expect(events[1]!.metadata).toEqual({ "otel.status_code": "ERROR", "otel.status_description": "tool execution cancelled" });
