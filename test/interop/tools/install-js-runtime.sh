@@ -1,0 +1,18 @@
+#!/usr/bin/env bash
+# Unpacks the Bun or Deno binary of the pinned version from its npm package into the cache and
+# prints the binary's path.
+. "$(dirname "${BASH_SOURCE[0]}")/common.sh"
+WHICH="${1:?usage: install-js-runtime.sh bun|deno}"
+case "$WHICH" in
+  bun) PACKAGE="@oven/bun-linux-x64@$BUN_VERSION"; DIR="$CACHE_ROOT/bun-$BUN_VERSION"; BIN=package/bin/bun ;;
+  deno) PACKAGE="@deno/linux-x64-glibc@$DENO_VERSION"; DIR="$CACHE_ROOT/deno-$DENO_VERSION"; BIN=package/deno ;;
+  *) echo "usage: install-js-runtime.sh bun|deno" >&2; exit 2 ;;
+esac
+unpack_runtime() {
+  local out="$1"
+  (cd "$out" && npm pack --silent "$PACKAGE" >/dev/null && tar -xzf ./*.tgz && rm ./*.tgz)
+  chmod +x "$out/$BIN"
+  "$out/$BIN" --version >/dev/null
+}
+run_once "$DIR" "$BIN" unpack_runtime
+echo "$DIR/$BIN"
