@@ -20,7 +20,8 @@ const MESSAGE_CONTENT =
   /^llm\.(?:input|output)_messages\.\d+\.message\.(?:content$|contents\.|tool_calls\.\d+\.tool_call\.function\.arguments$)/;
 
 function under(key: string, prefix: string): boolean {
-  return key === prefix || (key.startsWith(prefix) && key.charCodeAt(prefix.length) === 46) /* "." */;
+  // 46 is ".": the key is the prefix or one of its dotted children
+  return key === prefix || (key.startsWith(prefix) && key.charCodeAt(prefix.length) === 46);
 }
 
 /**
