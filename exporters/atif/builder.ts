@@ -120,14 +120,9 @@ export class TrajectoryBuilder {
     if (parts.toolCalls.length > 0) step.tool_calls = parts.toolCalls;
     if (parts.metrics) step.metrics = parts.metrics;
     step.llm_call_count = 1;
-    const ancestry: JsonObject = { function_id: e.uuid, function_name: e.name };
-    if (e.parent_uuid !== null) {
-      ancestry["parent_id"] = e.parent_uuid;
-      const parent = this.ctx.scopes.get(e.parent_uuid);
-      if (parent) ancestry["parent_name"] = parent.name;
-    }
     step.extra = {
-      ancestry,
+      // Its parent is resolved against the trajectory's lineage once every step is known (ancestry.ts).
+      ancestry: { function_id: e.uuid, function_name: e.name },
       invocation: {
         start_timestamp: seconds(start ? start.us : te.us),
         end_timestamp: seconds(te.us),
@@ -292,6 +287,13 @@ export class TrajectoryBuilder {
         this.deferred.set(q.callId, list);
       }
     }
+  }
+
+  /** Tool call id → the first tool scope that ran it. */
+  toolScopes(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [scopeUuid, callId] of this.callIdByTool) if (!out.has(callId)) out.set(callId, scopeUuid);
+    return out;
   }
 
   /** Steps numbered 1..N, and the marks that belong to no step (when marks are kept). */
