@@ -5,6 +5,9 @@ import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { atofToAtif, type AtifTrajectory } from "../../exporters/atif/index.js";
 import type { AtofEvent } from "../../src/events/types.js";
+import { createRuntime } from "../../src/runtime/runtime.js";
+import { createClient, createToolkit, defineTool, pending, relayAnswer, relayTool } from "../../src/agent/index.js";
+import { reply, startProvider } from "../support/agent-provider-server.js";
 import { lineageProblems } from "../support/atif-lineage.js";
 import { AGENT, LLM1, scope, TOOL, weatherRun } from "../support/atif-events.js";
 import { runHaltedAndResumed, runWithSubagent } from "../support/loop-trajectories.js";
@@ -23,6 +26,44 @@ async function natFixture(name: string): Promise<AtifTrajectory[]> {
   );
 }
 
+/**
+ * Three calls of one turn run in parallel: an approval and a relay call suspend, an addition
+ * finishes; the run halts, a resume answers the approval and halts again on the relay call, a
+ * second resume answers it. Three top-level trajectories.
+ */
+async function parallelHaltAndResumes(): Promise<AtofEvent[]> {
+  const srv = await startProvider([
+    reply("openai", "", [
+      { id: "c1", name: "approve", arguments: "{}" },
+      { id: "c2", name: "add", arguments: '{"a":1,"b":2}' },
+      { id: "c3", name: "lookup", arguments: "{}" },
+    ]),
+    reply("openai", "fin"),
+  ]);
+  try {
+    const runtime = createRuntime();
+    const events: AtofEvent[] = [];
+    runtime.subscribe("capture", (e) => void events.push(e));
+    const approve = defineTool({
+      name: "approve",
+      description: "",
+      execute: (_a, ctx) => (ctx.answer ? "approved" : pending({ kind: "approval", prompt: "ok?" })),
+    });
+    const add = defineTool({ name: "add", description: "", execute: (a: Record<string, unknown>) => String(Number(a.a) + Number(a.b)) });
+    const toolkit = await createToolkit({ tools: [approve, add, relayTool("lookup", "l")] });
+    const client = createClient({ baseUrl: srv.url, style: "openai", model: "m", apiKey: "k", runtime });
+    const first = await client.run("go", { toolkit });
+    const answer = { id: first.pending!.id, ok: true };
+    const second = await client.runWithAnswer({ toolkit, history: first.messages, pending: first.pending!, answer, halt: first.halt! });
+    const relayed = relayAnswer(second.pending!.id, [{ id: "c3", output: "x" }]);
+    await client.runWithAnswer({ toolkit, history: second.messages, pending: second.pending!, answer: relayed, halt: second.halt! });
+    await runtime.flush();
+    return events;
+  } finally {
+    await srv.close();
+  }
+}
+
 /** Every trajectory of the loop's own scenarios and of NAT's ATOF examples, by name. */
 async function allTrajectories(): Promise<Map<string, AtifTrajectory>> {
   const out = new Map<string, AtifTrajectory>();
@@ -32,6 +73,7 @@ async function allTrajectories(): Promise<Map<string, AtifTrajectory>> {
     await recorded.close();
     add(run.name, atofToAtif(recorded.events));
   }
+  add("parallel", atofToAtif(await parallelHaltAndResumes()));
   add("weather", atofToAtif(weatherRun()));
   for (const name of ["exmp01", "exmp02", "exmp03"]) add(name, await natFixture(name));
   return out;
@@ -53,7 +95,7 @@ function weatherWithPlanScope(): AtofEvent[] {
 describe("ATIF ancestry", () => {
   it("every step and tool call of the loop's runs and NAT's examples has a node whose parent is in the lineage", async () => {
     const all = await allTrajectories();
-    expect(all.size).toBeGreaterThanOrEqual(7);
+    expect(all.size).toBeGreaterThanOrEqual(10);
     for (const [name, t] of all) expect(lineageProblems(t), name).toEqual([]);
   });
 
