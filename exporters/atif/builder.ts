@@ -154,6 +154,7 @@ export class TrajectoryBuilder {
     let id = fromProfile;
     if (id === undefined && sameName.length === 1) id = sameName[0]!.tool_call_id;
     if (id === undefined && this.current && sameName.length === 0) id = e.uuid;
+    if (id !== undefined) this.adoptProducerId(id, sameName);
     if (id !== undefined) this.callIdByTool.set(e.uuid, id);
     this.openTools.set(e.uuid, id);
     const step = this.current;
@@ -168,6 +169,18 @@ export class TrajectoryBuilder {
     if (e.parent_uuid !== null) extra["parent_event_uuid"] = e.parent_uuid;
     if (e.metadata !== null) extra["metadata"] = cloneJson(e.metadata);
     calls.push({ tool_call_id: id, function_name: e.name, arguments: args, extra });
+  }
+
+  /**
+   * A reply without call ids (Gemini) gets ids made up by the decoder; the tool's own id, from its
+   * producer, is the one its result cites. When the step lists no call by that id but exactly one
+   * call of the tool's name that no tool has claimed yet, that call is this one: it takes the id.
+   */
+  private adoptProducerId(id: string, sameName: AtifToolCall[]): void {
+    if (sameName.some((c) => c.tool_call_id === id)) return;
+    const claimed = new Set(this.callIdByTool.values());
+    const unclaimed = sameName.filter((c) => !claimed.has(c.tool_call_id));
+    if (unclaimed.length === 1) unclaimed[0]!.tool_call_id = id;
   }
 
   /**
