@@ -120,14 +120,9 @@ export class TrajectoryBuilder {
     if (parts.toolCalls.length > 0) step.tool_calls = parts.toolCalls;
     if (parts.metrics) step.metrics = parts.metrics;
     step.llm_call_count = 1;
-    const ancestry: JsonObject = { function_id: e.uuid, function_name: e.name };
-    if (e.parent_uuid !== null) {
-      ancestry["parent_id"] = e.parent_uuid;
-      const parent = this.ctx.scopes.get(e.parent_uuid);
-      if (parent) ancestry["parent_name"] = parent.name;
-    }
     step.extra = {
-      ancestry,
+      // Its parent is resolved against the trajectory's lineage once every step is known (ancestry.ts).
+      ancestry: { function_id: e.uuid, function_name: e.name },
       invocation: {
         start_timestamp: seconds(start ? start.us : te.us),
         end_timestamp: seconds(te.us),
@@ -159,6 +154,7 @@ export class TrajectoryBuilder {
     let id = fromProfile;
     if (id === undefined && sameName.length === 1) id = sameName[0]!.tool_call_id;
     if (id === undefined && this.current && sameName.length === 0) id = e.uuid;
+    if (id !== undefined) this.adoptProducerId(id, sameName);
     if (id !== undefined) this.callIdByTool.set(e.uuid, id);
     this.openTools.set(e.uuid, id);
     const step = this.current;
@@ -173,6 +169,18 @@ export class TrajectoryBuilder {
     if (e.parent_uuid !== null) extra["parent_event_uuid"] = e.parent_uuid;
     if (e.metadata !== null) extra["metadata"] = cloneJson(e.metadata);
     calls.push({ tool_call_id: id, function_name: e.name, arguments: args, extra });
+  }
+
+  /**
+   * A reply without call ids (Gemini) gets ids made up by the decoder; the tool's own id, from its
+   * producer, is the one its result cites. When the step lists no call by that id but exactly one
+   * call of the tool's name that no tool has claimed yet, that call is this one: it takes the id.
+   */
+  private adoptProducerId(id: string, sameName: AtifToolCall[]): void {
+    if (sameName.some((c) => c.tool_call_id === id)) return;
+    const claimed = new Set(this.callIdByTool.values());
+    const unclaimed = sameName.filter((c) => !claimed.has(c.tool_call_id));
+    if (unclaimed.length === 1) unclaimed[0]!.tool_call_id = id;
   }
 
   /**
@@ -292,6 +300,13 @@ export class TrajectoryBuilder {
         this.deferred.set(q.callId, list);
       }
     }
+  }
+
+  /** Tool call id → the first tool scope that ran it. */
+  toolScopes(): Map<string, string> {
+    const out = new Map<string, string>();
+    for (const [scopeUuid, callId] of this.callIdByTool) if (!out.has(callId)) out.set(callId, scopeUuid);
+    return out;
   }
 
   /** Steps numbered 1..N, and the marks that belong to no step (when marks are kept). */

@@ -79,13 +79,66 @@ export function integerFromEnv(name: string, problems: EnvProblem[], env: Env = 
   return n;
 }
 
-/** The batch span processor settings of `OTEL_BSP_*`. */
-export function batchSettingsFromEnv(problems: EnvProblem[], env: Env = process.env) {
+/** A positive integer variable, or undefined (with a problem when it is malformed or 0). */
+export function positiveIntegerFromEnv(name: string, problems: EnvProblem[], env: Env = process.env): number | undefined {
+  const n = integerFromEnv(name, problems, env);
+  if (n !== 0) return n;
+  problems.push({ variable: name, message: `${name}=0 is not a positive integer; ignored` });
+  return undefined;
+}
+
+/** A batch processor's settings as the variables give them; undefined where a variable is unset or malformed. */
+export interface BatchEnvSettings {
+  scheduledDelayMillis: number | undefined;
+  exportTimeoutMillis: number | undefined;
+  maxQueueSize: number | undefined;
+  maxExportBatchSize: number | undefined;
+}
+
+/** The specification's defaults for the batch span processor (`OTEL_BSP_*`). */
+export const BSP_DEFAULTS = {
+  scheduledDelayMillis: 5000,
+  exportTimeoutMillis: 30_000,
+  maxQueueSize: 2048,
+  maxExportBatchSize: 512,
+} as const;
+/** The specification's defaults for the batch log record processor (`OTEL_BLRP_*`). */
+export const BLRP_DEFAULTS = {
+  scheduledDelayMillis: 1000,
+  exportTimeoutMillis: 30_000,
+  maxQueueSize: 2048,
+  maxExportBatchSize: 512,
+} as const;
+/** The specification's defaults for the periodic metric reader (`OTEL_METRIC_EXPORT_*`). */
+export const METRIC_READER_DEFAULTS = { exportIntervalMillis: 60_000, exportTimeoutMillis: 30_000 } as const;
+
+function batchFromEnv(prefix: "OTEL_BSP" | "OTEL_BLRP", problems: EnvProblem[], env: Env): BatchEnvSettings {
   return {
-    scheduledDelayMillis: integerFromEnv("OTEL_BSP_SCHEDULE_DELAY", problems, env),
-    exportTimeoutMillis: integerFromEnv("OTEL_BSP_EXPORT_TIMEOUT", problems, env),
-    maxQueueSize: integerFromEnv("OTEL_BSP_MAX_QUEUE_SIZE", problems, env),
-    maxExportBatchSize: integerFromEnv("OTEL_BSP_MAX_EXPORT_BATCH_SIZE", problems, env),
+    scheduledDelayMillis: integerFromEnv(`${prefix}_SCHEDULE_DELAY`, problems, env),
+    exportTimeoutMillis: positiveIntegerFromEnv(`${prefix}_EXPORT_TIMEOUT`, problems, env),
+    maxQueueSize: positiveIntegerFromEnv(`${prefix}_MAX_QUEUE_SIZE`, problems, env),
+    maxExportBatchSize: positiveIntegerFromEnv(`${prefix}_MAX_EXPORT_BATCH_SIZE`, problems, env),
+  };
+}
+
+/** The batch span processor settings of `OTEL_BSP_*`. */
+export function batchSettingsFromEnv(problems: EnvProblem[], env: Env = process.env): BatchEnvSettings {
+  return batchFromEnv("OTEL_BSP", problems, env);
+}
+
+/** The batch log record processor settings of `OTEL_BLRP_*`. */
+export function logBatchSettingsFromEnv(problems: EnvProblem[], env: Env = process.env): BatchEnvSettings {
+  return batchFromEnv("OTEL_BLRP", problems, env);
+}
+
+/** The periodic metric reader's `OTEL_METRIC_EXPORT_INTERVAL` and `OTEL_METRIC_EXPORT_TIMEOUT`. */
+export function metricReaderSettingsFromEnv(
+  problems: EnvProblem[],
+  env: Env = process.env,
+): { exportIntervalMillis: number | undefined; exportTimeoutMillis: number | undefined } {
+  return {
+    exportIntervalMillis: positiveIntegerFromEnv("OTEL_METRIC_EXPORT_INTERVAL", problems, env),
+    exportTimeoutMillis: positiveIntegerFromEnv("OTEL_METRIC_EXPORT_TIMEOUT", problems, env),
   };
 }
 

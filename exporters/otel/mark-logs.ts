@@ -43,6 +43,14 @@ class CountingLogExporter implements LogRecordExporter {
   }
 }
 
+/** The batch log record processor's settings (`OTEL_BLRP_*` and the specification's defaults). */
+export interface LogBatchSettings {
+  maxQueueSize: number;
+  maxExportBatchSize: number;
+  scheduledDelayMillis: number;
+  exportTimeoutMillis: number;
+}
+
 /** A JSON value as an OTLP log body (objects become key-value lists, arrays array values). */
 function bodyOf(data: Json): AnyValue {
   return data as AnyValue;
@@ -65,10 +73,11 @@ export class MarkLogs {
     private readonly ns: string,
     counter: DiagnosticCounter,
     private readonly captureContent: boolean,
+    batch: LogBatchSettings,
   ) {
     this.provider = new LoggerProvider({
       resource,
-      processors: [new BatchLogRecordProcessor({ exporter: new CountingLogExporter(exporter, counter) })],
+      processors: [new BatchLogRecordProcessor({ exporter: new CountingLogExporter(exporter, counter), ...batch })],
     });
     this.logger = this.provider.getLogger(scope.name, scope.version);
   }

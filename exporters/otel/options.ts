@@ -41,15 +41,26 @@ export interface OtelExporterOptions {
   markProjection?: MarkProjectionSetting;
   /** Mark names (or `metadata.hook_event_name` values) that `tool` mode keeps as span events; default `["llm.chunk"]`. */
   markExcludeNames?: string[];
-  /** Where spans go instead of OTLP/HTTP (e.g. an `InMemorySpanExporter` in tests). */
+  /**
+   * Where spans go instead of OTLP/HTTP (e.g. an `InMemorySpanExporter` in tests). The exporter
+   * owns it from then on: `shutdown()` (and so `runtime.shutdown()` on a runtime it is registered
+   * with) flushes and then shuts it down, so it accepts no spans afterwards.
+   */
   spanExporter?: SpanExporter;
-  /** Bound on each export request, on `forceFlush()` and on `shutdown()`; default 3000 ms. */
+  /**
+   * Bound on each export request, on `forceFlush()` and on `shutdown()`; default
+   * `OTEL_BSP_EXPORT_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TRACES_TIMEOUT` / `OTEL_EXPORTER_OTLP_TIMEOUT`, else 3000 ms.
+   * Also bounds the log and metric exports (else `OTEL_BLRP_EXPORT_TIMEOUT` / `OTEL_METRIC_EXPORT_TIMEOUT`, 30000 ms).
+   */
   timeoutMillis?: number;
-  /** Finished spans waiting for export (batches in flight not included); past it spans are dropped and counted. Default 2048. */
+  /**
+   * Finished spans waiting for export (batches in flight not included); past it spans are dropped
+   * and counted. Default `OTEL_BSP_MAX_QUEUE_SIZE`, else 2048.
+   */
   maxQueueSize?: number;
-  /** Spans per export request; default 512 (never more than `maxQueueSize`). */
+  /** Spans per export request; default `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, else 512 (never more than `maxQueueSize`). */
   maxExportBatchSize?: number;
-  /** How long finished spans wait before a batch is sent; default 5000 ms. */
+  /** How long finished spans wait before a batch is sent; default `OTEL_BSP_SCHEDULE_DELAY`, else 5000 ms. */
   scheduledDelayMillis?: number;
   /** Extra resource attributes; they override `service.name` when they set it. */
   resourceAttributes?: Record<string, string | number | boolean>;
@@ -88,13 +99,16 @@ export interface OtelExporterOptions {
   /**
    * Marks (not metric marks) as OTLP log records at `/v1/logs`; `true` sends them next to the
    * traces endpoint (`…/v1/traces` → `…/v1/logs`, else the `OTEL_EXPORTER_OTLP_LOGS_*` variables).
-   * `OTEL_LOGS_EXPORTER=none` turns it off, `console` prints instead. Default off.
+   * `OTEL_LOGS_EXPORTER=none` turns it off, `console` prints instead. Default off. Records are
+   * batched as `OTEL_BLRP_MAX_QUEUE_SIZE` (2048), `OTEL_BLRP_MAX_EXPORT_BATCH_SIZE` (512) and
+   * `OTEL_BLRP_SCHEDULE_DELAY` (1000 ms) say.
    */
   logs?: boolean | { endpoint?: string; headers?: Record<string, string> };
   /**
    * Metric marks and the GenAI client metrics as OTLP metrics at `/v1/metrics`; `true` sends them
    * next to the traces endpoint. `exportIntervalMillis` default `OTEL_METRIC_EXPORT_INTERVAL`, else
-   * 60000. `OTEL_METRICS_EXPORTER=none` turns it off, `console` prints instead. Default off.
+   * 60000; each export is bounded by `OTEL_METRIC_EXPORT_TIMEOUT` (30000, never more than the
+   * interval). `OTEL_METRICS_EXPORTER=none` turns it off, `console` prints instead. Default off.
    */
   metrics?: boolean | { endpoint?: string; headers?: Record<string, string>; exportIntervalMillis?: number };
   /**

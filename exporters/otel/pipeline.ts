@@ -5,8 +5,12 @@ import { CountingSpanExporter } from "./counting-span-exporter.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import {
   batchSettingsFromEnv,
+  BLRP_DEFAULTS,
+  BSP_DEFAULTS,
   exporterFromEnv,
-  integerFromEnv,
+  logBatchSettingsFromEnv,
+  METRIC_READER_DEFAULTS,
+  metricReaderSettingsFromEnv,
   protocolFromEnv,
   samplerFromEnv,
   spanLimitsFromEnv,
@@ -77,8 +81,10 @@ export function tracePipeline(
       };
     }
     const batch = batchSettingsFromEnv(problems);
+    // relaytrace bounds an export at 3000 ms unless told otherwise (shorter than the specification's
+    // 30000, so that a flush or shutdown at exit stays short); OTEL_BSP_EXPORT_TIMEOUT says otherwise.
     const timeoutMillis = options.timeoutMillis ?? batch.exportTimeoutMillis ?? timeoutFromEnv("traces", problems) ?? 3000;
-    const maxQueueSize = options.maxQueueSize ?? batch.maxQueueSize ?? 2048;
+    const maxQueueSize = options.maxQueueSize ?? batch.maxQueueSize ?? BSP_DEFAULTS.maxQueueSize;
     // Code that names a destination chooses OTLP (or its own exporter); otherwise the variable decides.
     const choice = options.spanExporter !== undefined || endpoint !== undefined ? "otlp" : exporterFromEnv("traces", problems);
     const common = {
@@ -96,8 +102,11 @@ export function tracePipeline(
       sink,
       {
         maxQueueSize,
-        maxExportBatchSize: Math.min(options.maxExportBatchSize ?? batch.maxExportBatchSize ?? 512, maxQueueSize),
-        scheduledDelayMillis: options.scheduledDelayMillis ?? batch.scheduledDelayMillis ?? 5000,
+        maxExportBatchSize: Math.min(
+          options.maxExportBatchSize ?? batch.maxExportBatchSize ?? BSP_DEFAULTS.maxExportBatchSize,
+          maxQueueSize,
+        ),
+        scheduledDelayMillis: options.scheduledDelayMillis ?? batch.scheduledDelayMillis ?? BSP_DEFAULTS.scheduledDelayMillis,
         exportTimeoutMillis: timeoutMillis,
       },
       counter,
@@ -113,7 +122,7 @@ function signalOptions<T extends object>(value: boolean | T | undefined): T | un
   return value === true ? ({} as T) : value;
 }
 
-/** The logs signal, when `logs` is on and `OTEL_LOGS_EXPORTER` is not `none`. */
+/** The logs signal, when `logs` is on and `OTEL_LOGS_EXPORTER` is not `none`; batched as `OTEL_BLRP_*` say. */
 export function logsPipeline(
   options: OtelExporterOptions,
   endpoints: Endpoints,
@@ -126,20 +135,31 @@ export function logsPipeline(
   const logs = signalOptions(options.logs);
   if (!logs) return undefined;
   const problems: EnvProblem[] = [];
-  const choice = logs.endpoint !== undefined ? "otlp" : exporterFromEnv("logs", problems);
-  reportProblems(problems, counter);
-  if (choice === "none") return undefined;
-  const protocol = options.protocol ?? protocolFromEnv(OWNER, "logs");
-  const url = endpoints.logsEndpoint ?? siblingUrl(endpoints.endpoint, "logs");
-  const exporter = logExporterFor(choice, protocol, {
-    url,
-    headers: logs.headers ?? options.headers,
-    timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("logs", problems),
-  });
-  return new MarkLogs(exporter, resource, scope, ns, counter, captureContent);
+  try {
+    const choice = logs.endpoint !== undefined ? "otlp" : exporterFromEnv("logs", problems);
+    if (choice === "none") return undefined;
+    const protocol = options.protocol ?? protocolFromEnv(OWNER, "logs");
+    const url = endpoints.logsEndpoint ?? siblingUrl(endpoints.endpoint, "logs");
+    const exporter = logExporterFor(choice, protocol, {
+      url,
+      headers: logs.headers ?? options.headers,
+      timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("logs", problems),
+    });
+    const env = logBatchSettingsFromEnv(problems);
+    const maxQueueSize = env.maxQueueSize ?? BLRP_DEFAULTS.maxQueueSize;
+    const batch = {
+      maxQueueSize,
+      maxExportBatchSize: Math.min(env.maxExportBatchSize ?? BLRP_DEFAULTS.maxExportBatchSize, maxQueueSize),
+      scheduledDelayMillis: env.scheduledDelayMillis ?? BLRP_DEFAULTS.scheduledDelayMillis,
+      exportTimeoutMillis: options.timeoutMillis ?? env.exportTimeoutMillis ?? BLRP_DEFAULTS.exportTimeoutMillis,
+    };
+    return new MarkLogs(exporter, resource, scope, ns, counter, captureContent, batch);
+  } finally {
+    reportProblems(problems, counter);
+  }
 }
 
-/** The metrics signal, when `metrics` is on and `OTEL_METRICS_EXPORTER` is not `none`. */
+/** The metrics signal, when `metrics` is on and `OTEL_METRICS_EXPORTER` is not `none`; read as `OTEL_METRIC_EXPORT_*` say. */
 export function metricsPipeline(
   options: OtelExporterOptions,
   endpoints: Endpoints,
@@ -150,16 +170,28 @@ export function metricsPipeline(
   const metrics = signalOptions(options.metrics);
   if (!metrics) return undefined;
   const problems: EnvProblem[] = [];
-  const choice = metrics.endpoint !== undefined ? "otlp" : exporterFromEnv("metrics", problems);
-  const interval = metrics.exportIntervalMillis ?? integerFromEnv("OTEL_METRIC_EXPORT_INTERVAL", problems) ?? 60_000;
-  reportProblems(problems, counter);
-  if (choice === "none") return undefined;
-  const protocol = options.protocol ?? protocolFromEnv(OWNER, "metrics");
-  const url = endpoints.metricsEndpoint ?? siblingUrl(endpoints.endpoint, "metrics");
-  const exporter = metricExporterFor(choice, protocol, {
-    url,
-    headers: metrics.headers ?? options.headers,
-    timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("metrics", problems),
-  });
-  return new SignalMetrics(exporter, resource, scope, Math.max(1, interval), counter);
+  try {
+    const choice = metrics.endpoint !== undefined ? "otlp" : exporterFromEnv("metrics", problems);
+    const env = metricReaderSettingsFromEnv(problems);
+    if (choice === "none") return undefined;
+    const interval = Math.max(1, metrics.exportIntervalMillis ?? env.exportIntervalMillis ?? METRIC_READER_DEFAULTS.exportIntervalMillis);
+    // The reader refuses a timeout longer than its interval: the interval bounds it.
+    const timeout = Math.min(options.timeoutMillis ?? env.exportTimeoutMillis ?? METRIC_READER_DEFAULTS.exportTimeoutMillis, interval);
+    const protocol = options.protocol ?? protocolFromEnv(OWNER, "metrics");
+    const url = endpoints.metricsEndpoint ?? siblingUrl(endpoints.endpoint, "metrics");
+    const exporter = metricExporterFor(choice, protocol, {
+      url,
+      headers: metrics.headers ?? options.headers,
+      timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("metrics", problems),
+    });
+    return new SignalMetrics(
+      exporter,
+      resource,
+      scope,
+      { exportIntervalMillis: interval, exportTimeoutMillis: Math.max(1, timeout) },
+      counter,
+    );
+  } finally {
+    reportProblems(problems, counter);
+  }
 }

@@ -92,15 +92,15 @@ export class SignalMetrics {
     exporter: PushMetricExporter,
     resource: Resource,
     scope: InstrumentationScope,
-    exportIntervalMillis: number,
+    reader: { exportIntervalMillis: number; exportTimeoutMillis: number },
     private readonly counter: DiagnosticCounter,
   ) {
-    const reader = new PeriodicExportingMetricReader({
+    const periodic = new PeriodicExportingMetricReader({
       exporter: new CountingMetricExporter(exporter, counter),
-      exportIntervalMillis,
-      exportTimeoutMillis: Math.min(30_000, exportIntervalMillis),
+      exportIntervalMillis: reader.exportIntervalMillis,
+      exportTimeoutMillis: Math.min(reader.exportTimeoutMillis, reader.exportIntervalMillis),
     });
-    this.provider = new MeterProvider({ resource, readers: [reader] });
+    this.provider = new MeterProvider({ resource, readers: [periodic] });
     this.meter = this.provider.getMeter(scope.name, scope.version);
     this.duration = this.meter.createHistogram("gen_ai.client.operation.duration", {
       unit: "s",

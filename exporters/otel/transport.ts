@@ -24,6 +24,11 @@ function config(target: OtlpTarget): OtlpTarget {
   return out;
 }
 
+/**
+ * The span exporter an `OtelExporter` builds for itself (console, or OTLP/HTTP in the chosen
+ * encoding). The `OtelExporter` owns it: its `shutdown()`, which `runtime.shutdown()` calls on a
+ * runtime it is registered with, flushes the queue and then shuts this exporter down.
+ */
 export function spanExporterFor(choice: Exclude<ExporterChoice, "none">, protocol: OtlpProtocol, target: OtlpTarget): SpanExporter {
   if (choice === "console") return new ConsoleSpanExporter();
   return protocol === "http/json" ? new JsonTraceExporter(config(target)) : new ProtoTraceExporter(config(target));

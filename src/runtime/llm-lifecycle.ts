@@ -148,17 +148,27 @@ export class LlmLifecycle {
     this.close(stack, internal, response, options);
   }
 
-  /** A failed managed end: the error keys, or the LLM cancellation message when the signal aborted. */
-  fail(stack: ScopeStack, handle: InternalLlmHandle, error: unknown, cancelled: boolean, extra?: JsonObject): void {
+  /**
+   * A failed managed end: the error keys, or the LLM cancellation message when the signal aborted.
+   * `partial` is what a broken stream had delivered; it passes the response sanitizers like any reply.
+   */
+  fail(stack: ScopeStack, handle: InternalLlmHandle, error: unknown, cancelled: boolean, extra?: JsonObject, partial?: Json): void {
     if (handle.ended) return;
     handle.ended = true;
     const base = extra === undefined ? handle.metadata : shallowMerge(handle.metadata, extra);
-    this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
-      data: null,
-      metadata: cancelled ? cancelledMetadata(base, "llm") : errorMetadata(base, error),
-      profile: llmProfile(handle.modelName),
-      dataSchema: handle.dataSchema ?? null,
-    });
+    this.core.emitScope(
+      stack,
+      scopeOf(handle),
+      "end",
+      this.core.endTime(handle.startedAtUs, undefined),
+      {
+        data: partial ?? null,
+        metadata: cancelled ? cancelledMetadata(base, "llm") : errorMetadata(base, error),
+        profile: llmProfile(handle.modelName),
+        dataSchema: handle.dataSchema ?? null,
+      },
+      partial === undefined ? undefined : this.payloadTransform(stack, "response", undefined, handle.name),
+    );
   }
 
   private open(stack: ScopeStack, name: string, request: LlmRequest, options: LlmOptions, parentUuid: string): InternalLlmHandle {

@@ -1,10 +1,11 @@
-import type { Json, JsonObject } from "../events/json.js";
+import type { JsonObject } from "../events/json.js";
 import { runInSpan } from "./otel-context.js";
 import { META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
 import { CANCELLED, raceAbort } from "./abort.js";
 import type { ExecuteLlmOptions, LlmLifecycle } from "./llm-lifecycle.js";
 import { cancellationMessage, openManagedCall } from "./managed-call.js";
 import type { RuntimeCore } from "./runtime-core.js";
+import { streamRecorder, type StreamAssembly } from "./stream-record.js";
 import type { LlmRequest } from "./types.js";
 
 /** The provider call of a managed stream: returns the chunks as they arrive. */
@@ -25,10 +26,11 @@ export type LlmStreamIntercept = (
 
 export interface ExecuteLlmStreamOptions<C> extends ExecuteLlmOptions {
   /**
-   * Builds the response the `llm` end records from every chunk the caller received (a codec's
-   * stream assembler, say). Default: the chunks themselves, as a JSON array.
+   * Builds the response the `llm` end records from every chunk the caller received. Default: the
+   * dialect's codec (by `dataSchema`, else the event name) assembles the reply a non-streaming call
+   * records; `"chunks"` records the chunks themselves, as a JSON array (also when no dialect is known).
    */
-  assemble?: (chunks: readonly C[]) => Json;
+  assemble?: StreamAssembly<C>;
 }
 
 async function* fromFunction<C>(source: AsyncIterable<C> | Promise<AsyncIterable<C>>): AsyncGenerator<C> {
@@ -53,6 +55,7 @@ export function executeLlmStream<C>(
   const flags = [...(llmOptions.attributes ?? []), "streaming"];
   // Captured now: the stream belongs to the scope it was created in, whoever iterates it.
   const base = llms.managedCall(name, request, { ...llmOptions, attributes: flags });
+  const record = streamRecorder(core, name, llmOptions.dataSchema, assemble);
   return {
     async *[Symbol.asyncIterator]() {
       const { handle, input } = await openManagedCall(core, base);
@@ -85,10 +88,13 @@ export function executeLlmStream<C>(
           chunks.push(step.value as C);
           yield step.value as C;
         }
-        llms.close(base.stack, handle, assembled(core, chunks, assemble), { metadata: timing() });
+        const { response, metadata } = record(chunks);
+        llms.close(base.stack, handle, response, { metadata: { ...timing(), ...metadata } });
       } catch (error) {
         const cancelled = error === CANCELLED;
-        llms.fail(base.stack, handle, error, cancelled, timing());
+        // What arrived before the break is recorded, marked incomplete.
+        const cut = chunks.length > 0 ? record(chunks) : undefined;
+        llms.fail(base.stack, handle, error, cancelled, { ...timing(), ...cut?.metadata }, cut?.response);
         void closeQuietly(iterator);
         if (cancelled) throw signal.reason ?? new Error(cancellationMessage("llm"));
         throw error;
@@ -96,22 +102,12 @@ export function executeLlmStream<C>(
         if (!handle.ended) {
           // The caller stopped iterating before the stream ended.
           void closeQuietly(iterator);
-          llms.fail(base.stack, handle, undefined, true, timing());
+          const cut = chunks.length > 0 ? record(chunks) : undefined;
+          llms.fail(base.stack, handle, undefined, true, { ...timing(), ...cut?.metadata }, cut?.response);
         }
       }
     },
   };
-}
-
-/** The response the end records; a failing assembler costs only that (the caller has every chunk). */
-function assembled<C>(core: RuntimeCore, chunks: C[], assemble: ((chunks: readonly C[]) => Json) | undefined): Json {
-  if (!assemble) return chunks as unknown as Json;
-  try {
-    return assemble(chunks);
-  } catch (error) {
-    core.diagnostics.recordError("llm_stream_assemble_failed", error);
-    return chunks as unknown as Json;
-  }
 }
 
 async function closeQuietly(iterator: AsyncIterator<unknown> | undefined): Promise<void> {

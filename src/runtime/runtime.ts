@@ -169,8 +169,11 @@ export class Runtime {
    * Runs `fn` as a managed, streamed LLM call: `fn` returns the provider's chunks as an async
    * iterable, and so does this method. Guardrails and request intercepts run when iteration
    * starts; each chunk passes the stream execution intercepts; the `llm` end records
-   * `time_to_first_chunk_ms` and the response `options.assemble(chunks)` builds (default: the
-   * chunks). Stopping early or aborting ends the call as cancelled.
+   * `time_to_first_chunk_ms` and the response: by default the one a non-streaming call of the
+   * dialect (by `dataSchema`, else `name`) records, assembled from the chunks (raw SSE bytes or
+   * text, `{event, data}` events, or an SDK's decoded chunks); `options.assemble(chunks)` builds
+   * it instead, and `assemble: "chunks"` records the chunks. Stopping early, aborting or a
+   * broken stream ends the call with what had been assembled and `relaytrace.stream_incomplete`.
    */
   executeLlmStream<C>(name: string, request: LlmRequest, fn: LlmStreamFunction<C>, options?: ExecuteLlmStreamOptions<C>): AsyncIterable<C> {
     checkOptions(options, LLM_STREAM_OPTIONS, "executeLlmStream");

@@ -517,3 +517,49 @@ describe("atofToAtif — durable halt, resume and subagents", () => {
     });
   });
 });
+
+describe("atofToAtif — replies without call ids", () => {
+  it("a Gemini call takes the id its tool's producer gave it, so the result sits on the call (one call, not two)", () => {
+    const llm = "019ca945-0a50-7000-8000-0000000000g1";
+    const base = { parent: AGENT, name: "gemini-2.0-flash", category: "llm", profile: { model_name: "gemini-2.0-flash" } };
+    const tool = { uuid: TOOL, parent: AGENT, name: "get_time", category: "tool", profile: { tool_call_id: "get_time__1" } };
+    const events: AtofEvent[] = [
+      scope("start", {
+        uuid: AGENT,
+        parent: ROOT,
+        ts: "2026-01-05T00:00:00Z",
+        name: "assistant",
+        category: "agent",
+        data: { input: "time?" },
+      }),
+      scope("start", {
+        ...base,
+        uuid: llm,
+        ts: "2026-01-05T00:00:01Z",
+        data: { contents: [{ role: "user", parts: [{ text: "time?" }] }] },
+      }),
+      scope("end", {
+        ...base,
+        uuid: llm,
+        ts: "2026-01-05T00:00:02Z",
+        data: {
+          candidates: [
+            {
+              content: { role: "model", parts: [{ functionCall: { name: "get_time", args: { tz: "Asia/Tokyo" } } }] },
+              finishReason: "STOP",
+            },
+          ],
+        },
+      }),
+      scope("start", { ...tool, ts: "2026-01-05T00:00:03Z", data: { tz: "Asia/Tokyo" } }),
+      scope("end", { ...tool, ts: "2026-01-05T00:00:04Z", data: { result: "15:30" } }),
+    ];
+    const [t] = atofToAtif(events);
+    const step = t!.steps.find((s) => s.tool_calls !== undefined)!;
+    expect(step.tool_calls!.map((c) => [c.tool_call_id, c.function_name, c.arguments])).toEqual([
+      ["get_time__1", "get_time", { tz: "Asia/Tokyo" }],
+    ]);
+    expect(step.observation!.results.map((r) => [r.source_call_id, r.content])).toEqual([["get_time__1", "15:30"]]);
+    expect(validateAtif(t!)).toEqual({ valid: true, errors: [] });
+  });
+});

@@ -81,11 +81,13 @@ describe("runtime.executeLlmStream", () => {
     expect(ttfc).toBeLessThan(totalMs);
   });
 
-  it("without an assembler, the end records the chunks themselves", async () => {
+  it('with assemble: "chunks", or for a call of no known dialect, the end records the chunks themselves', async () => {
     const url = await chunkServer(parts, 1);
     const { rt, settle } = capturingRuntime();
-    for await (const _ of rt.executeLlmStream("openai.chat_completions", request, linesOf(url))) void _;
-    expect(scopes(await settle())[1]!.data).toEqual(parts.map((p) => JSON.parse(p)));
+    for await (const _ of rt.executeLlmStream("openai.chat_completions", request, linesOf(url), { assemble: "chunks" })) void _;
+    for await (const _ of rt.executeLlmStream("my.model", request, linesOf(url))) void _;
+    const ends = scopes(await settle()).filter((e) => e.scope_category === "end");
+    expect(ends.map((e) => e.data)).toEqual([parts.map((p) => JSON.parse(p)), parts.map((p) => JSON.parse(p))]);
   });
 
   it("stream execution intercepts observe and transform chunks; the caller and the end see the transformed ones", async () => {
