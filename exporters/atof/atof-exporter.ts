@@ -6,6 +6,7 @@ import type { AtofEvent } from "../../src/events/types.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FileSink } from "./file-sink.js";
 import { LineBuffer } from "./line-buffer.js";
+import { refuseLinkedDirectory } from "../files/linked-directory.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
 import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
@@ -61,9 +62,11 @@ function positive(value: number | undefined, fallback: number, key: string): num
 function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): FileSink {
   rejectUnknownKeys(OWNER, requireObject(OWNER, "options", options), FILE_KEYS, "", " for a file sink");
   const mode = requireOneOf(OWNER, "mode", options.mode, ["append", "overwrite"] as const) ?? "append";
-  const directory = resolve(optionalString(OWNER, "outputDirectory", options.outputDirectory) ?? process.cwd());
+  const given = optionalString(OWNER, "outputDirectory", options.outputDirectory);
+  const directory = resolve(given ?? process.cwd());
   const filePath = resolve(directory, optionalString(OWNER, "path", options.path) ?? defaultFileName());
   const followSymlinks = optionalBoolean(OWNER, "followSymlinks", options.followSymlinks) ?? false;
+  if (given !== undefined) refuseLinkedDirectory(OWNER, directory, followSymlinks);
   return new FileSink(filePath, { mode, followSymlinks, maxLineBytes: DEFAULT_MAX_LINE_BYTES }, buffer, diagnostics, OWNER);
 }
 
@@ -165,7 +168,10 @@ export class AtofExporter implements Exporter {
     }
   }
 
-  /** Flushes and releases the sink (call the remover from `register` first to stop delivery). Idempotent: later calls return the first call's promise. */
+  /**
+   * Flushes and releases the sink (call the remover from `register` first to stop delivery).
+   * Idempotent: later calls return the first call's promise.
+   */
   shutdown(): Promise<void> {
     this.shutdownPromise ??= this.close();
     return this.shutdownPromise;
