@@ -77,6 +77,21 @@ describe("convert --to atif -o DIR: file names read from the input stay in DIR",
   });
 });
 
+describe("AtifExporter: file names from trajectory ids", () => {
+  it("ids with separators, `..` or 1,000 characters, or that read alike once cleaned, get distinct bounded names inside the directory", async () => {
+    const dir = join(work, "traces");
+    const exporter = new AtifExporter({ agent: { name: "a", version: "1" }, outputDirectory: dir });
+    const ids = ["../../escaped", "a/b", "a_b", "y".repeat(1000)];
+    for (const [i, id] of ids.entries()) for (const line of run(id, BASE + i * 10)) exporter.onEvent(JSON.parse(line));
+    await exporter.shutdown();
+    expect(exporter.diagnostics()).toEqual([]);
+    const files = await readdir(dir);
+    expect(files).toHaveLength(ids.length);
+    for (const name of files) expect(name.length).toBeLessThan(200);
+    expect(await readdir(work)).toEqual(["traces"]);
+  });
+});
+
 describe("exporters refuse a symlink planted in place of their outputDirectory", () => {
   it("AtifExporter and AtofExporter throw at construction, naming the link; followSymlinks: true accepts it", async () => {
     const elsewhere = join(work, "elsewhere");
