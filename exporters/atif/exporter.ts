@@ -5,6 +5,8 @@ import { randomBytes } from "node:crypto";
 import { renameSync, writeFileSync } from "node:fs";
 import { rename, rm, writeFile } from "node:fs/promises";
 import { makeDirectory } from "../files/make-directory.js";
+import { isSymbolicLink, refuseLinkedDirectory } from "../files/linked-directory.js";
+import { safeFileNamePart } from "../files/safe-file-name.js";
 import { join } from "node:path";
 import type { AtofEvent } from "../../src/events/types.js";
 import type { Json } from "../../src/events/json.js";
@@ -27,6 +29,8 @@ export interface AtifExporterOptions {
   includeMarks?: boolean;
   /** Written to `extra.invocation.framework` of agent steps (default "relaytrace"). */
   framework?: string;
+  /** Write into `outputDirectory` even when it is a symbolic link (default false: a link there is refused at construction). */
+  followSymlinks?: boolean;
   /** How many completed trajectories `toJSON()` and written paths `files()` keep (oldest dropped first); default 1000. */
   maxRetained?: number;
 }
@@ -38,7 +42,7 @@ const OWNER = "AtifExporter";
  * event loop waits well under a millisecond. Larger ones are written asynchronously.
  */
 const SYNC_WRITE_MAX_CHARS = 256 * 1024;
-const OPTION_KEYS = ["agent", "outputDirectory", "sessionId", "includeMarks", "framework", "maxRetained"] as const;
+const OPTION_KEYS = ["agent", "outputDirectory", "sessionId", "includeMarks", "framework", "maxRetained", "followSymlinks"] as const;
 const AGENT_KEYS = ["name", "version", "modelName", "toolDefinitions"] as const;
 
 /** Checks the options so that a configuration mistake fails at startup rather than as missing trajectories. */
@@ -61,6 +65,10 @@ function checkOptions(config: AtifExporterOptions): void {
   optionalBoolean(OWNER, "includeMarks", options["includeMarks"]);
   optionalString(OWNER, "framework", options["framework"]);
   optionalNumber(OWNER, "maxRetained", options["maxRetained"], 0);
+  optionalBoolean(OWNER, "followSymlinks", options["followSymlinks"]);
+  if (typeof options["outputDirectory"] === "string") {
+    refuseLinkedDirectory(OWNER, options["outputDirectory"], options["followSymlinks"] === true);
+  }
 }
 
 /** One counted failure kind, as reported by `AtifExporter.diagnostics()`. */
@@ -101,7 +109,10 @@ export class AtifExporter implements Exporter {
   /** Whether the output directory was made (or found) before an earlier write. */
   private directoryMade = false;
 
-  /** Throws a `TypeError` naming the option on a configuration mistake (missing agent, unknown key). */
+  /**
+   * Throws a `TypeError` naming the option on a configuration mistake (missing agent, unknown key), and an
+   * `Error` when `outputDirectory` is a symbolic link (without `followSymlinks: true`).
+   */
   constructor(private readonly config: AtifExporterOptions) {
     checkOptions(config);
     this.options = {
@@ -217,12 +228,16 @@ export class AtifExporter implements Exporter {
   }
 
   private async write(dir: string, trajectory: AtifTrajectory): Promise<void> {
-    const id = (trajectory.trajectory_id ?? "trajectory").replace(/[^A-Za-z0-9._-]/g, "_");
+    const id = safeFileNamePart(trajectory.trajectory_id ?? "trajectory");
     const target = join(dir, `relaytrace-atif-${id}.json`);
     const temp = join(dir, `.relaytrace-atif-${id}.${process.pid}.${this.tempTag}${(++this.tempCount).toString(36)}.tmp`);
     try {
       // The directory is made before the first file, and again whenever it has gone missing
       // (a write failing with ENOENT), instead of being looked up before every file.
+      // A link planted in place of the directory after construction is refused as at construction.
+      if (this.config.followSymlinks !== true && isSymbolicLink(dir)) {
+        throw new Error(`outputDirectory ${dir} has become a symbolic link; not writing through it`);
+      }
       if (!this.directoryMade) makeDirectory(dir);
       this.directoryMade = true;
       const text = `${jsonText(trajectory as unknown as Json, 2)}\n`;
@@ -246,10 +261,10 @@ export class AtifExporter implements Exporter {
   /** The temp file, then the rename into place: small files synchronously (see SYNC_WRITE_MAX_CHARS). */
   private async writeAtomically(temp: string, target: string, text: string): Promise<void> {
     if (text.length <= SYNC_WRITE_MAX_CHARS) {
-      writeFileSync(temp, text, "utf8");
+      writeFileSync(temp, text, { encoding: "utf8", flag: "wx" }); // a fresh name: never through an existing file or link
       renameSync(temp, target);
     } else {
-      await writeFile(temp, text, "utf8");
+      await writeFile(temp, text, { encoding: "utf8", flag: "wx" });
       await rename(temp, target);
     }
   }

@@ -6,9 +6,11 @@ import type { AtofEvent } from "../../src/events/types.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FileSink } from "./file-sink.js";
 import { LineBuffer } from "./line-buffer.js";
+import { refuseLinkedDirectory } from "../files/linked-directory.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
 import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
+import { lineWithin } from "./oversized-event.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../../src/events/atof-reader.js";
 import {
   optionalBoolean,
@@ -61,9 +63,11 @@ function positive(value: number | undefined, fallback: number, key: string): num
 function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): FileSink {
   rejectUnknownKeys(OWNER, requireObject(OWNER, "options", options), FILE_KEYS, "", " for a file sink");
   const mode = requireOneOf(OWNER, "mode", options.mode, ["append", "overwrite"] as const) ?? "append";
-  const directory = resolve(optionalString(OWNER, "outputDirectory", options.outputDirectory) ?? process.cwd());
+  const given = optionalString(OWNER, "outputDirectory", options.outputDirectory);
+  const directory = resolve(given ?? process.cwd());
   const filePath = resolve(directory, optionalString(OWNER, "path", options.path) ?? defaultFileName());
   const followSymlinks = optionalBoolean(OWNER, "followSymlinks", options.followSymlinks) ?? false;
+  if (given !== undefined) refuseLinkedDirectory(OWNER, directory, followSymlinks);
   return new FileSink(filePath, { mode, followSymlinks, maxLineBytes: DEFAULT_MAX_LINE_BYTES }, buffer, diagnostics, OWNER);
 }
 
@@ -95,6 +99,12 @@ export class AtofExporter implements Exporter {
   /** The resolved file path (file sink only). */
   readonly filePath: string | undefined;
   private readonly sink: AtofSink;
+  /**
+   * Longest line written whole: a file takes any line the readers accept (the buffer is written
+   * out first to make room); a receiver gets at most one buffer's worth. Past it, the payload is
+   * replaced by a marker (see lineWithin): the event itself is never lost for its size.
+   */
+  private readonly maxLineBytes: number;
   private readonly counter = new DiagnosticCounter();
   private shutdownPromise: Promise<void> | null = null;
 
@@ -111,10 +121,12 @@ export class AtofExporter implements Exporter {
       rejectUnknownKeys(OWNER, options as unknown as Record<string, unknown>, known);
       throw new TypeError(`${OWNER}: type must be "file" or "stream", got ${JSON.stringify(type)}`);
     }
+    const maxBufferedBytes = Math.max(1, positive(options.maxBufferedBytes, 16 * 1024 * 1024, "maxBufferedBytes"));
     const buffer = new LineBuffer(
       Math.max(1, Math.floor(positive(options.maxBufferedLines, 10_000, "maxBufferedLines"))),
-      Math.max(1, positive(options.maxBufferedBytes, 16 * 1024 * 1024, "maxBufferedBytes")),
+      maxBufferedBytes,
     );
+    this.maxLineBytes = options.type === "file" ? DEFAULT_MAX_LINE_BYTES : Math.min(maxBufferedBytes, DEFAULT_MAX_LINE_BYTES);
     if (options.type === "file") {
       const sink = buildFileSink(options, buffer, this.counter);
       this.sink = sink;
@@ -147,7 +159,21 @@ export class AtofExporter implements Exporter {
       this.counter.record("atof.serialize_failed", `event ${String(event?.uuid)}: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
-    if (!this.sink.enqueue(line)) this.counter.record("atof.events_dropped", "buffer full: the sink is not keeping up");
+    const fitted = lineWithin(event, line, this.maxLineBytes);
+    if (fitted === undefined) {
+      this.counter.record(
+        "atof.events_dropped",
+        `event ${String(event.uuid)}: larger than ${this.maxLineBytes} bytes even without its payload`,
+      );
+      return;
+    }
+    if (fitted.omitted > 0) {
+      this.counter.record(
+        "atof.payload_omitted",
+        `event ${String(event.uuid)}: larger than ${this.maxLineBytes} bytes; its largest payload fields are replaced by a marker with their size`,
+      );
+    }
+    if (!this.sink.enqueue(fitted.line)) this.counter.record("atof.events_dropped", "buffer full: the sink is not keeping up");
   }
 
   /** Feeds several events, in order. */
@@ -165,7 +191,10 @@ export class AtofExporter implements Exporter {
     }
   }
 
-  /** Flushes and releases the sink (call the remover from `register` first to stop delivery). Idempotent: later calls return the first call's promise. */
+  /**
+   * Flushes and releases the sink (call the remover from `register` first to stop delivery).
+   * Idempotent: later calls return the first call's promise.
+   */
   shutdown(): Promise<void> {
     this.shutdownPromise ??= this.close();
     return this.shutdownPromise;

@@ -61,13 +61,18 @@ export class FileSink implements AtofSink, SyncWriter {
       this.claimAcrossProcesses(false);
     } catch (error) {
       this.releaseClaim();
-      throw new Error(`${owner}: ${messageOf(error)}`);
+      throw new Error(`${owner}: ${messageOf(error)}`, { cause: error });
     }
     this.stopExitWrite = writeOnExit(this);
   }
 
   enqueue(text: string): boolean {
-    if (!this.buffer.push(text)) return false;
+    // Full, or this line alone is larger than the buffer's bound: a file can always be written
+    // now, and an empty buffer takes a line of any size, so a large event is written, not dropped.
+    if (!this.buffer.push(text)) {
+      this.writeHeldLinesSync();
+      if (!this.buffer.push(text)) return false;
+    }
     // An app that never yields to the event loop (a tight loop of tool calls) never lets the
     // batched write run: past half the buffer, write now instead of dropping later. While the
     // process exits there is no later turn either.
@@ -197,7 +202,9 @@ export class FileSink implements AtofSink, SyncWriter {
       fd = openSync(this.filePath, APPEND | constants.O_NONBLOCK | noFollow | (overwrite ? constants.O_TRUNC : 0), 0o644);
     } catch (err) {
       if ((err as NodeJS.ErrnoException).code === "ELOOP") {
-        throw new Error(`${this.filePath} is a symbolic link; the file sink does not follow links unless followSymlinks is true`);
+        throw new Error(`${this.filePath} is a symbolic link; the file sink does not follow links unless followSymlinks is true`, {
+          cause: err,
+        });
       }
       throw err;
     }

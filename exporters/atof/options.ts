@@ -18,7 +18,7 @@ export interface AtofFileOptions extends AtofBufferOptions {
    * first, and reported); `overwrite` truncates the file when it is first opened.
    */
   mode?: "append" | "overwrite";
-  /** Write through a symbolic link at `path` (default false: a link there is refused). */
+  /** Write through a symbolic link at `path` or `outputDirectory` (default false: a link there is refused at construction). */
   followSymlinks?: boolean;
 }
 

@@ -1,4 +1,5 @@
-import { stat, writeFile } from "node:fs/promises";
+import { constants } from "node:fs";
+import { open, stat, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { TrajectoryStream } from "./trajectory-stream.js";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
@@ -6,13 +7,53 @@ import type { AtofEvent } from "../events/types.js";
 import type { Json } from "../events/json.js";
 import { jsonText } from "../events/json-text.js";
 import { makeDirectory } from "../../exporters/files/make-directory.js";
+import { safeFileNamePart } from "../../exporters/files/safe-file-name.js";
 import { UsageError } from "./args.js";
 import { InputError } from "./input.js";
 import type { Io } from "./commands.js";
 
-/** The file name a trajectory gets in an output directory: the exporter's own naming. */
-export function trajectoryFileName(doc: AtifTrajectory): string {
-  return `relaytrace-atif-${doc.trajectory_id ?? doc.session_id ?? "trajectory"}.json`;
+/**
+ * The file name a trajectory gets in an output directory: the exporter's own naming, with the id
+ * (read from the input) reduced to a safe name part; `number` > 1 tells apart ids that collide.
+ */
+export function trajectoryFileName(doc: AtifTrajectory, number = 1): string {
+  const part = safeFileNamePart(doc.trajectory_id ?? doc.session_id ?? "trajectory");
+  return `relaytrace-atif-${part}${number > 1 ? `-${number}` : ""}.json`;
+}
+
+/** Create only: an existing file, or a link planted at the name, is never written through. */
+const CREATE_NEW = constants.O_WRONLY | constants.O_CREAT | constants.O_EXCL | constants.O_NOFOLLOW;
+/** How many numbered names are tried before a name is given up as taken. */
+const MAX_NAME_NUMBER = 10_000;
+
+/**
+ * Writes `doc` as a new file in `directory`: the first of its names (plain, then `-2`, `-3`, …)
+ * that neither this run has used nor exists there. Returns the path written.
+ */
+async function writeNewFile(directory: string, doc: AtifTrajectory, used: Set<string>, describe: (e: unknown) => string): Promise<string> {
+  const text = `${jsonText(doc as unknown as Json, 2)}\n`;
+  for (let number = 1; number <= MAX_NAME_NUMBER; number++) {
+    const name = trajectoryFileName(doc, number);
+    if (used.has(name)) continue;
+    const path = join(directory, name);
+    let handle;
+    try {
+      handle = await open(path, CREATE_NEW, 0o644);
+    } catch (error) {
+      if ((error as NodeJS.ErrnoException).code === "EEXIST") continue; // an earlier file, or a link planted there
+      throw new InputError(`cannot write ${path}: ${describe(error)}`);
+    }
+    used.add(name);
+    try {
+      await handle.writeFile(text);
+    } catch (error) {
+      throw new InputError(`cannot write ${path}: ${describe(error)}`);
+    } finally {
+      await handle.close();
+    }
+    return path;
+  }
+  throw new InputError(`cannot write into ${directory}: ${MAX_NAME_NUMBER} files named after ${trajectoryFileName(doc)} exist already`);
 }
 
 async function isDirectory(path: string): Promise<boolean> {
@@ -47,7 +88,8 @@ export interface ConvertToAtifOptions {
  * `convert --to atif`: each trajectory is one ATIF document, as NAT's loader expects (never an
  * array). One run goes to stdout or to `-o FILE`; with `-o DIR` (an existing directory, a path
  * ending in `/`, or any path when the input holds several runs) each run gets its own
- * `relaytrace-atif-<trajectory_id>.json`. Several runs without `-o` are a usage error.
+ * `relaytrace-atif-<trajectory_id>.json` (the id made a safe file name, numbered on a collision;
+ * never written through an existing file or link). Several runs without `-o` are a usage error.
  * Trajectories are built and written as their root scope ends (see TrajectoryStream): only the
  * first is held, until a second shows whether the output is a file or a directory.
  */
@@ -56,9 +98,9 @@ export async function convertToAtif(io: Io, events: AsyncIterable<AtofEvent>, op
   let intoDirectory = output !== undefined && (output.endsWith("/") || (await isDirectory(output)));
   let first: AtifTrajectory | undefined;
   let count = 0;
+  const usedNames = new Set<string>();
   const writeIntoDirectory = async (doc: AtifTrajectory) => {
-    const path = join(output!, trajectoryFileName(doc));
-    await writeOne(path, doc, describeWriteError);
+    const path = await writeNewFile(output!, doc, usedNames, describeWriteError);
     io.err(`wrote ${path}`);
   };
   const openDirectory = () => {

@@ -10,7 +10,8 @@ import { projectSpans } from "./span-stream.js";
 import { PROJECTIONS, requireFiles, type Io } from "./commands.js";
 import { byteProgress } from "./progress.js";
 
-export const SEND_HELP = `Usage: relaytrace send FILE... --otlp URL [--projection P] [--protocol http/json|http/protobuf] [--service-name NAME] [--lenient]
+export const SEND_HELP = `Usage: relaytrace send FILE... --otlp URL [--projection P] [--protocol http/json|http/protobuf] [--service-name NAME]
+                       [--lenient] [--request-timeout MS] [--max-answer-bytes N]
 
 Replays ATOF files to an OpenTelemetry collector over OTLP/HTTP, in the order given, as the
 spans they project to. Reading waits for the collector (bounded memory for any file size);
@@ -22,12 +23,25 @@ accepted (refused, partially rejected or unreachable), 2 on bad arguments or inp
   --service-name NAME  the spans' service.name (default relaytrace)
   --lenient            skip bad lines with a warning instead of stopping (a torn last line is
                        always skipped, with a warning)
+  --request-timeout MS the most one request may take, answer included (default 30000); a request
+                       that takes longer is abandoned: retried if no status came, else its spans
+                       count as accepted and the unread answer is reported
+  --max-answer-bytes N the most read of a collector's answer (default 1048576); a longer answer is
+                       not read further, and reported
 Headers (e.g. authorization) come from OTEL_EXPORTER_OTLP_HEADERS (k=v,k=v); they are never printed.`;
 
 const PROTOCOLS = ["http/json", "http/protobuf"] as const;
 type Protocol = (typeof PROTOCOLS)[number];
 const RETRYABLE = new Set([408, 429, 502, 503, 504]);
 const ATTEMPTS = 5;
+export const DEFAULT_REQUEST_TIMEOUT_MS = 30_000;
+export const DEFAULT_MAX_ANSWER_BYTES = 1024 * 1024;
+
+/** Bounds on one request: how long it may take and how much of the answer is read. */
+export interface RequestBounds {
+  timeoutMs: number;
+  maxAnswerBytes: number;
+}
 
 export interface SendOutcome {
   sent: number;
@@ -35,6 +49,37 @@ export interface SendOutcome {
   rejected: number;
   /** Why spans were refused, one line per distinct reason. */
   reasons: string[];
+  /** Answers accepted but not read whole (too long, too slow), one line per distinct note. */
+  notes: string[];
+}
+
+/**
+ * The answer's bytes, read until `maxBytes` or the request's deadline: `partial` says why it
+ * stopped early (the rest is discarded, the connection closed), so no answer is held whole or
+ * waited on without end.
+ */
+async function readAnswer(
+  body: AsyncIterable<Uint8Array> & { destroy(): unknown },
+  bounds: RequestBounds,
+  deadline: AbortSignal,
+): Promise<{ bytes: Uint8Array; partial?: string }> {
+  const chunks: Uint8Array[] = [];
+  let size = 0;
+  try {
+    for await (const chunk of body) {
+      if (size + chunk.length > bounds.maxAnswerBytes) {
+        body.destroy();
+        return { bytes: new Uint8Array(0), partial: `longer than ${bounds.maxAnswerBytes} bytes` };
+      }
+      chunks.push(chunk);
+      size += chunk.length;
+    }
+  } catch (error) {
+    body.destroy();
+    if (deadline.aborted) return { bytes: new Uint8Array(0), partial: `not finished within ${bounds.timeoutMs} ms` };
+    throw error;
+  }
+  return { bytes: Buffer.concat(chunks) };
 }
 
 /** The traces endpoint of a collector URL (a bare origin gets `/v1/traces`). */
@@ -89,32 +134,40 @@ async function post(
   protocol: Protocol,
   headers: Record<string, string>,
   spans: ReadableSpan[],
-): Promise<{ rejected: number; reason?: string }> {
+  bounds: RequestBounds,
+): Promise<{ rejected: number; reason?: string; note?: string }> {
   const serializer = protocol === "http/json" ? JsonTraceSerializer : ProtobufTraceSerializer;
   const body = serializer.serializeRequest(spans);
   if (!body) return { rejected: spans.length, reason: "the spans could not be encoded" };
   const contentType = protocol === "http/json" ? "application/json" : "application/x-protobuf";
   let last = "";
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
+    // One deadline for the whole request: undici's own timeouts restart with every byte received.
+    const deadline = AbortSignal.timeout(bounds.timeoutMs);
     try {
       const response = await request(url, {
         method: "POST",
         body,
         headers: { ...headers, "content-type": contentType },
-        headersTimeout: 10_000,
-        bodyTimeout: 10_000,
+        headersTimeout: bounds.timeoutMs,
+        bodyTimeout: bounds.timeoutMs,
+        signal: deadline,
       });
-      const bytes = new Uint8Array(await response.body.arrayBuffer());
       if (response.statusCode >= 200 && response.statusCode < 300) {
+        const { bytes, partial } = await readAnswer(response.body, bounds, deadline);
+        if (partial !== undefined) return { rejected: 0, note: `an answer of the collector was ${partial}: not read further` };
         const { rejected, message } = rejectedOf(protocol, bytes);
         return rejected > 0
           ? { rejected: Math.min(rejected, spans.length), reason: `the collector rejected spans${message ? `: ${message}` : ""}` }
           : { rejected: 0 };
       }
+      response.body.destroy(); // only the status matters: the answer is not read
       last = `HTTP ${response.statusCode}`;
       if (!RETRYABLE.has(response.statusCode)) return { rejected: spans.length, reason: `the collector answered ${last}` };
     } catch (error) {
-      last = (error as NodeJS.ErrnoException).code ?? (error as Error).message;
+      last = deadline.aborted
+        ? `no answer within ${bounds.timeoutMs} ms`
+        : ((error as NodeJS.ErrnoException).code ?? (error as Error).message);
     }
     if (attempt < ATTEMPTS) await new Promise((r) => setTimeout(r, 100 * 2 ** attempt));
   }
@@ -139,12 +192,21 @@ async function* eventsOf(io: Io, files: readonly string[], lenient: boolean): As
 export async function sendFiles(
   io: Io,
   files: readonly string[],
-  options: { url: URL; projection: ProjectionName; protocol: Protocol; serviceName: string; lenient: boolean },
+  options: {
+    url: URL;
+    projection: ProjectionName;
+    protocol: Protocol;
+    serviceName: string;
+    lenient: boolean;
+    bounds?: RequestBounds;
+  },
 ): Promise<SendOutcome> {
   const headers = headersFromEnv();
-  const outcome: SendOutcome = { sent: 0, accepted: 0, rejected: 0, reasons: [] };
+  const bounds = options.bounds ?? { timeoutMs: DEFAULT_REQUEST_TIMEOUT_MS, maxAnswerBytes: DEFAULT_MAX_ANSWER_BYTES };
+  const outcome: SendOutcome = { sent: 0, accepted: 0, rejected: 0, reasons: [], notes: [] };
   const send = async (spans: ReadableSpan[]): Promise<void> => {
-    const { rejected, reason } = await post(options.url, options.protocol, headers, spans);
+    const { rejected, reason, note } = await post(options.url, options.protocol, headers, spans, bounds);
+    if (note && !outcome.notes.includes(note)) outcome.notes.push(note);
     outcome.sent += spans.length;
     outcome.rejected += rejected;
     outcome.accepted += spans.length - rejected;
@@ -154,9 +216,22 @@ export async function sendFiles(
   return outcome;
 }
 
-/** `relaytrace send FILE... --otlp URL [--projection P] [--protocol …] [--service-name NAME] [--lenient]` */
+function positiveInteger(value: string | undefined, flag: string, fallback: number): number {
+  if (value === undefined) return fallback;
+  const n = Number(value);
+  if (!/^\d+$/.test(value.trim()) || !Number.isSafeInteger(n) || n <= 0) {
+    throw new UsageError(`--${flag} must be a positive whole number (got "${value}")`);
+  }
+  return n;
+}
+
+/** `relaytrace send FILE... --otlp URL [--projection P] [--protocol …] [--service-name NAME] [--lenient] [bounds]`: see SEND_HELP. */
 export async function sendCommand(io: Io, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { command: "send", values: ["otlp", "projection", "protocol", "service-name"], switches: ["lenient"] });
+  const args = parseArgs(argv, {
+    command: "send",
+    values: ["otlp", "projection", "protocol", "service-name", "request-timeout", "max-answer-bytes"],
+    switches: ["lenient"],
+  });
   if (args.switches.has("help")) {
     io.out(SEND_HELP);
     return 0;
@@ -168,7 +243,12 @@ export async function sendCommand(io: Io, argv: string[]): Promise<number> {
   const projection = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
   const protocol = oneOf(args.values.get("protocol"), PROTOCOLS, "protocol", "http/json");
   const serviceName = args.values.get("service-name") ?? "relaytrace";
-  const outcome = await sendFiles(io, files, { url, projection, protocol, serviceName, lenient: args.switches.has("lenient") });
+  const bounds: RequestBounds = {
+    timeoutMs: positiveInteger(args.values.get("request-timeout"), "request-timeout", DEFAULT_REQUEST_TIMEOUT_MS),
+    maxAnswerBytes: positiveInteger(args.values.get("max-answer-bytes"), "max-answer-bytes", DEFAULT_MAX_ANSWER_BYTES),
+  };
+  const outcome = await sendFiles(io, files, { url, projection, protocol, serviceName, lenient: args.switches.has("lenient"), bounds });
+  for (const note of outcome.notes) io.err(`relaytrace: warning: ${note}`);
   const summary = `sent ${outcome.sent.toLocaleString("en-US")} spans to ${shownUrl(url)}: ${outcome.accepted.toLocaleString("en-US")} accepted`;
   if (outcome.rejected === 0) {
     io.err(summary);

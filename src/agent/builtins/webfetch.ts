@@ -1,19 +1,9 @@
 import { fetch } from "undici";
 import { defineTool, type Tool } from "../tool.js";
 import { failure } from "./files.js";
+import { htmlToText } from "./html-text.js";
 
 const MAX_BODY_BYTES = 5 * 1024 * 1024;
-
-/** Rough HTML to text: scripts, styles and tags dropped, blank runs collapsed. */
-function htmlToText(html: string): string {
-  return html
-    .replace(/<script[\s\S]*?<\/script>/gi, "")
-    .replace(/<style[\s\S]*?<\/style>/gi, "")
-    .replace(/<[^>]+>/g, "")
-    .replace(/[ \t]+\n/g, "\n")
-    .replace(/\n{3,}/g, "\n\n")
-    .trim();
-}
 
 /**
  * The built-in `webfetch` tool: HTTP GET of an http(s) URL, the body as text or markdown (tags
@@ -60,7 +50,7 @@ export function webfetchTool(): Tool {
           chunks.push(chunk);
         }
         const body = Buffer.concat(chunks).toString("utf8");
-        return args.format === "html" ? body : htmlToText(body);
+        return args.format === "html" ? body : htmlToText(body).text;
       } catch (err) {
         if (ctx.signal.aborted) throw ctx.signal.reason;
         return failure("webfetch", err);

@@ -1,5 +1,5 @@
-import { realpathSync } from "node:fs";
-import { dirname, isAbsolute, relative, resolve, sep } from "node:path";
+import { lstatSync, readlinkSync, realpathSync } from "node:fs";
+import { dirname, isAbsolute, join, parse, relative, resolve, sep } from "node:path";
 
 /** A path a built-in was asked to touch that lies outside its workdir. */
 export class WorkdirEscapeError extends Error {
@@ -14,28 +14,63 @@ function inside(root: string, target: string): boolean {
   return rel === "" || (!rel.startsWith(`..${sep}`) && rel !== ".." && !isAbsolute(rel));
 }
 
-/** The real path of `path`, or of its deepest existing ancestor joined with the rest (for a file not yet created). */
-function realOrAncestor(path: string): string {
-  const missing: string[] = [];
-  let current = path;
-  for (;;) {
-    try {
-      const real = realpathSync(current);
-      return missing.length === 0 ? real : resolve(real, ...missing.reverse());
-    } catch (err) {
-      if ((err as NodeJS.ErrnoException).code !== "ENOENT" && (err as NodeJS.ErrnoException).code !== "ENOTDIR") throw err;
-      const parent = dirname(current);
-      if (parent === current) return path;
-      missing.push(current.slice(parent.length).replace(/^[\\/]+/, ""));
-      current = parent;
+/** Links followed while resolving one path before it counts as a loop (Linux's own limit). */
+const MAX_LINK_HOPS = 40;
+
+/** Path separators: on POSIX a backslash is an ordinary file-name character. */
+const SEPARATORS = sep === "/" ? /\/+/ : /[\\/]+/;
+
+function errnoOf(err: unknown): string | undefined {
+  return (err as NodeJS.ErrnoException | undefined)?.code;
+}
+
+/**
+ * Where `path` (absolute) really leads, component by component as the kernel would walk it:
+ * every symlink on the way is replaced by its target, a dangling one too (a write through it
+ * creates its target), and `..` after a link applies to where the link led. Below the first
+ * component that does not exist, the rest is taken as written.
+ */
+function resolveEveryLink(path: string): string {
+  const root = parse(path).root;
+  const pending = path.slice(root.length).split(SEPARATORS).reverse();
+  let current = root;
+  let hops = 0;
+  while (pending.length > 0) {
+    const part = pending.pop()!;
+    if (part === "" || part === ".") continue;
+    if (part === "..") {
+      current = dirname(current);
+      continue;
     }
+    const next = join(current, part);
+    let isLink: boolean;
+    try {
+      isLink = lstatSync(next).isSymbolicLink();
+    } catch (err) {
+      if (errnoOf(err) !== "ENOENT" && errnoOf(err) !== "ENOTDIR") throw err;
+      return resolve(next, ...pending.reverse());
+    }
+    if (!isLink) {
+      current = next;
+      continue;
+    }
+    if (++hops > MAX_LINK_HOPS) throw new Error(`too many levels of symbolic links in ${path}`);
+    const target = readlinkSync(next);
+    if (isAbsolute(target)) current = parse(target).root;
+    pending.push(
+      ...target
+        .slice(isAbsolute(target) ? parse(target).root.length : 0)
+        .split(SEPARATORS)
+        .reverse(),
+    );
   }
+  return current;
 }
 
 /**
  * The directory the file built-ins are confined to. Every path is resolved against it and
  * refused when it leaves it: an absolute path elsewhere, `..` segments, or a symlink (at any
- * depth) whose target lies outside. The check runs before each access; a link swapped in
+ * depth, dangling or not) whose target lies outside. The check runs before each access; a link swapped in
  * between the check and the access is not caught (the workdir is not a sandbox against a
  * concurrent attacker on the same machine).
  */
@@ -56,14 +91,14 @@ export class Workspace {
   resolve(requested: string): string {
     const lexical = resolve(this.root, requested);
     if (!inside(this.root, lexical)) throw new WorkdirEscapeError(requested);
-    if (!inside(this.realRoot, realOrAncestor(lexical))) throw new WorkdirEscapeError(requested);
+    if (!inside(this.realRoot, resolveEveryLink(lexical))) throw new WorkdirEscapeError(requested);
     return lexical;
   }
 
   /** True when a path found while walking (already under the root) really resolves inside it. */
   contains(path: string): boolean {
     try {
-      return inside(this.realRoot, realOrAncestor(path));
+      return inside(this.realRoot, resolveEveryLink(path));
     } catch {
       return false;
     }
