@@ -1,8 +1,10 @@
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
-import type { WireRequest, WireResponse } from "../../src/wire/index.js";
+import { META_TIME_TO_FIRST_CHUNK_MS } from "../../src/events/wire-names.js";
+import { requestedOutputType, type WireRequest, type WireResponse } from "../../src/wire/index.js";
 import { jsonText } from "./flatten.js";
+import { genAiExtraParts } from "./gen-ai-parts.js";
 import { finishReasonIn, llmResponseOf, requestMessages, type LlmMessage } from "./llm-body.js";
 import * as G from "./semconv.js";
 
@@ -28,6 +30,8 @@ export function writeGenAiRequest(attrs: Attributes, request: WireRequest): void
   if (s.choiceCount !== undefined && s.choiceCount !== 1) attrs[G.GEN_AI_REQUEST_CHOICE_COUNT] = s.choiceCount;
   if (s.stream === true) attrs[G.GEN_AI_REQUEST_STREAM] = true;
   if (s.stop !== undefined) attrs[G.GEN_AI_REQUEST_STOP_SEQUENCES] = s.stop;
+  const outputType = requestedOutputType(request);
+  if (outputType !== undefined) attrs[G.GEN_AI_OUTPUT_TYPE] = outputType;
   // A body-level system prompt (Anthropic, Gemini, Responses) goes to system_instructions, not the message list.
   if (request.system !== undefined && request.system !== "") {
     attrs[G.GEN_AI_SYSTEM_INSTRUCTIONS] = jsonText([{ type: "text", content: request.system }]);
@@ -41,13 +45,18 @@ function toGenAiMessage(message: LlmMessage): JsonObject {
     parts.push({ type: "tool_call_response", id: message.toolCallId ?? "", response: message.toolResponse ?? null });
     return { role: "tool", parts };
   }
+  const extra = message.parts ? genAiExtraParts(message.parts) : undefined;
+  if (extra) parts.push(...extra.reasoning);
   if (message.text !== "") parts.push({ type: "text", content: message.text });
+  if (extra) parts.push(...extra.media);
   for (const call of message.toolCalls) parts.push({ type: "tool_call", id: call.id, name: call.name, arguments: call.input });
   return { role: message.role, parts };
 }
 
 /** `gen_ai.response.*`, usage and output messages from the decoded reply. */
 export function writeGenAiResponse(attrs: Attributes, end: ScopeEvent): WireResponse | undefined {
+  const firstChunk = timeToFirstChunkOf(end);
+  if (firstChunk !== undefined) attrs[G.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = firstChunk;
   const response = llmResponseOf(end);
   if (!response) return undefined;
   if (response.id) attrs[G.GEN_AI_RESPONSE_ID] = response.id;
@@ -55,7 +64,12 @@ export function writeGenAiResponse(attrs: Attributes, end: ScopeEvent): WireResp
   const finish = finishReasonIn(response, GEN_AI_FINISH);
   if (finish !== undefined) attrs[G.GEN_AI_RESPONSE_FINISH_REASONS] = [finish];
   const parts: Json[] = [];
+  const extra = genAiExtraParts(response.parts);
+  // A reply whose parts were not kept still has its joined reasoning text.
+  if (extra.reasoning.length === 0 && response.reasoning) extra.reasoning.push({ type: "reasoning", content: response.reasoning });
+  parts.push(...extra.reasoning);
   if (response.text !== "") parts.push({ type: "text", content: response.text });
+  parts.push(...extra.media);
   for (const call of response.toolCalls) parts.push({ type: "tool_call", id: call.id, name: call.name, arguments: call.input });
   const message: JsonObject = { role: "assistant", parts };
   if (finish !== undefined) message["finish_reason"] = finish;
@@ -65,6 +79,7 @@ export function writeGenAiResponse(attrs: Attributes, end: ScopeEvent): WireResp
   if (usage.outputTokens !== undefined) attrs[G.GEN_AI_USAGE_OUTPUT_TOKENS] = usage.outputTokens;
   if (usage.cacheReadTokens !== undefined) attrs[G.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = usage.cacheReadTokens;
   if (usage.cacheWriteTokens !== undefined) attrs[G.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = usage.cacheWriteTokens;
+  if (usage.reasoningTokens !== undefined) attrs[G.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = usage.reasoningTokens;
   return response;
 }
 
@@ -75,4 +90,10 @@ export function writeEmbeddingUsage(attrs: Attributes, data: Json): void {
   const usage = isJsonObject(data["usage"]) ? data["usage"] : {};
   const input = num(usage["prompt_tokens"]) ?? num(usage["input_tokens"]);
   if (input !== undefined) attrs[G.GEN_AI_USAGE_INPUT_TOKENS] = input;
+}
+
+/** `gen_ai.response.time_to_first_chunk` (seconds) of a streamed call, from the end event's metadata. */
+export function timeToFirstChunkOf(end: ScopeEvent): number | undefined {
+  const ms = isJsonObject(end.metadata) ? num(end.metadata[META_TIME_TO_FIRST_CHUNK_MS]) : undefined;
+  return ms === undefined || ms < 0 ? undefined : ms / 1000;
 }

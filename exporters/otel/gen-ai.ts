@@ -1,4 +1,7 @@
-import { PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
+import { META_STATUS_DESCRIPTION, PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
+import { isJsonObject } from "../../src/events/json.js";
+import { parseTimestamp } from "../../src/events/timestamp.js";
+import { hrTimeFromMicros } from "./ids.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import type { Category, ScopeEvent } from "../../src/events/types.js";
 import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
@@ -27,10 +30,25 @@ function requestModelOf(start: ScopeEvent): string | undefined {
   return profileString(start, PROFILE_MODEL_NAME) ?? bodyModel ?? lookupString(start, "gen_ai.request.model", "model_name", "model");
 }
 
+/** Operations a scope of any category may declare in its metadata (`gen_ai.operation.name`). */
+const DECLARED_OPERATIONS: ReadonlySet<string> = new Set([G.GenAiOperation.createAgent, G.GenAiOperation.invokeWorkflow]);
+
+function declaredOperation(start: ScopeEvent): string | undefined {
+  const declared = lookupString(start, G.GEN_AI_OPERATION_NAME);
+  return declared !== undefined && DECLARED_OPERATIONS.has(declared) ? declared : undefined;
+}
+
+function agentNameOf(start: ScopeEvent): string {
+  return lookupString(start, G.GEN_AI_AGENT_NAME) ?? start.name;
+}
+
 function operationAndQualifier(start: ScopeEvent): [string, string] | undefined {
+  const declared = declaredOperation(start);
+  if (declared === G.GenAiOperation.createAgent) return [declared, agentNameOf(start)];
+  if (declared === G.GenAiOperation.invokeWorkflow) return [declared, lookupString(start, G.GEN_AI_WORKFLOW_NAME) ?? start.name];
   switch (scopeTypeOf(start.category)) {
     case "agent":
-      return [G.GenAiOperation.invokeAgent, lookupString(start, G.GEN_AI_AGENT_NAME) ?? start.name];
+      return [G.GenAiOperation.invokeAgent, agentNameOf(start)];
     case "llm":
       return [llmOperationOf(start.name), requestModelOf(start) ?? ""];
     case "tool":
@@ -61,6 +79,32 @@ function writeToolDefinitions(attrs: Attributes, tools: readonly WireToolDef[]):
   );
 }
 
+/**
+ * The `gen_ai.client.operation.exception` event of a failed model call, with the error's class
+ * and the status description the span already carries as its message.
+ */
+function recordClientException(end: ScopeEvent, span: OpenSpan): void {
+  const metadata = isJsonObject(end.metadata) ? end.metadata : {};
+  const type = metadata[G.EXCEPTION_TYPE] ?? metadata[G.ERROR_TYPE];
+  const message = metadata[META_STATUS_DESCRIPTION];
+  const attributes: Attributes = {};
+  if (typeof type === "string" && type !== "") attributes[G.EXCEPTION_TYPE] = type;
+  if (typeof message === "string" && message !== "") attributes[G.EXCEPTION_MESSAGE] = message;
+  if (Object.keys(attributes).length === 0) attributes[G.EXCEPTION_TYPE] = G.ERROR_TYPE_OTHER;
+  let us = span.startUs;
+  try {
+    us = parseTimestamp(end.timestamp);
+  } catch {
+    // an end whose timestamp does not parse keeps the span's start as the event's time
+  }
+  span.events.push({
+    name: G.GEN_AI_CLIENT_OPERATION_EXCEPTION,
+    time: hrTimeFromMicros(us),
+    attributes,
+    droppedAttributesCount: 0,
+  });
+}
+
 function setString(attrs: Attributes, key: string, value: string | undefined): void {
   if (value !== undefined && value !== "") attrs[key] = value;
 }
@@ -78,7 +122,9 @@ export class GenAiProjection implements Projection {
     return op[1] === "" ? op[0] : `${op[0]} ${op[1]}`;
   }
 
-  spanKind(_start: ScopeEvent, type: Category): SpanKind {
+  spanKind(start: ScopeEvent, type: Category): SpanKind {
+    if (declaredOperation(start) === G.GenAiOperation.createAgent) return SpanKind.CLIENT;
+    if (declaredOperation(start) === G.GenAiOperation.invokeWorkflow) return SpanKind.INTERNAL;
     return type === "llm" || type === "embedder" || type === "retriever" ? SpanKind.CLIENT : SpanKind.INTERNAL;
   }
 
@@ -88,8 +134,15 @@ export class GenAiProjection implements Projection {
     const attrs = span.attributes;
     attrs[G.GEN_AI_OPERATION_NAME] = op[0];
     const type = span.scopeType;
-    if (type === "agent") {
+    if (op[0] === G.GenAiOperation.invokeWorkflow) {
+      attrs[G.GEN_AI_WORKFLOW_NAME] = op[1];
+      setString(attrs, G.GEN_AI_PROVIDER_NAME, lookupString(start, G.GEN_AI_PROVIDER_NAME, "provider_name", "provider"));
+      return;
+    }
+    if (type === "agent" || op[0] === G.GenAiOperation.createAgent) {
       attrs[G.GEN_AI_AGENT_NAME] = op[1];
+      setString(attrs, G.GEN_AI_AGENT_ID, lookupString(start, G.GEN_AI_AGENT_ID, "agent_id"));
+      setString(attrs, G.GEN_AI_AGENT_VERSION, lookupString(start, G.GEN_AI_AGENT_VERSION, "agent_version"));
       setString(attrs, G.GEN_AI_AGENT_DESCRIPTION, lookupString(start, G.GEN_AI_AGENT_DESCRIPTION, "agent_description"));
       setString(attrs, G.GEN_AI_REQUEST_MODEL, lookupString(start, G.GEN_AI_REQUEST_MODEL));
       setString(attrs, G.GEN_AI_CONVERSATION_ID, this.conversationOf(start));
@@ -149,6 +202,7 @@ export class GenAiProjection implements Projection {
     }
     if (type === "llm") writeGenAiResponse(span.attributes, end);
     else if (type === "embedder") writeEmbeddingUsage(span.attributes, end.data);
+    if (!succeeded && (type === "llm" || type === "embedder")) recordClientException(end, span);
   }
 
   decorateMarkSpan(): void {

@@ -2,7 +2,7 @@ import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.
 import type { ScopeEvent } from "../../src/events/types.js";
 import type { Attributes } from "@opentelemetry/api";
 import { codecForEvent, recordedCost, sharedDecodeRequest, sharedDecodeResponse } from "../../src/wire/index.js";
-import type { FinishKind, WireCodec, WireRequest, WireResponse, WireToolCall } from "../../src/wire/index.js";
+import type { FinishKind, WireCodec, WirePart, WireRequest, WireResponse, WireToolCall } from "../../src/wire/index.js";
 
 /** Provider bodies inside LLM events, read through the wire codecs, in the shape the projections render. */
 
@@ -14,6 +14,8 @@ export interface LlmMessage {
   toolCalls: WireToolCall[];
   /** Set on `tool` messages: the tool's output as sent. */
   toolResponse?: Json;
+  /** The decoded parts of the message (reasoning and media among them), when it came from a transcript entry. */
+  parts?: readonly WirePart[];
 }
 
 /** The provider request body: `data.content` for the agent loop's `{headers, content}`, else `data`. */
@@ -56,7 +58,7 @@ export function requestMessages(request: WireRequest, withSystem = true): LlmMes
     }
     const calls: WireToolCall[] = [];
     for (const p of m.parts) if (p.type === "tool_call") calls.push(p.call);
-    out.push({ role: m.role, text: m.text, toolCalls: calls });
+    out.push({ role: m.role, text: m.text, toolCalls: calls, parts: m.parts });
   }
   return out;
 }

@@ -7,6 +7,11 @@ export const GEN_AI_OPERATION_NAME = "gen_ai.operation.name";
 export const GEN_AI_PROVIDER_NAME = "gen_ai.provider.name";
 export const GEN_AI_AGENT_NAME = "gen_ai.agent.name";
 export const GEN_AI_AGENT_DESCRIPTION = "gen_ai.agent.description";
+export const GEN_AI_AGENT_ID = "gen_ai.agent.id";
+export const GEN_AI_AGENT_VERSION = "gen_ai.agent.version";
+export const GEN_AI_WORKFLOW_NAME = "gen_ai.workflow.name";
+export const GEN_AI_OUTPUT_TYPE = "gen_ai.output.type";
+export const GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK = "gen_ai.response.time_to_first_chunk";
 export const GEN_AI_CONVERSATION_ID = "gen_ai.conversation.id";
 export const GEN_AI_REQUEST_MODEL = "gen_ai.request.model";
 export const GEN_AI_REQUEST_TEMPERATURE = "gen_ai.request.temperature";
@@ -29,6 +34,7 @@ export const GEN_AI_USAGE_INPUT_TOKENS = "gen_ai.usage.input_tokens";
 export const GEN_AI_USAGE_OUTPUT_TOKENS = "gen_ai.usage.output_tokens";
 export const GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS = "gen_ai.usage.cache_read.input_tokens";
 export const GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS = "gen_ai.usage.cache_creation.input_tokens";
+export const GEN_AI_USAGE_REASONING_OUTPUT_TOKENS = "gen_ai.usage.reasoning.output_tokens";
 export const GEN_AI_TOOL_NAME = "gen_ai.tool.name";
 export const GEN_AI_TOOL_TYPE = "gen_ai.tool.type";
 export const GEN_AI_TOOL_CALL_ID = "gen_ai.tool.call.id";
@@ -42,12 +48,17 @@ export const SERVER_ADDRESS = "server.address";
 export const SERVER_PORT = "server.port";
 export const ERROR_TYPE = "error.type";
 export const EXCEPTION_TYPE = "exception.type";
+export const EXCEPTION_MESSAGE = "exception.message";
+/** The event a failed GenAI client operation records (severity WARN). */
+export const GEN_AI_CLIENT_OPERATION_EXCEPTION = "gen_ai.client.operation.exception";
 /** `error.type` when an error end names no class. */
 export const ERROR_TYPE_OTHER = "_OTHER";
 
 /** `gen_ai.operation.name` values. */
 export const GenAiOperation = {
   invokeAgent: "invoke_agent",
+  createAgent: "create_agent",
+  invokeWorkflow: "invoke_workflow",
   chat: "chat",
   generateContent: "generate_content",
   textCompletion: "text_completion",

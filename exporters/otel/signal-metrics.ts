@@ -6,6 +6,7 @@ import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import type { InstrumentationScope } from "./finished-span.js";
 import { GenAiProjection } from "./gen-ai.js";
+import { timeToFirstChunkOf } from "./gen-ai-llm.js";
 import type { OpenSpan } from "./open-span.js";
 import { scopeTypeOf } from "./scope-attributes.js";
 import * as G from "./semconv.js";
@@ -13,7 +14,7 @@ import { countedExport, type ExportResult } from "./counted-export.js";
 
 const METRIC_CODES = { failed: "otel.metrics_export_failed", what: "metric" };
 
-/** Bucket advice of the GenAI semantic conventions (v1.41) for the two client histograms. */
+/** Bucket advice of the GenAI semantic conventions (v1.41) for the client histograms (seconds, tokens). */
 const DURATION_BUCKETS = [0.01, 0.02, 0.04, 0.08, 0.16, 0.32, 0.64, 1.28, 2.56, 5.12, 10.24, 20.48, 40.96, 81.92];
 const TOKEN_BUCKETS = [1, 4, 16, 64, 256, 1024, 4096, 16384, 65536, 262144, 1048576, 4194304, 16777216, 67108864];
 /** Attributes of a chat span the client metrics carry (gen_ai client metric attributes). */
@@ -87,6 +88,7 @@ export class SignalMetrics {
   private readonly genAi = new GenAiProjection();
   private readonly duration: Histogram;
   private readonly tokens: Histogram;
+  private readonly firstChunk: Histogram;
 
   constructor(
     exporter: PushMetricExporter,
@@ -111,6 +113,11 @@ export class SignalMetrics {
       unit: "{token}",
       description: "Number of input and output tokens used",
       advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+    });
+    this.firstChunk = this.meter.createHistogram("gen_ai.client.operation.time_to_first_chunk", {
+      unit: "s",
+      description: "Time to receive the first chunk of a streamed response",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
   }
 
@@ -142,6 +149,9 @@ export class SignalMetrics {
     for (const key of METRIC_ATTRIBUTES) if (span.attributes[key] !== undefined) attrs[key] = span.attributes[key];
     if (errorType !== undefined) attrs[G.ERROR_TYPE] = errorType;
     this.duration.record(Math.max(0, us - span.startUs) / 1_000_000, attrs);
+    // Streamed calls only: the runtime records the first chunk's time on the end event.
+    const firstChunk = timeToFirstChunkOf(end);
+    if (firstChunk !== undefined) this.firstChunk.record(firstChunk, attrs);
     const input = span.attributes[G.GEN_AI_USAGE_INPUT_TOKENS];
     const output = span.attributes[G.GEN_AI_USAGE_OUTPUT_TOKENS];
     if (typeof input === "number") this.tokens.record(input, { ...attrs, "gen_ai.token.type": "input" });

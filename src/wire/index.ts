@@ -20,8 +20,10 @@ export type {
 export { WireShapeError, WireStreamError } from "./errors.js";
 export { finishKindOf, replyFinish } from "./finish.js";
 export { cachedTokensOf } from "./usage.js";
-export { mediaKindOf } from "./media.js";
-export type { WireMediaKind } from "./media.js";
+export { mediaKindOf, mediaSourceOf } from "./media.js";
+export type { WireMediaKind, WireMediaSource } from "./media.js";
+export { requestedOutputType } from "./output-type.js";
+export type { RequestedOutputType } from "./output-type.js";
 export { openaiChatCodec } from "./openai-chat.js";
 export { openaiResponsesCodec } from "./openai-responses.js";
 export { geminiCodec } from "./gemini.js";
