@@ -212,7 +212,9 @@ export class LlmLifecycle {
       {
         data: response,
         metadata: okMetadata(shallowMerge(handle.metadata, options.metadata)),
-        profile: pricedProfile(llmProfile(options.modelName ?? handle.modelName), this.core.pricing, handle, response),
+        profile: pricedProfile(llmProfile(options.modelName ?? handle.modelName), this.core.pricing, handle, response, (model) =>
+          this.core.diagnostics.record("llm.unpriced_model", `no price for model ${model} in the pricing catalog; the call has no cost`),
+        ),
         dataSchema: handle.dataSchema ?? null,
       },
       this.payloadTransform(stack, "response", options.data, handle.name),

@@ -9,7 +9,7 @@ import type { WireUsage } from "./types.js";
  */
 
 export interface PricingEntry {
-  /** the model id; it also matches dated variants (`gpt-4.1` prices `gpt-4.1-2025-04-14`) */
+  /** the model id; it also prices its dated snapshots (`gpt-4.1-2025-04-14`), never a longer name (`gpt-4.1-mini`) */
   model: string;
   inputPerMTok: number;
   outputPerMTok: number;
@@ -84,14 +84,21 @@ export function loadPricingCatalog(option: PricingCatalog | string): PricingCata
   return checkPricingCatalog(parsed, `pricing (${option})`);
 }
 
-/** The entry for a model: an exact match, else the longest entry whose id the model extends with `-…`. */
+/** A dated snapshot suffix: `-2024-08-06` (OpenAI), `-20241022` (Anthropic), `@20241022` (Vertex). */
+const DATED_SNAPSHOT = /^[-@](?:\d{4}-\d{2}-\d{2}|\d{8})$/;
+
+/**
+ * The entry for a model: an exact match, else the entry the model is a dated snapshot of
+ * (`gpt-4o-2024-08-06` → `gpt-4o`). A longer model name never takes a shorter one's price
+ * (`gpt-4o-mini` is not `gpt-4o`, `o1-pro` is not `o1`): an unlisted model has no price.
+ */
 export function priceEntryFor(catalog: PricingCatalog, model: string): PricingEntry | undefined {
-  let best: PricingEntry | undefined;
+  let snapshotOf: PricingEntry | undefined;
   for (const entry of catalog.entries) {
     if (entry.model === model) return entry;
-    if (model.startsWith(`${entry.model}-`) && (best === undefined || entry.model.length > best.model.length)) best = entry;
+    if (model.startsWith(entry.model) && DATED_SNAPSHOT.test(model.slice(entry.model.length))) snapshotOf ??= entry;
   }
-  return best;
+  return snapshotOf;
 }
 
 function usd(tokens: number, perMTok: number): number {

@@ -91,6 +91,20 @@ describe("createRuntime({ pricing })", () => {
     expect(unpriced.oiLlm["llm.cost.total"]).toBeUndefined();
   });
 
+  it("counts a call whose model the catalog does not price (no cost is better than a wrong one)", async () => {
+    const srv = await provider([TURN, TURN], "anthropic");
+    const rt = createRuntime({ pricing: catalog });
+    rt.subscribe("listener", () => undefined);
+    // The reply names its own model (the scripted provider says "scripted-model"): that is the one priced.
+    const client = createClient({ baseUrl: srv.url, style: "anthropic", model: "claude-x-mini", apiKey: "k", runtime: rt });
+    await client.run("hi", { toolkit: await createToolkit({ tools: [] }) });
+    await client.run("again", { toolkit: await createToolkit({ tools: [] }) });
+    const unpriced = rt.diagnostics().find((d) => d.code === "llm.unpriced_model");
+    expect(unpriced?.count).toBe(2);
+    expect(unpriced?.message).toContain("no price for model scripted-model");
+    await rt.shutdown();
+  });
+
   it("rejects a malformed catalog or an unreadable file with an error naming the entry and field", () => {
     expect(() =>
       createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: -1, outputPerMTok: 1, pricingAsOf: "x", pricingSource: "y" }] } }),
@@ -113,7 +127,22 @@ describe("pricing arithmetic", () => {
   const checked = checkPricingCatalog(catalog);
   it("matches a dated model variant to its entry, exact ids first", () => {
     expect(priceEntryFor(checked, "gpt-x-2026-10-01")?.model).toBe("gpt-x");
+    expect(priceEntryFor(checked, "claude-x-20261022")?.model).toBe("claude-x");
+    expect(priceEntryFor(checked, "claude-x@20261022")?.model).toBe("claude-x");
     expect(priceEntryFor(checked, "gpt-xl")).toBeUndefined();
+  });
+  it("never prices a longer model name at a shorter one's rates", () => {
+    const real = checkPricingCatalog({
+      entries: [
+        { model: "gpt-4o", inputPerMTok: 2.5, outputPerMTok: 10, pricingAsOf: "2026-11-01", pricingSource: "t" },
+        { model: "o1", inputPerMTok: 15, outputPerMTok: 60, pricingAsOf: "2026-11-01", pricingSource: "t" },
+      ],
+    });
+    expect(priceEntryFor(real, "gpt-4o-mini")).toBeUndefined();
+    expect(priceEntryFor(real, "gpt-4o-mini-2024-07-18")).toBeUndefined();
+    expect(priceEntryFor(real, "o1-pro")).toBeUndefined();
+    expect(priceEntryFor(real, "gpt-4o-2024-08-06")?.model).toBe("gpt-4o");
+    expect(priceEntryFor(real, "o1")?.model).toBe("o1");
   });
   it("prices cache reads at the input rate when the entry has no cache rate", () => {
     const cost = costOf(priceEntryFor(checked, "gpt-x")!, { inputTokens: 1_000_000, cacheReadTokens: 500_000, outputTokens: 0 });
