@@ -53,13 +53,21 @@ export interface SendOutcome {
   notes: string[];
 }
 
+type AnswerBody = AsyncIterable<Uint8Array> & { destroy(): unknown; on?(event: "error", listener: () => void): unknown };
+
+/** Drops an answer unread: the "request aborted" error the stream then emits is expected, never a crash. */
+function discard(body: AnswerBody): void {
+  body.on?.("error", () => undefined);
+  body.destroy();
+}
+
 /**
  * The answer's bytes, read until `maxBytes` or the request's deadline: `partial` says why it
  * stopped early (the rest is discarded, the connection closed), so no answer is held whole or
  * waited on without end.
  */
 async function readAnswer(
-  body: AsyncIterable<Uint8Array> & { destroy(): unknown },
+  body: AnswerBody,
   bounds: RequestBounds,
   deadline: AbortSignal,
 ): Promise<{ bytes: Uint8Array; partial?: string }> {
@@ -68,14 +76,14 @@ async function readAnswer(
   try {
     for await (const chunk of body) {
       if (size + chunk.length > bounds.maxAnswerBytes) {
-        body.destroy();
+        discard(body);
         return { bytes: new Uint8Array(0), partial: `longer than ${bounds.maxAnswerBytes} bytes` };
       }
       chunks.push(chunk);
       size += chunk.length;
     }
   } catch (error) {
-    body.destroy();
+    discard(body);
     if (deadline.aborted) return { bytes: new Uint8Array(0), partial: `not finished within ${bounds.timeoutMs} ms` };
     throw error;
   }
@@ -161,7 +169,7 @@ async function post(
           ? { rejected: Math.min(rejected, spans.length), reason: `the collector rejected spans${message ? `: ${message}` : ""}` }
           : { rejected: 0 };
       }
-      response.body.destroy(); // only the status matters: the answer is not read
+      discard(response.body); // only the status matters: the answer is not read
       last = `HTTP ${response.statusCode}`;
       if (!RETRYABLE.has(response.statusCode)) return { rejected: spans.length, reason: `the collector answered ${last}` };
     } catch (error) {
