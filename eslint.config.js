@@ -58,4 +58,9 @@ export default tseslint.config(
       "max-len": ["error", { code: 140, ignoreUrls: true, ignoreStrings: true, ignoreTemplateLiterals: true, ignoreRegExpLiterals: true }],
     },
   },
+  {
+    // Compile-time checks: parameters and values exist to be looked at by the type checker only.
+    files: ["test/types/**"],
+    rules: { "@typescript-eslint/no-unused-vars": "off" },
+  },
 );

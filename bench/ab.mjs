@@ -42,7 +42,12 @@ if (!base) {
 const quick = argv.includes("--quick");
 const ALL = [...Object.keys(TOOL_VARIANTS), "loop"];
 const wanted = arg("variants")?.split(",") ?? ALL;
-for (const v of wanted) if (!ALL.includes(v)) (console.error(`unknown variant ${v}; known: ${ALL.join(", ")}`), process.exit(2));
+for (const v of wanted) {
+  if (!ALL.includes(v)) {
+    console.error(`unknown variant ${v}; known: ${ALL.join(", ")}`);
+    process.exit(2);
+  }
+}
 const toolNames = wanted.filter((v) => v !== "loop");
 const cfg = {
   rounds: num("rounds", quick ? 5 : 9),

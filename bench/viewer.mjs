@@ -144,7 +144,7 @@ try {
       clickMs.push(performance.now() - t);
       t = performance.now();
       await page.fill('[data-testid="search"]', "notify");
-      await page.waitForFunction((n) => document.querySelector('[data-testid="shown-count"]')?.textContent?.includes(" of "), spans);
+      await page.waitForFunction((_n) => document.querySelector('[data-testid="shown-count"]')?.textContent?.includes(" of "), spans);
       searchMs.push(performance.now() - t);
       heapMB = Math.max(heapMB, (await page.evaluate(() => performance.memory?.usedJSHeapSize ?? 0)) / 1024 / 1024);
       await page.close();

@@ -23,7 +23,8 @@ export function sampleSpan(
 ): TraceFlags {
   if (parent !== undefined && parent.context !== appParent && parent.context.isRemote !== true)
     return parent.context.traceFlags & TraceFlags.SAMPLED;
-  // The app's span and a caller's W3C parent are asked about; relaytrace's own propagated parent (a resume) is not, so a ratio gives the same answer.
+  // The app's span and a caller's W3C parent are asked about; relaytrace's own propagated parent
+  // (a resume) is not, so a ratio gives the same answer.
   const asked = parent !== undefined && (parent.context === appParent || parent.fromCaller === true);
   const context = asked ? trace.setSpanContext(ROOT_CONTEXT, parent.context) : ROOT_CONTEXT;
   try {

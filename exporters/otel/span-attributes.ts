@@ -10,7 +10,7 @@ import type { Attributes } from "@opentelemetry/api";
  */
 export const ATTRIBUTE_SLOTS = 32;
 
-let reserving = false;
+const reserving = false;
 
 /**
  * V8 sizes the objects a constructor makes by the `this.x =` assignments in its source, whether

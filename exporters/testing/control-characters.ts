@@ -1,5 +1,6 @@
 // C0 and C1 controls (ESC, BEL, CR, LF, DEL…) and the Unicode characters that reorder or hide
 // text on a terminal (bidi overrides and isolates, line and paragraph separators).
+// eslint-disable-next-line no-control-regex -- these control characters are exactly what it escapes
 const UNSAFE = /[\u0000-\u001f\u007f-\u009f\u2028\u2029\u202a-\u202e\u2066-\u2069]/g;
 
 function escapeOne(ch: string): string {

@@ -55,6 +55,7 @@ export function jsonSchemaOf(name: string, schema: StandardSchemaLike): JsonObje
   } catch (err) {
     throw new TypeError(
       `defineTool: tool ${name}'s ${props.vendor} schema could not be converted to JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+      { cause: err },
     );
   }
   const { $schema: _dropped, ...rest } = converted;

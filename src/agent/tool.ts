@@ -90,7 +90,7 @@ export function compileArgsValidator(name: string, schema: JsonObject): Validate
   try {
     return ajv.compile(schema);
   } catch (err) {
-    throw new TypeError(`invalid inputSchema for tool ${name}: ${errorMessage(err)}`);
+    throw new TypeError(`invalid inputSchema for tool ${name}: ${errorMessage(err)}`, { cause: err });
   }
 }
 
@@ -137,9 +137,10 @@ function fullContext(ctx: Partial<ToolContext> | undefined): ToolContext {
 }
 
 /**
- * Defines a tool. Throws a TypeError for a missing/invalid name, a missing `execute` or a bad schema. Arguments are validated against `inputSchema` before `execute`; invalid
- * arguments become an error result naming the failing path, and a throwing `execute`
- * becomes an error result with its message, so the run goes on.
+ * Defines a tool. Throws a TypeError for a missing/invalid name, a missing `execute` or a bad
+ * schema. Arguments are validated against `inputSchema` before `execute`; invalid arguments
+ * become an error result naming the failing path, and a throwing `execute` becomes an error
+ * result with its message, so the run goes on.
  */
 export function defineTool<const S extends object = JsonObject>(definition: ToolDefinition<S>): Tool {
   if (typeof definition !== "object" || definition === null) throw new TypeError("defineTool: expected a tool definition object");

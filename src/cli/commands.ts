@@ -88,7 +88,7 @@ export async function convert(
     });
   }
   const out = openOutput(io, output);
-  let spanCount = 0;
+  let spanCount: number;
   try {
     if (to === "tree") {
       let trees = 0;

@@ -14,7 +14,10 @@ export interface TimeOrderedReadOptions {
   onWarning?: (file: string, warning: AtofWarning) => void;
   /** Line text per sort run (default 8 MiB): the memory an unsorted file's sort takes. */
   runBytes?: number;
-  /** Sees every event (some more than once) before the merged stream yields its first: what a consumer must know of the whole input up front. */
+  /**
+   * Sees every event (some more than once) before the merged stream yields its first: what a consumer must know of the
+   * whole input up front.
+   */
   beforeMerge?: (event: AtofEvent) => void;
 }
 
@@ -35,7 +38,10 @@ async function* heldRecords(records: TimedRecord[]): AsyncGenerator<TimedRecord>
   yield* records;
 }
 
-/** Text of time-ordered files kept as parsed events for the merge; a quarter of a sort run, since a parsed event takes a few times its line's memory. */
+/**
+ * Text of time-ordered files kept as parsed events for the merge; a quarter of a sort run, since a parsed event takes a
+ * few times its line's memory.
+ */
 function heldBudget(runBytes: number): number {
   return Math.floor(runBytes / 4);
 }

@@ -35,7 +35,7 @@ export interface ScopeEvent {
   atof_version: string;
   uuid: string;
   parent_uuid: string | null;
-  /** RFC 3339 string (relaytrace writes `…T…:…:…​.ffffffZ`) or integer epoch microseconds. */
+  /** RFC 3339 string (relaytrace writes `…T…:…:….ffffffZ`) or integer epoch microseconds. */
   timestamp: string | number;
   name: string;
   attributes: string[];

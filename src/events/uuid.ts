@@ -84,7 +84,10 @@ export function uuidHex(uuid: string): string {
   return uuid.replace(/-/g, "").toLowerCase();
 }
 
-/** The OTel span id of an event id, as the exporters write it: a uuid's last 8 bytes as 16 hex digits (other ids are hashed, see otelIdHex). */
+/**
+ * The OTel span id of an event id, as the exporters write it: a uuid's last 8 bytes as 16 hex digits (other ids are
+ * hashed, see otelIdHex).
+ */
 export function spanIdOf(uuid: string): string {
   return otelIdHex(uuid).slice(16);
 }

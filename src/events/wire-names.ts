@@ -14,7 +14,10 @@ export const PROFILE_MODEL_NAME = "model_name";
 export const PROFILE_SUBTYPE = "subtype";
 export const PROFILE_ANNOTATED_REQUEST = "annotated_request";
 export const PROFILE_ANNOTATED_RESPONSE = "annotated_response";
-/** On `llm` ends priced by the runtime's catalog: `{total, currency, input, output, cache_read?, cache_write?, model, pricing_as_of, pricing_source}`. */
+/**
+ * On `llm` ends priced by the runtime's catalog: `{total, currency, input, output, cache_read?, cache_write?, model,
+ * pricing_as_of, pricing_source}`.
+ */
 export const PROFILE_COST = "cost";
 
 // ---- metadata keys ---------------------------------------------------------------------------

@@ -11,7 +11,10 @@ import { TraceRoots } from "./trace-roots.js";
 import { redactJson } from "./walk.js";
 
 export interface RedactPiiOptions {
-  /** `mask` (default): `[REDACTED:email]`; `hash`: `[email:<12 hex>]`, stable within a trace; `drop`: the whole string becomes `[redacted]`. */
+  /**
+   * `mask` (default): `[REDACTED:email]`; `hash`: `[email:<12 hex>]`, stable within a trace; `drop`: the whole string
+   * becomes `[redacted]`.
+   */
   mode?: RedactionMode;
   /** Built-in shapes to look for (default: all of email, phone, card, apiKey). */
   kinds?: readonly PiiKind[];

@@ -26,7 +26,8 @@ function note(issues: JsonCopyIssues | undefined, what: string): void {
  * a queued event, and so that exporters never meet values JSON cannot hold. Outcomes:
  * non-finite numbers → null; BigInt → its decimal string; functions, symbols and undefined →
  * dropped from objects, null in arrays (as JSON.stringify does); cycles → "[Circular]";
- * nesting past MAX_JSON_DEPTH → "[MaxDepth]"; class instances with toJSON (Date) → their toJSON value (plain objects and arrays are copied key by key);
+ * nesting past MAX_JSON_DEPTH → "[MaxDepth]"; class instances with toJSON (Date) → their toJSON value (plain objects and
+ * arrays are copied key by key);
  * an object whose reading throws (getter, revoked Proxy) → "[Unreadable]".
  * Each change is counted in `issues` so the caller can report a diagnostic.
  */

@@ -29,7 +29,10 @@ export interface InternalLlmHandle extends LlmHandle {
 }
 
 export interface ExecuteLlmOptions extends LlmOptions {
-  /** Set a W3C `traceparent` header on the real request (default true; left to OpenTelemetry when the app registered a propagator that writes it, whose client instrumentation injects its own). */
+  /**
+   * Set a W3C `traceparent` header on the real request (default true; left to OpenTelemetry when the app registered a
+   * propagator that writes it, whose client instrumentation injects its own).
+   */
   injectTraceparent?: boolean;
 }
 

@@ -73,13 +73,13 @@ export function loadPricingCatalog(option: PricingCatalog | string): PricingCata
   try {
     text = readFileSync(option, "utf8");
   } catch (cause) {
-    throw new TypeError(`pricing: cannot read ${option}: ${(cause as Error).message}`);
+    throw new TypeError(`pricing: cannot read ${option}: ${(cause as Error).message}`, { cause });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new TypeError(`pricing: ${option} is not JSON: ${(cause as Error).message}`);
+    throw new TypeError(`pricing: ${option} is not JSON: ${(cause as Error).message}`, { cause });
   }
   return checkPricingCatalog(parsed, `pricing (${option})`);
 }

@@ -1,6 +1,5 @@
 import { execFile } from "node:child_process";
 import { writeFile, mkdtemp, rm } from "node:fs/promises";
-import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { type } from "arktype";

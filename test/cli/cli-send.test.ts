@@ -141,7 +141,7 @@ describe("relaytrace send", () => {
 
   it("sends protobuf when asked", async () => {
     const types: string[] = [];
-    const c = await collector((i, req, res, body) => {
+    const c = await collector((_i, req, res) => {
       types.push(String(req.headers["content-type"]));
       res.writeHead(200, { "content-type": "application/x-protobuf" });
       res.end();

@@ -69,7 +69,7 @@ describe("OtelExporter on the real runtime", () => {
     const spans = [...full, ...oi, ...genAi];
     for (const span of spans) {
       expect(Object.getPrototypeOf(span.attributes)).toBe(Object.prototype);
-      expect(Object.keys(span.attributes).every((key) => span.attributes.hasOwnProperty(key))).toBe(true);
+      expect(Object.keys(span.attributes).every((key) => Object.hasOwn(span.attributes, key))).toBe(true);
     }
     expect(new Set(spans.map((s) => s.attributes)).size).toBe(spans.length);
     const tool = oi.find((s) => s.name === "get_weather")!;

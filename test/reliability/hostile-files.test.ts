@@ -88,6 +88,7 @@ describe("terminal output escapes control characters from foreign files", () => 
     await writeLines(path, [scopeLine("start", "a", null, BASE, { name: evil }), scopeLine("end", "a", null, BASE + 1, { name: evil })]);
     const run = await cli(["tree", path]);
     expect(run.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- the control characters are what must not get through
     expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f\u007f-\u009f\u202a-\u202e]/);
     expect(run.stdout.trimEnd().split("\n")).toHaveLength(1);
     expect(run.stdout).toContain("title\\x1b]0;pwned\\x07\\r\\nfake: all good\\u202e (INTERNAL, UNSET)");
@@ -104,6 +105,7 @@ describe("terminal output escapes control characters from foreign files", () => 
     await writeFile(path, JSON.stringify(doc));
     const run = await cli(["tree", path]);
     expect(run.code).toBe(0);
+    // eslint-disable-next-line no-control-regex -- the control characters are what must not get through
     expect(run.stdout).not.toMatch(/[\u0000-\u0009\u000b-\u001f]/);
     expect(run.stdout).toContain("bad\\x1b[2Jagent");
     expect(run.stdout).toContain("hi there\\x07"); // whitespace runs are one space in the tree; other controls are escaped

@@ -158,11 +158,10 @@ describe("runtime.executeLlmStream", () => {
   it("guardrails run when iteration starts: a rejection rejects the first next() and opens no llm scope", async () => {
     const { rt, settle } = capturingRuntime();
     rt.registerLlmConditionalGuardrail("no-streams", 1, () => "streaming disabled");
-    const iterator = rt
-      .executeLlmStream("openai.chat_completions", request, async function* () {
-        yield 1;
-      })
-      [Symbol.asyncIterator]();
+    const stream = rt.executeLlmStream("openai.chat_completions", request, async function* () {
+      yield 1;
+    });
+    const iterator = stream[Symbol.asyncIterator]();
     await expect(iterator.next()).rejects.toBeInstanceOf(GuardrailRejectedError);
     expect(labels(await settle())).toEqual(["start:guardrail:no-streams", "end:guardrail:no-streams", "mark:openai.chat_completions"]);
   });

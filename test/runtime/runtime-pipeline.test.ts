@@ -72,7 +72,7 @@ describe("event sanitizers", () => {
   it("replace data, categoryProfile and metadata; an omitted field is cleared; identity is immutable", async () => {
     const { rt, settle } = capturingRuntime();
     rt.registerMarkSanitizer("redact", 0, (event, fields) => {
-      (event as { name: string }).name === "m" && expect(Object.isFrozen(event)).toBe(true);
+      if ((event as { name: string }).name === "m") expect(Object.isFrozen(event)).toBe(true);
       return { data: { redacted: true }, metadata: fields.metadata };
     });
     rt.mark("m", { data: { secret: "s3cr3t" }, categoryProfile: { subtype: "x" }, category: "custom", metadata: { k: 1 } });

@@ -19,7 +19,10 @@ export interface BrowserSession {
   close(): Promise<void>;
 }
 
-/** A headless chromium with a fresh profile (`--user-data-dir`, set by playwright from `profile`) and every background network feature off. */
+/**
+ * A headless chromium with a fresh profile (`--user-data-dir`, set by playwright from `profile`) and every background
+ * network feature off.
+ */
 export async function launchChromium(): Promise<BrowserSession> {
   const profile = await mkdtemp(join(tmpdir(), "relaytrace-chromium-"));
   // A persistent context is how playwright takes a profile directory (a fresh one per session).

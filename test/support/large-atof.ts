@@ -49,7 +49,7 @@ export async function writeLargeAtof(path: string, shape: LargeAtofShape): Promi
       await write(scopeLine("start", child, root, us++, { name: "step", data: { args: payload } }));
       await write(scopeLine("end", child, root, us++, { name: "step", data: { result: payload } }));
     }
-    await write(scopeLine("end", root, null, us++, { ...rootFields, data: { output: `${prefix}answer ${r}` } }));
+    await write(scopeLine("end", root, null, us, { ...rootFields, data: { output: `${prefix}answer ${r}` } }));
   }
   await new Promise<void>((resolve, reject) => out.end((err?: Error | null) => (err ? reject(err) : resolve())));
   return bytes;

@@ -22,6 +22,7 @@ export interface RecordedRequest {
   headers: Record<string, string | string[] | undefined>;
   text: string;
   /** decoded JSON body (undefined when not JSON) */
+  // eslint-disable-next-line @typescript-eslint/no-explicit-any -- tests read fields of any decoded request body
   json: any;
 }
 

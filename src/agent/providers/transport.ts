@@ -177,7 +177,7 @@ function serialize(body: unknown): string {
     // The transcript's messages recur from call to call: their texts are written once per run.
     return recurringJsonText(body);
   } catch (err) {
-    throw new TypeError(`LLM request body is not JSON-serializable: ${errorText(err)}`);
+    throw new TypeError(`LLM request body is not JSON-serializable: ${errorText(err)}`, { cause: err });
   }
 }
 

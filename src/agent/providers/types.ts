@@ -80,7 +80,10 @@ export interface ProviderCodec {
   readonly wire: WireCodec;
   url(baseUrl: string, model?: string, stream?: boolean): string;
   authHeaders(apiKey: string | undefined): Record<string, string>;
-  /** transcript start for a new run: Chat Completions adds the system message only when non-empty and there is no history; then the user turn */
+  /**
+   * transcript start for a new run: Chat Completions adds the system message only when non-empty
+   * and there is no history; then the user turn
+   */
   startMessages(opts: { systemPrompt: string; prompt: string; history?: unknown[] }): unknown[];
   buildBody(opts: BodyOptions): JsonObject;
   /** throws ProviderResponseError saying what is missing when the reply is not the expected shape */
