@@ -6,6 +6,7 @@ import type { AtofEvent, DataSchema } from "../events/types.js";
 import { CANONICAL_EVENT } from "../events/types.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import { deepFreeze, toJsonSafe, type JsonCopyIssues } from "./json-safe.js";
+import { thrownMessage } from "./event-factory.js";
 import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
 import type { RegistryEntry } from "./registry.js";
 import type { EventFields, EventNameSanitizer, EventSanitizer, MetadataInjector, Subscriber } from "./types.js";
@@ -73,9 +74,7 @@ export const MAX_REENTRANT_EVENTS = 256;
 
 const INJECTOR_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const messageOf = thrownMessage;
 
 /**
  * One FIFO queue per runtime. Emission snapshots the event and the registrations visible at that

@@ -184,3 +184,55 @@ describe("other callbacks returning something hostile", () => {
     expect(rt.diagnostics().find((d) => d.code === "payload_not_json")?.message).toMatch(/tool_sanitize_response hostile.*unreadable/);
   });
 });
+
+describe("an app that throws something hostile", () => {
+  const throwables: [string, () => unknown][] = [
+    [
+      "an object whose toString throws",
+      () => ({
+        toString: () => {
+          throw new Error("toString throws");
+        },
+      }),
+    ],
+    [
+      "an Error whose message getter throws",
+      () =>
+        Object.defineProperty(new Error("x"), "message", {
+          get: () => {
+            throw new Error("bad");
+          },
+        }),
+    ],
+    ["a Proxy whose getPrototypeOf trap throws", () => trapThrows("getPrototypeOf")],
+  ];
+  for (const [label, make] of throwables) {
+    it(`${label}: the app gets its own error back, and the tool, the scope and a guardrail end everywhere`, async () => {
+      const thrown = [make(), make(), make()];
+      const { rt, value, exported } = await exportedBy(
+        `thrown-${label}`,
+        (rt) =>
+          rt.registerToolConditionalGuardrail("picky", 1, (tool) => {
+            if (tool === "guarded") throw thrown[2];
+            return null;
+          }),
+        async (rt) => {
+          const caught: unknown[] = [];
+          await rt.executeTool("fails", {}, () => Promise.reject(thrown[0])).catch((e: unknown) => caught.push(e));
+          await rt.withScope("work", () => Promise.reject(thrown[1])).catch((e: unknown) => caught.push(e));
+          await rt.executeTool("guarded", {}, () => ({ result: 1 })).catch((e: unknown) => caught.push(e));
+          return caught;
+        },
+      );
+      expect(value).toHaveLength(3);
+      (value as unknown[]).forEach((e, i) => expect(e).toBe(thrown[i]));
+      const endOf = (name: string) => exported.lines.find((e) => e.kind === "scope" && e.scope_category === "end" && e.name === name);
+      for (const name of ["fails", "work"]) expect(endOf(name)?.metadata, name).toMatchObject({ "otel.status_code": "ERROR" });
+      const guardrailEnds = exported.lines.filter((e) => e.kind === "scope" && e.scope_category === "end" && e.name === "picky");
+      expect(guardrailEnds.map((e) => (e.data as { allowed: boolean }).allowed)).toEqual([true, false]);
+      const names = exported.spans.map((s) => s.name);
+      expect(names).toEqual(expect.arrayContaining(["fails", "work", "picky"]));
+      expect(rt.diagnostics()).toEqual([]);
+    });
+  }
+});
