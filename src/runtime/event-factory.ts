@@ -46,19 +46,56 @@ export function okMetadata(base: Json): Json {
   return out;
 }
 
+/**
+ * The message of anything thrown, never throwing itself: an app may throw a Proxy, an object whose
+ * `toString` throws, or an Error whose `message` getter throws, and telemetry must neither crash
+ * on it nor replace the app's own error with one of its own.
+ */
+export function thrownMessage(error: unknown): string {
+  try {
+    if (error instanceof Error) {
+      const message: unknown = error.message;
+      return typeof message === "string" ? message : String(message);
+    }
+    return String(error);
+  } catch {
+    return "[unreadable error]";
+  }
+}
+
+/** The `name` of a thrown Error (not a RelaytraceError), else undefined; never throws. */
+function thrownErrorName(error: unknown): string | undefined {
+  try {
+    if (!(error instanceof Error) || error instanceof RelaytraceError) return undefined;
+    const name: unknown = error.name;
+    return typeof name === "string" ? name : undefined;
+  } catch {
+    return undefined;
+  }
+}
+
 /** The error keys written on a failed managed end; caller-supplied error.type / exception.type win. */
 export function errorMetadata(base: Json, error: unknown): Json {
   const out: JsonObject = isJsonObject(base) ? { ...base } : {};
   out[META_STATUS_CODE] = "ERROR";
   // An error message may name the endpoint it failed on: its userinfo and query values never reach an event.
-  out[META_STATUS_DESCRIPTION] = redactUrlsInText(error instanceof Error ? error.message : String(error));
+  out[META_STATUS_DESCRIPTION] = redactUrlsInText(thrownMessage(error));
   if (out[META_ERROR_TYPE] === undefined) {
-    out[META_ERROR_TYPE] = error instanceof RelaytraceError ? error.code : "internal_error";
+    out[META_ERROR_TYPE] = isRelaytraceError(error) ? (error as RelaytraceError).code : "internal_error";
   }
-  if (out[META_EXCEPTION_TYPE] === undefined && error instanceof Error && !(error instanceof RelaytraceError)) {
-    out[META_EXCEPTION_TYPE] = error.name;
+  if (out[META_EXCEPTION_TYPE] === undefined) {
+    const name = thrownErrorName(error);
+    if (name !== undefined) out[META_EXCEPTION_TYPE] = name;
   }
   return out;
+}
+
+function isRelaytraceError(error: unknown): boolean {
+  try {
+    return error instanceof RelaytraceError && typeof error.code === "string";
+  } catch {
+    return false;
+  }
 }
 
 /** The end metadata of an aborted managed call, worded for its kind (no `error.type`). */

@@ -26,9 +26,14 @@ function note(issues: JsonCopyIssues | undefined, what: string): void {
  * a queued event, and so that exporters never meet values JSON cannot hold. Outcomes:
  * non-finite numbers → null; BigInt → its decimal string; functions, symbols and undefined →
  * dropped from objects, null in arrays (as JSON.stringify does); cycles → "[Circular]";
- * nesting past MAX_JSON_DEPTH → "[MaxDepth]"; class instances with toJSON (Date) → their toJSON value (plain objects and
- * arrays are copied key by key);
+ * nesting past MAX_JSON_DEPTH → "[MaxDepth]"; class instances with toJSON (Date) → their toJSON
+ * value (plain objects and arrays are copied key by key);
  * an object whose reading throws (getter, revoked Proxy) → "[Unreadable]".
+ * Values JSON.stringify would empty keep their content: an own `__proto__` key stays an own key;
+ * a Map → its `[key, value]` entries; a Set → its values; an Error → `{name, message, stack}`
+ * with its `cause`, `errors` and own enumerable fields; a boxed primitive → the primitive; a RegExp
+ * → its source text; a typed array → its numbers. Anything else that has no JSON form (an
+ * ArrayBuffer, a WeakMap, a Promise) becomes `{}` and is counted.
  * Each change is counted in `issues` so the caller can report a diagnostic.
  */
 export function toJsonSafe(value: unknown, issues?: JsonCopyIssues, freeze = false): Json {
@@ -65,6 +70,12 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
   }
 }
 
+/** Stores `value` under `key`; `__proto__` as an own key (a plain assignment would set the prototype instead). */
+function setMember(out: JsonObject, key: string, value: Json): void {
+  if (key === "__proto__") Object.defineProperty(out, key, { value, writable: true, enumerable: true, configurable: true });
+  else out[key] = value;
+}
+
 // `freeze` freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
 function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
   // A recurring tree the runtime already copied and froze is taken as it is (it fits below this depth).
@@ -93,6 +104,16 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
       }
       if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze);
     }
+    const special = specialForm(obj, issues);
+    if (special !== undefined) {
+      if ("json" in special) return special.json;
+      path.push(obj);
+      try {
+        return copy(special.form, depth, path, issues, freeze);
+      } finally {
+        path.pop();
+      }
+    }
   }
   path.push(obj);
   try {
@@ -114,18 +135,18 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
       } catch {
         // one throwing getter costs only its own key
         note(issues, "unreadable value");
-        out[key] = UNREADABLE_MARKER;
+        setMember(out, key, UNREADABLE_MARKER);
         continue;
       }
       // Scalars are stored here rather than through `copy`: most payload values are scalars.
       switch (typeof v) {
         case "string":
         case "boolean":
-          out[key] = v as string | boolean;
+          setMember(out, key, v as string | boolean);
           continue;
         case "number":
           if (Number.isFinite(v)) {
-            out[key] = v as number;
+            setMember(out, key, v as number);
             continue;
           }
           break;
@@ -138,12 +159,61 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         default:
           break;
       }
-      out[key] = copy(v, depth + 1, path, issues, freeze);
+      setMember(out, key, copy(v, depth + 1, path, issues, freeze));
+    }
+    if (keys.length === 0 && Object.getPrototypeOf(obj) !== null && Object.getPrototypeOf(obj) !== Object.prototype) {
+      emptiedObject(obj, issues);
     }
     if (freeze) Object.freeze(out);
     return out;
   } finally {
     path.pop();
+  }
+}
+
+/**
+ * The JSON form of a built-in whose own keys do not hold its content: `{json}`, a scalar, or
+ * `{form}`, a plain value to copy in its place (at the same depth: the container it replaces is
+ * not a level). Undefined for anything else.
+ */
+function specialForm(obj: object, issues: JsonCopyIssues | undefined): { json: Json } | { form: unknown } | undefined {
+  if (obj instanceof Map) return { form: Array.from(obj.entries()) };
+  if (obj instanceof Set) return { form: Array.from(obj.values()) };
+  if (obj instanceof Error) return { form: errorFields(obj) };
+  if (obj instanceof RegExp) return { json: String(obj) };
+  if (obj instanceof String || obj instanceof Boolean) return { json: obj.valueOf() };
+  if (obj instanceof Number) {
+    const n = obj.valueOf();
+    if (Number.isFinite(n)) return { json: n };
+    note(issues, "non-finite number");
+    return { json: null };
+  }
+  if (ArrayBuffer.isView(obj) && !(obj instanceof DataView)) {
+    const items = obj as unknown as ArrayLike<number | bigint>;
+    return { form: Array.from(items, (n) => (typeof n === "bigint" ? n.toString() : n)) };
+  }
+  return undefined;
+}
+
+/** An Error's name, message and stack (own or inherited), its cause and errors, then its own enumerable fields. */
+function errorFields(error: Error): Record<string, unknown> {
+  const out: Record<string, unknown> = { name: error.name, message: error.message };
+  if (typeof error.stack === "string") out["stack"] = error.stack;
+  if ("cause" in error && error.cause !== undefined) out["cause"] = error.cause;
+  const errors = (error as { errors?: unknown }).errors;
+  if (Array.isArray(errors)) out["errors"] = errors;
+  for (const key of Object.keys(error)) {
+    if (!(key in out)) Object.defineProperty(out, key, { value: (error as unknown as Record<string, unknown>)[key], enumerable: true });
+  }
+  return out;
+}
+
+/** A class instance with no own enumerable keys: `{}` unless it is an empty plain-data class; counted so the loss shows. */
+function emptiedObject(obj: object, issues: JsonCopyIssues | undefined): void {
+  if (obj instanceof ArrayBuffer || obj instanceof DataView || obj instanceof WeakMap || obj instanceof WeakSet || obj instanceof Promise) {
+    note(issues, `${obj.constructor.name} has no JSON form`);
+  } else if (typeof SharedArrayBuffer !== "undefined" && obj instanceof SharedArrayBuffer) {
+    note(issues, "SharedArrayBuffer has no JSON form");
   }
 }
 
@@ -205,6 +275,16 @@ function isPlainJson(value: object, height: number): boolean {
  */
 export class FrozenJson<T extends Json = Json> {
   readonly value: T;
+
+  /** `instanceof` that never throws: a Proxy whose getPrototypeOf trap throws is simply not one. */
+  static [Symbol.hasInstance](value: unknown): boolean {
+    try {
+      return typeof value === "object" && value !== null && Function.prototype[Symbol.hasInstance].call(FrozenJson, value);
+    } catch {
+      return false;
+    }
+  }
+
   constructor(value: T) {
     this.value = deepFreeze(value);
   }

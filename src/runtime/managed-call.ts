@@ -4,6 +4,7 @@ import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js
 import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
 import { cancellationMessage, type ManagedKind } from "./cancellation.js";
 import { GuardrailRejectedError } from "./errors.js";
+import { thrownMessage } from "./event-factory.js";
 import type { RegistryEntry } from "./registry.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
 
@@ -138,7 +139,7 @@ async function runGuardrails<I>(
       reason = await guardrail.callback(name, call.input);
     } catch (error) {
       core.emitScope(stack, scope, "end", core.endTime(startUs, undefined), {
-        data: { allowed: false, error: error instanceof Error ? error.message : String(error) },
+        data: { allowed: false, error: thrownMessage(error) },
         metadata,
         profile: null,
       });

@@ -5,9 +5,13 @@ import { formatTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, DataSchema } from "../events/types.js";
 import { CANONICAL_EVENT } from "../events/types.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
-import { deepFreeze, toJsonSafe } from "./json-safe.js";
-import type { Registry, RegistryEntry } from "./registry.js";
+import { deepFreeze, toJsonSafe, type JsonCopyIssues } from "./json-safe.js";
+import { thrownMessage } from "./event-factory.js";
+import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
+import type { RegistryEntry } from "./registry.js";
 import type { EventFields, EventNameSanitizer, EventSanitizer, MetadataInjector, Subscriber } from "./types.js";
+
+export type { PublisherRegistries, Route, RouteKind };
 
 /** An event under construction. Payloads are already our own copies; `timestamp` is µs until delivery. */
 export interface DraftEvent {
@@ -26,17 +30,8 @@ export interface DraftEvent {
   metadata: Json;
 }
 
-/** Work done at delivery time on the dispatcher (payload sanitize chains); throwing drops the event. */
+/** Work done at delivery time on the dispatcher (payload sanitize chains); throwing withholds the event's data. */
 export type Transform = (event: DraftEvent) => void;
-
-/** The registrations one event passes through, snapshotted when it is emitted. */
-export interface Route {
-  injectors: readonly RegistryEntry<MetadataInjector>[];
-  sanitizers: readonly RegistryEntry<EventSanitizer>[];
-  /** Event-name sanitizers: every event's `name` passes them before anything else sees it. */
-  names: readonly RegistryEntry<EventNameSanitizer>[];
-  subscribers: readonly RegistryEntry<Subscriber>[];
-}
 
 /** Which payload fields of a draft were frozen as they were copied (the rest is frozen at delivery). */
 export const FROZEN_PROFILE = 1;
@@ -48,17 +43,15 @@ interface Publication {
   route: Route;
   transform: Transform | undefined;
   frozen: number;
+  /** 0 for an event the app emitted; n for one a callback emitted while delivering an event of depth n - 1. */
+  depth: number;
+  /** What events emitted from callbacks while delivering this one (and their own) share; made on first use. */
+  lineage: Lineage | undefined;
 }
 
-type RouteKind = "mark" | "start" | "end";
-
-export interface PublisherRegistries {
-  subscribers: Registry<Subscriber>;
-  nameSanitizers: Registry<EventNameSanitizer>;
-  injectors: Registry<MetadataInjector>;
-  markSanitizers: Registry<EventSanitizer>;
-  scopeStartSanitizers: Registry<EventSanitizer>;
-  scopeEndSanitizers: Registry<EventSanitizer>;
+/** The events that descend from one app event through callbacks that emit (a subscriber that marks). */
+interface Lineage {
+  emitted: number;
 }
 
 export interface CallbackError {
@@ -71,18 +64,26 @@ export interface CallbackError {
 const EAGER_DRAIN_BACKLOG = 256;
 /** The name an event keeps when a name sanitizer fails (fail closed). */
 const REDACTED_NAME = "[redacted]";
+/**
+ * How deep events emitted from inside callbacks (subscribers, injectors, sanitizers) may chain:
+ * an event a subscriber emits for an app event has depth 1, one emitted for that one depth 2.
+ */
+export const MAX_REENTRANT_DEPTH = 8;
+/** How many events may descend from one app event through callbacks that emit, over all depths. */
+export const MAX_REENTRANT_EVENTS = 256;
 
 const INJECTOR_KEY = /^[A-Za-z0-9_-]+(\.[A-Za-z0-9_-]+)*$/;
 
-function messageOf(error: unknown): string {
-  return error instanceof Error ? error.message : String(error);
-}
+const messageOf = thrownMessage;
 
 /**
  * One FIFO queue per runtime. Emission snapshots the event and the registrations visible at that
  * moment; delivery runs later, one publication at a time: transform → metadata injectors (fail
  * open) → event sanitizers (fail closed) → subscribers (isolated). Events emitted from inside a
- * callback queue behind the current one and are never delivered re-entrantly.
+ * callback queue behind the current one and are never delivered re-entrantly; their chains are
+ * bounded (MAX_REENTRANT_DEPTH, MAX_REENTRANT_EVENTS) so that a subscriber that emits for every
+ * event it receives cannot keep the dispatcher busy forever. No failure of a stage drops an
+ * event: what cannot be delivered safely is withheld and the event shell is still delivered.
  */
 export class Publisher {
   private queue: (Publication | undefined)[] = [];
@@ -104,61 +105,25 @@ export class Publisher {
   private readonly pendingPromises = new Set<Promise<unknown>>();
   /** Depth of dispatcher callbacks running now; barriers refuse to run inside one. */
   callbackDepth = 0;
+  /** The publication being delivered now (events emitted meanwhile descend from it). */
+  private delivering: Publication | undefined;
+  /** The callback running now, named in the diagnostic of a cut-off chain. */
+  private runningCallback = "";
   lastCallbackError: CallbackError | undefined;
 
+  private readonly routes: RouteTable;
+
   constructor(
-    private readonly registries: PublisherRegistries,
+    registries: PublisherRegistries,
     private readonly diagnostics: DiagnosticCounter,
     private readonly maxQueueSize: number,
-  ) {}
-
-  /**
-   * What an event emitted from `stack` will pass through, snapshotted now; undefined when no
-   * subscriber is visible, in which case the event need not be built at all. Without scope-local
-   * registrations the route is the same from every stack: it is built once per change of the
-   * registrations (registries are copy-on-write, so a route keeps the arrays it saw).
-   */
-  route(stack: ScopeStack, kind: RouteKind): Route | undefined {
-    const r = this.registries;
-    const sanitizers = kind === "mark" ? r.markSanitizers : kind === "start" ? r.scopeStartSanitizers : r.scopeEndSanitizers;
-    if (r.subscribers.hasScopeLocal || r.injectors.hasScopeLocal || r.nameSanitizers.hasScopeLocal || sanitizers.hasScopeLocal) {
-      return this.buildRoute(stack, kind);
-    }
-    // Versions only grow, so their sum changes whenever any of them does.
-    const version = r.subscribers.version + r.injectors.version + r.nameSanitizers.version + sanitizers.version;
-    const cache = this.routeCache[kind];
-    if (cache.version !== version) {
-      cache.version = version;
-      cache.route = this.buildRoute(stack, kind);
-    }
-    return cache.route;
+  ) {
+    this.routes = new RouteTable(registries);
   }
 
-  private readonly routeCache: Record<RouteKind, { version: number; route: Route | undefined }> = {
-    mark: { version: -1, route: undefined },
-    start: { version: -1, route: undefined },
-    end: { version: -1, route: undefined },
-  };
-
-  private buildRoute(stack: ScopeStack, kind: RouteKind): Route | undefined {
-    const subscribers = this.registries.subscribers.effective(stack);
-    if (subscribers.length === 0) return undefined;
-    const sanitizerRegistry =
-      kind === "mark"
-        ? this.registries.markSanitizers
-        : kind === "start"
-          ? this.registries.scopeStartSanitizers
-          : this.registries.scopeEndSanitizers;
-    let injectors = this.registries.injectors.effective(stack);
-    if (injectors.length > 1) {
-      injectors = [...injectors].sort((a, b) => a.priority - b.priority || (a.name < b.name ? -1 : a.name > b.name ? 1 : 0));
-    }
-    return {
-      subscribers,
-      injectors,
-      sanitizers: sanitizerRegistry.effective(stack),
-      names: this.registries.nameSanitizers.effective(stack),
-    };
+  /** What an event emitted from `stack` will pass through, snapshotted now (see RouteTable); undefined when nothing listens. */
+  route(stack: ScopeStack, kind: RouteKind): Route | undefined {
+    return this.routes.route(stack, kind);
   }
 
   /** Queues `event`; `frozen` says which payload fields were frozen as they were copied. */
@@ -167,7 +132,19 @@ export class Publisher {
       this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
       return;
     }
-    this.queue.push({ event, route, transform, frozen });
+    let depth = 0;
+    let lineage: Lineage | undefined;
+    const parent = this.callbackDepth > 0 ? this.delivering : undefined;
+    if (parent !== undefined) {
+      depth = parent.depth + 1;
+      lineage = parent.lineage ??= { emitted: 0 };
+      if (depth > MAX_REENTRANT_DEPTH || lineage.emitted >= MAX_REENTRANT_EVENTS) {
+        this.cutReentrant(event.name, depth);
+        return;
+      }
+      lineage.emitted++;
+    }
+    this.queue.push({ event, route, transform, frozen, depth, lineage });
     this.enqueued++;
     if (this.draining) return; // the running drain picks it up
     const backlog = this.queue.length - this.head;
@@ -182,6 +159,17 @@ export class Publisher {
       this.eagerScheduled = true;
       queueMicrotask(this.eagerDrainTask);
     }
+  }
+
+  private cutReentrant(name: string, depth: number): void {
+    const why =
+      depth > MAX_REENTRANT_DEPTH
+        ? `chain of events emitted from callbacks deeper than ${MAX_REENTRANT_DEPTH}`
+        : `more than ${MAX_REENTRANT_EVENTS} events emitted from callbacks for one event`;
+    this.diagnostics.record(
+      "reentrant_emission_cut",
+      `event ${name} emitted from inside ${this.runningCallback || "a callback"} dropped: ${why} (a callback that emits for every event it receives)`,
+    );
   }
 
   /** How many events were enqueued so far (a watermark for "anything new since"). */
@@ -217,7 +205,7 @@ export class Publisher {
         try {
           this.deliver(publication);
         } catch (error) {
-          this.diagnostics.record("event_transform_failed", `event ${publication.event.name} dropped: ${messageOf(error)}`);
+          this.diagnostics.record("event_delivery_failed", `event ${String(publication.event.name)}: ${messageOf(error)}`);
         }
         this.delivered++;
         if (this.head > 1024 && this.head * 2 > this.queue.length) {
@@ -238,33 +226,79 @@ export class Publisher {
   }
 
   private deliver(publication: Publication): void {
-    const event = publication.event;
-    const route = publication.route;
+    const outer = this.delivering;
+    this.delivering = publication;
     this.callbackDepth++;
     try {
-      if (publication.transform) {
-        try {
-          publication.transform(event);
-        } catch (error) {
-          this.diagnostics.record("event_transform_failed", `event ${event.name} dropped: ${messageOf(error)}`);
-          return;
-        }
+      let delivered: AtofEvent;
+      try {
+        delivered = this.prepare(publication);
+      } catch (error) {
+        delivered = this.shell(publication.event, error);
       }
-      if (route.names.length > 0) this.sanitizeName(route.names, event);
-      if (typeof event.timestamp === "number") event.timestamp = formatTimestamp(event.timestamp);
-      for (const injector of route.injectors) this.inject(injector, event);
-      // Sanitizers replace all three payload fields with fresh copies.
-      let frozen = publication.frozen;
-      if (route.sanitizers.length > 0) {
-        this.sanitize(route.sanitizers, event);
-        frozen = 0;
-      }
-      (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] = true;
-      const delivered = freezeEvent(event, frozen);
-      for (const subscriber of route.subscribers) this.notify(subscriber, delivered);
+      for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
     } finally {
       this.callbackDepth--;
+      this.delivering = outer;
     }
+  }
+
+  /** Runs the stages up to the subscribers; each stage contains its own callbacks' failures. */
+  private prepare(publication: Publication): AtofEvent {
+    const event = publication.event;
+    const route = publication.route;
+    if (publication.transform) {
+      try {
+        this.runningCallback = "a payload sanitizer";
+        publication.transform(event);
+      } catch (error) {
+        // The transform is the payload sanitize chain: data it did not finish with is withheld.
+        event.data = null;
+        this.diagnostics.record("event_transform_failed", `event ${event.name}: data withheld: ${messageOf(error)}`);
+      }
+    }
+    if (route.names.length > 0) this.sanitizeName(route.names, event);
+    if (typeof event.timestamp === "number") event.timestamp = formatTimestamp(event.timestamp);
+    for (const injector of route.injectors) this.inject(injector, event);
+    // Sanitizers replace all three payload fields with fresh copies.
+    let frozen = publication.frozen;
+    if (route.sanitizers.length > 0) {
+      this.sanitize(route.sanitizers, event);
+      frozen = 0;
+    }
+    (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] = true;
+    return freezeEvent(event, frozen);
+  }
+
+  /**
+   * The event as delivered when a stage failed in a way no stage expects: its identity with the
+   * payload fields withheld, so the scope still starts and ends for every subscriber.
+   */
+  private shell(event: DraftEvent, error: unknown): AtofEvent {
+    this.diagnostics.record("event_transform_failed", `event ${String(event.name)}: content withheld: ${messageOf(error)}`);
+    let timestamp = event.timestamp;
+    try {
+      if (typeof timestamp === "number") timestamp = formatTimestamp(timestamp);
+    } catch {
+      timestamp = formatTimestamp(0);
+    }
+    const shell: DraftEvent = {
+      kind: event.kind,
+      atof_version: event.atof_version,
+      uuid: event.uuid,
+      parent_uuid: event.parent_uuid,
+      timestamp,
+      name: typeof event.name === "string" ? event.name : REDACTED_NAME,
+      category: event.category,
+      category_profile: null,
+      data: null,
+      data_schema: null,
+      metadata: null,
+    };
+    if (event.scope_category !== undefined) shell.scope_category = event.scope_category;
+    if (event.attributes !== undefined) shell.attributes = [...event.attributes];
+    (shell as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] = true;
+    return freezeEvent(shell, 0);
   }
 
   /**
@@ -289,24 +323,28 @@ export class Publisher {
 
   private inject(injector: RegistryEntry<MetadataInjector>, event: DraftEvent): void {
     if (event.metadata !== null && !isJsonObject(event.metadata)) return;
-    let extra: unknown;
+    let entries: [string, unknown][];
     try {
-      extra = injector.callback(event as unknown as AtofEvent);
+      this.runningCallback = `metadata injector ${injector.name}`;
+      const extra: unknown = injector.callback(event as unknown as AtofEvent);
+      if (!isJsonObject(extra)) {
+        if (extra != null) this.fail("metadata_injector", injector.name, new TypeError("injector must return an object"));
+        return;
+      }
+      // Read once, here: a throwing getter or Proxy trap in what it returned fails this injector only.
+      entries = Object.entries(extra);
     } catch (error) {
       this.fail("metadata_injector", injector.name, error);
       return;
     }
-    if (!isJsonObject(extra)) {
-      if (extra != null) this.fail("metadata_injector", injector.name, new TypeError("injector must return an object"));
-      return;
-    }
-    for (const [key, value] of Object.entries(extra)) {
-      if (!INJECTOR_KEY.test(key) || !isInjectableValue(value)) {
+    for (const [key, value] of entries) {
+      if (!INJECTOR_KEY.test(key) || key === "__proto__" || !isInjectableValue(value)) {
         this.diagnostics.record("metadata_injector_value_rejected", `${injector.name}: key ${key} or its value is not allowed`);
         continue;
       }
       const metadata = (event.metadata ??= {}) as JsonObject;
-      if (!(key in metadata)) metadata[key] = Array.isArray(value) ? [...value] : value;
+      // Own keys only: an inherited name (`constructor`, `toString`) is not a key the event has.
+      if (!Object.hasOwn(metadata, key)) metadata[key] = Array.isArray(value) ? [...(value as Json[])] : value;
     }
   }
 
@@ -314,22 +352,36 @@ export class Publisher {
     const view = Object.freeze({ ...event }) as unknown as AtofEvent;
     for (const sanitizer of sanitizers) {
       const fields: EventFields = { data: event.data, categoryProfile: event.category_profile, metadata: event.metadata };
-      let replaced: unknown;
+      const issues: JsonCopyIssues = { count: 0 };
+      let data: Json;
+      let profile: JsonObject | null;
+      let metadata: Json;
       try {
-        replaced = sanitizer.callback(view, fields);
+        this.runningCallback = `event sanitizer ${sanitizer.name}`;
+        const replaced: unknown = sanitizer.callback(view, fields);
+        // What it returned is read once, inside this guard: a throwing getter or a Proxy trap
+        // fails this sanitizer closed, never the event.
+        const problem = invalidFields(replaced);
+        if (problem) throw new TypeError(problem);
+        const next = replaced as Partial<EventFields>;
+        data = "data" in next ? toJsonSafe(next.data, issues) : null;
+        const nextProfile = "categoryProfile" in next ? toJsonSafe(next.categoryProfile, issues) : null;
+        if (nextProfile !== null && !isJsonObject(nextProfile)) throw new TypeError("categoryProfile must be an object or null");
+        profile = nextProfile;
+        metadata = "metadata" in next ? toJsonSafe(next.metadata, issues) : null;
       } catch (error) {
         this.failClosed(sanitizer.name, event, error);
         return;
       }
-      const problem = invalidFields(replaced);
-      if (problem) {
-        this.failClosed(sanitizer.name, event, new TypeError(problem));
-        return;
+      if (issues.count > 0) {
+        this.diagnostics.record(
+          "payload_not_json",
+          `event sanitizer ${sanitizer.name}: ${issues.count} value(s) were not JSON (first: ${issues.first}); replaced`,
+        );
       }
-      const next = replaced as Partial<EventFields>;
-      event.data = "data" in next ? toJsonSafe(next.data) : null;
-      event.category_profile = "categoryProfile" in next ? (toJsonSafe(next.categoryProfile) as JsonObject | null) : null;
-      event.metadata = "metadata" in next ? toJsonSafe(next.metadata) : null;
+      event.data = data;
+      event.category_profile = profile;
+      event.metadata = metadata;
     }
   }
 
@@ -342,20 +394,20 @@ export class Publisher {
   }
 
   private notify(subscriber: RegistryEntry<Subscriber>, event: AtofEvent): void {
-    let result: unknown;
     try {
-      result = subscriber.callback(event);
+      this.runningCallback = `subscriber ${subscriber.name}`;
+      const result: unknown = subscriber.callback(event);
+      // A thenable whose `then` throws (or a Proxy) fails this subscriber only.
+      if (result && typeof (result as Promise<unknown>).then === "function") {
+        const tracked = Promise.resolve(result).then(
+          () => undefined,
+          (error: unknown) => this.fail("subscriber", subscriber.name, error),
+        );
+        this.pendingPromises.add(tracked);
+        void tracked.finally(() => this.pendingPromises.delete(tracked));
+      }
     } catch (error) {
       this.fail("subscriber", subscriber.name, error);
-      return;
-    }
-    if (result && typeof (result as Promise<unknown>).then === "function") {
-      const tracked = (result as Promise<unknown>).then(
-        () => undefined,
-        (error: unknown) => this.fail("subscriber", subscriber.name, error),
-      );
-      this.pendingPromises.add(tracked);
-      void tracked.finally(() => this.pendingPromises.delete(tracked));
     }
   }
 
@@ -376,7 +428,7 @@ function freezeEvent(event: DraftEvent, frozen: number): AtofEvent {
   return Object.freeze(event) as unknown as AtofEvent;
 }
 
-function isInjectableValue(value: unknown): boolean {
+function isInjectableValue(value: unknown): value is Json {
   const scalar = (v: unknown) => typeof v === "string" || typeof v === "boolean" || (typeof v === "number" && Number.isFinite(v));
   if (scalar(value)) return true;
   if (!Array.isArray(value)) return false;
