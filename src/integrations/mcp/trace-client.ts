@@ -33,12 +33,16 @@ export function traceMcpClient<C extends Client>(client: C, options: TraceMcpCli
     const runtime = runtimeOf(options);
     const metadata = mcpAttributes(client, "tools/call", { "gen_ai.tool.name": params.name, "gen_ai.operation.name": "execute_tool" });
     let raw: Awaited<ReturnType<typeof callTool>> | undefined;
+    // The event records a bounded JSON copy; the server gets the app's own arguments, unless a
+    // request or execution intercept replaced them (then it gets theirs, as for any tool).
+    const recorded = toJsonSafe(params.arguments ?? {});
     try {
       await runtime.executeTool(
         params.name,
-        toJsonSafe(params.arguments ?? {}),
+        recorded,
         async (args) => {
-          raw = await callTool(withTraceparent({ ...params, arguments: args as Record<string, unknown> }), resultSchema, requestOptions);
+          const forwarded = args === recorded ? params : { ...params, arguments: args as Record<string, unknown> };
+          raw = await callTool(withTraceparent(forwarded), resultSchema, requestOptions);
           const result = raw as McpToolResult;
           // An isError result is a failed call for the trace; the app still gets the result itself.
           if (result.isError === true) throw new McpToolError(params.name, contentText(result.content));
