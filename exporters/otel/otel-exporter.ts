@@ -27,7 +27,7 @@ import type { MarkLogs } from "./mark-logs.js";
 import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from "./pipeline.js";
 import { sampleSpan } from "./sampling.js";
 import type { SignalMetrics } from "./signal-metrics.js";
-import { applySpanLimits } from "./span-limits.js";
+import { applyEventValueLimits, applySpanLimits } from "./span-limits.js";
 import { newSpanAttributes } from "./span-attributes.js";
 
 /** The private attribute namespace used when `namespace` is not set. */
@@ -250,6 +250,7 @@ export class OtelExporter implements Exporter {
       traceFlags: sampleSpan(this.pipeline!.sampler, parent, undefined, traceId, `mark:${mark.name}`, SpanKind.INTERNAL, {}, this.counter),
     };
     this.registry.remember(mark.uuid, context);
+    const dropped = applySpanLimits(attrs, this.pipeline!.limits);
     this.enqueue(
       new FinishedSpan({
         name: `mark:${mark.name}`,
@@ -263,6 +264,7 @@ export class OtelExporter implements Exporter {
         events: [],
         resource: this.resource!,
         scope: this.scope,
+        droppedAttributesCount: dropped,
       }),
     );
   }
@@ -273,6 +275,7 @@ export class OtelExporter implements Exporter {
     this.registry.complete(span);
     this.contentFilter?.apply(span.attributes);
     const dropped = applySpanLimits(span.attributes, this.pipeline!.limits);
+    applyEventValueLimits(span.events, this.pipeline!.limits);
     this.enqueue(
       new FinishedSpan({
         name: span.name,
