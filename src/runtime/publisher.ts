@@ -109,6 +109,7 @@ export class Publisher {
   private delivering: Publication | undefined;
   /** The callback running now, named in the diagnostic of a cut-off chain. */
   private runningCallback = "";
+  private reportingCut = false;
   lastCallbackError: CallbackError | undefined;
 
   private readonly routes: RouteTable;
@@ -162,14 +163,21 @@ export class Publisher {
   }
 
   private cutReentrant(name: string, depth: number): void {
+    // A diagnostic listener that emits would be cut in turn, and report that, without end.
+    if (this.reportingCut) return;
     const why =
       depth > MAX_REENTRANT_DEPTH
         ? `chain of events emitted from callbacks deeper than ${MAX_REENTRANT_DEPTH}`
         : `more than ${MAX_REENTRANT_EVENTS} events emitted from callbacks for one event`;
-    this.diagnostics.record(
-      "reentrant_emission_cut",
-      `event ${name} emitted from inside ${this.runningCallback || "a callback"} dropped: ${why} (a callback that emits for every event it receives)`,
-    );
+    this.reportingCut = true;
+    try {
+      this.diagnostics.record(
+        "reentrant_emission_cut",
+        `event ${name} emitted from inside ${this.runningCallback || "a callback"} dropped: ${why} (a callback that emits for every event it receives)`,
+      );
+    } finally {
+      this.reportingCut = false;
+    }
   }
 
   /** How many events were enqueued so far (a watermark for "anything new since"). */
