@@ -68,9 +68,13 @@ async function listAllTools(client: Client, maxPages: number, timeoutMs: number)
         page = await client.listTools(cursor !== undefined ? { cursor } : undefined, { signal: deadline.signal });
       } catch (error) {
         if (!deadline.signal.aborted) throw error;
-        throw new RelaytraceError("timeout", `mcpTools: tools/list did not finish within ${timeoutMs} ms (${pages} pages read)`, {
-          cause: error,
-        });
+        throw new RelaytraceError(
+          "timeout",
+          `mcpTools: tools/list did not finish within ${timeoutMs} ms (${pages} ${pages === 1 ? "page" : "pages"} read)`,
+          {
+            cause: error,
+          },
+        );
       }
       pages++;
       tools.push(...page.tools);
