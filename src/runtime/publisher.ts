@@ -170,11 +170,12 @@ export class Publisher {
       depth > MAX_REENTRANT_DEPTH
         ? `chain of events emitted from callbacks deeper than ${MAX_REENTRANT_DEPTH}`
         : `more than ${MAX_REENTRANT_EVENTS} events emitted from callbacks for one event`;
+    const where = this.runningKind === "" ? "a callback" : `${this.runningKind} ${this.runningName}`.trim();
     this.reportingCut = true;
     try {
       this.diagnostics.record(
         "reentrant_emission_cut",
-        `event ${name} emitted from inside ${this.runningKind === "" ? "a callback" : `${this.runningKind} ${this.runningName}`.trim()} dropped: ${why} (a callback that emits for every event it receives)`,
+        `event ${name} emitted from inside ${where} dropped: ${why} (a callback that emits for every event it receives)`,
       );
     } finally {
       this.reportingCut = false;
