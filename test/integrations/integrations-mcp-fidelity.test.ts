@@ -115,6 +115,18 @@ describe("traceMcpClient forwards exactly what the app passes", () => {
   });
 });
 
+describe("traceMcpClient when an execution intercept answers instead of the server", () => {
+  it("the app gets the intercept's result as a tool result, never undefined; the server is not called", async () => {
+    const { client, log } = await serve(() => ({}));
+    const runtime = createRuntime();
+    runtime.registerToolExecutionIntercept("cache", 1, () => ({ result: { cached: true } }));
+    const traced = traceMcpClient(client, { runtime });
+    const result = await traced.callTool({ name: "echo", arguments: { q: 1 } });
+    expect(result).toEqual({ content: [{ type: "text", text: '{"cached":true}' }], structuredContent: { cached: true } });
+    expect(log.callArguments).toEqual([]);
+  });
+});
+
 describe("mcpTools bounds the listing of a server's tools", () => {
   it("a server that returns a new nextCursor forever fails after the page bound with a clear error", async () => {
     const { client, log } = await serve((_cursor, page) => ({ nextCursor: `page-${page + 1}` }));
