@@ -35,6 +35,8 @@ describe("truncateJson", () => {
         expect(text.length).toBeLessThanOrEqual(limit);
         expect(() => JSON.parse(text)).not.toThrow();
         if (whole.length <= limit) expect(text).toBe(whole);
+        // what was cut says so, whenever the limit leaves room for a marker
+        else if (limit >= 64) expect(text).toMatch(/…(\[\+\d+ (chars|items)\]|":"\+\d+ keys")/);
       }),
       { numRuns: 2000 },
     );
