@@ -5,8 +5,9 @@ import type { Json, JsonObject } from "../../src/events/json.js";
  * their value with a `…[+N chars]` marker, and when even the shortest strings leave too much
  * structure, the tail of an array or object is dropped and counted in a last item
  * (`"…[+N items]"`, or a `"…": "+N keys"` member). Lengths are UTF-16 code units, as
- * OpenTelemetry's attribute value length limit counts them. Linear in the size of the value,
- * and iterative: no recursion on its depth.
+ * OpenTelemetry's attribute value length limit counts them. Linear in the size of the value (the
+ * search for the string cap adds a pass over the string lengths per halving, at most ~50), and
+ * iterative: no recursion on its depth.
  *
  * Strings are shortened fairly: every string longer than a common cap is cut to that cap, the
  * largest cap whose text fits (so short strings, keys, numbers and structure stay whole).
