@@ -163,12 +163,38 @@ export function timeoutFromEnv(signal: Signal, problems: EnvProblem[], env: Env 
   );
 }
 
-/** `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=false` turns content capture off. */
-export function captureContentFromEnv(env: Env = process.env): boolean | undefined {
-  const value = read(env, "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT")?.toLowerCase();
-  if (value === "false") return false;
-  if (value === "true") return true;
-  return undefined;
+/** Where content may go: span attributes, and event records (the mark log records). */
+export interface ContentCapture {
+  spans: boolean;
+  events: boolean;
+}
+
+const CAPTURE_MODES: Record<string, ContentCapture> = {
+  true: { spans: true, events: true },
+  false: { spans: false, events: false },
+  no_content: { spans: false, events: false },
+  span_only: { spans: true, events: false },
+  event_only: { spans: false, events: true },
+  span_and_event: { spans: true, events: true },
+};
+
+/**
+ * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` read as the OpenTelemetry GenAI
+ * instrumentations read it: `true`/`false`, or the newer modes `NO_CONTENT`, `SPAN_ONLY`,
+ * `EVENT_ONLY`, `SPAN_AND_EVENT` (case-insensitive). Unset: undefined. Anything else captures
+ * nothing, as the instrumentations do (only a recognised value turns content on), and is reported.
+ */
+export function contentCaptureFromEnv(problems: EnvProblem[], env: Env = process.env): ContentCapture | undefined {
+  const variable = "OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT";
+  const value = read(env, variable);
+  if (value === undefined) return undefined;
+  const mode = CAPTURE_MODES[value.toLowerCase()];
+  if (mode !== undefined) return mode;
+  problems.push({
+    variable,
+    message: `${variable}=${value} is not true, false, NO_CONTENT, SPAN_ONLY, EVENT_ONLY or SPAN_AND_EVENT; capturing no content`,
+  });
+  return { spans: false, events: false };
 }
 
 function ratio(problems: EnvProblem[], env: Env): number {

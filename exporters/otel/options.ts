@@ -112,9 +112,14 @@ export interface OtelExporterOptions {
    */
   metrics?: boolean | { endpoint?: string; headers?: Record<string, string>; exportIntervalMillis?: number };
   /**
-   * Whether message bodies, tool arguments and results and system instructions reach the spans
-   * (default true; `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT=false` sets false). Off,
-   * structure stays: names, ids, roles, models, token counts, finish reasons, status and errors.
+   * Whether content reaches the spans and mark log records: messages, system instructions, tool
+   * arguments and results, tool definitions (`gen_ai.tool.definitions`, OpenInference tool
+   * schemas), tool result annotations, event data and the content-bearing invocation parameters.
+   * Off, structure stays: names (a tool's name and description too), ids, roles, models, token
+   * counts, finish reasons, numeric settings, status and errors. Default true, unlike the GenAI
+   * conventions' opt-in advice (relaytrace records what it traces unless told not to);
+   * `OTEL_INSTRUMENTATION_GENAI_CAPTURE_MESSAGE_CONTENT` (`false`, `NO_CONTENT`, `SPAN_ONLY`,
+   * `EVENT_ONLY`, ...) decides when this option is not given. See docs/data-capture.md.
    */
   captureContent?: boolean;
   /**

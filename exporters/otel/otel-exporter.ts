@@ -21,13 +21,13 @@ import { applyErrorOutcome, errorTypeOf, statusOf } from "./status.js";
 import { checkOtelOptions, type OtelExporterOptions } from "./options.js";
 import { attributeKey } from "./flatten.js";
 import { AttributeControls } from "./attribute-controls.js";
-import { captureContentFromEnv, sdkDisabled } from "./env.js";
+import { contentCaptureFromEnv, sdkDisabled, type EnvProblem } from "./env.js";
 import { ContentFilter } from "./content-filter.js";
 import type { MarkLogs } from "./mark-logs.js";
 import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from "./pipeline.js";
 import { sampleSpan } from "./sampling.js";
 import type { SignalMetrics } from "./signal-metrics.js";
-import { applySpanLimits } from "./span-limits.js";
+import { applyEventValueLimits, applySpanLimits } from "./span-limits.js";
 import { newSpanAttributes } from "./span-attributes.js";
 
 /** The private attribute namespace used when `namespace` is not set. */
@@ -77,7 +77,12 @@ export class OtelExporter implements Exporter {
     this.markSetting = options.markProjection ?? "inherit";
     this.markExclude = new Set(options.markExcludeNames ?? DEFAULT_MARK_EXCLUDE_NAMES);
     this.controls = AttributeControls.create(options, options.projection, this.namespace, this.counter);
-    const captureContent = options.captureContent ?? captureContentFromEnv() ?? true;
+    // Code wins; else the GenAI variable; else on (relaytrace's default; the conventions advise opt-in).
+    const problems: EnvProblem[] = [];
+    const fromEnv = options.captureContent === undefined ? contentCaptureFromEnv(problems) : undefined;
+    for (const p of problems) this.counter.record("otel.env_invalid", p.message);
+    const captureContent = options.captureContent ?? fromEnv?.spans ?? true;
+    const captureEventContent = options.captureContent ?? fromEnv?.events ?? true;
     this.contentFilter = ContentFilter.create(captureContent, options.aliases ?? true, this.namespace);
     this.timeoutMillis = options.timeoutMillis ?? 3000;
     this.scope = { name: options.instrumentationScope ?? "relaytrace", version: VERSION };
@@ -86,7 +91,7 @@ export class OtelExporter implements Exporter {
     this.pipeline = tracePipeline(options, endpoints.endpoint, this.scope, this.counter);
     this.timeoutMillis = this.pipeline.timeoutMillis;
     this.resource = this.pipeline.resource;
-    this.logs = logsPipeline(options, endpoints, this.resource, this.scope, this.namespace, this.counter, captureContent);
+    this.logs = logsPipeline(options, endpoints, this.resource, this.scope, this.namespace, this.counter, captureEventContent);
     this.metrics = metricsPipeline(options, endpoints, this.resource, this.scope, this.counter);
   }
 
@@ -245,6 +250,7 @@ export class OtelExporter implements Exporter {
       traceFlags: sampleSpan(this.pipeline!.sampler, parent, undefined, traceId, `mark:${mark.name}`, SpanKind.INTERNAL, {}, this.counter),
     };
     this.registry.remember(mark.uuid, context);
+    const dropped = applySpanLimits(attrs, this.pipeline!.limits);
     this.enqueue(
       new FinishedSpan({
         name: `mark:${mark.name}`,
@@ -258,6 +264,7 @@ export class OtelExporter implements Exporter {
         events: [],
         resource: this.resource!,
         scope: this.scope,
+        droppedAttributesCount: dropped,
       }),
     );
   }
@@ -268,6 +275,7 @@ export class OtelExporter implements Exporter {
     this.registry.complete(span);
     this.contentFilter?.apply(span.attributes);
     const dropped = applySpanLimits(span.attributes, this.pipeline!.limits);
+    applyEventValueLimits(span.events, this.pipeline!.limits);
     this.enqueue(
       new FinishedSpan({
         name: span.name,

@@ -208,7 +208,10 @@ function errorFields(error: Error): Record<string, unknown> {
   return out;
 }
 
-/** A class instance with no own enumerable keys: `{}` unless it is an empty plain-data class; counted so the loss shows. */
+/**
+ * A class instance with no own enumerable keys copies as `{}`: right for an empty data class, a
+ * loss for the built-ins whose content lives elsewhere, which are counted so the loss shows.
+ */
 function emptiedObject(obj: object, issues: JsonCopyIssues | undefined): void {
   if (obj instanceof ArrayBuffer || obj instanceof DataView || obj instanceof WeakMap || obj instanceof WeakSet || obj instanceof Promise) {
     note(issues, `${obj.constructor.name} has no JSON form`);

@@ -108,7 +108,9 @@ export class Publisher {
   /** The publication being delivered now (events emitted meanwhile descend from it). */
   private delivering: Publication | undefined;
   /** The callback running now, named in the diagnostic of a cut-off chain. */
-  private runningCallback = "";
+  private runningKind = "";
+  private runningName = "";
+  private reportingCut = false;
   lastCallbackError: CallbackError | undefined;
 
   private readonly routes: RouteTable;
@@ -162,14 +164,28 @@ export class Publisher {
   }
 
   private cutReentrant(name: string, depth: number): void {
+    // A diagnostic listener that emits would be cut in turn, and report that, without end.
+    if (this.reportingCut) return;
     const why =
       depth > MAX_REENTRANT_DEPTH
         ? `chain of events emitted from callbacks deeper than ${MAX_REENTRANT_DEPTH}`
         : `more than ${MAX_REENTRANT_EVENTS} events emitted from callbacks for one event`;
-    this.diagnostics.record(
-      "reentrant_emission_cut",
-      `event ${name} emitted from inside ${this.runningCallback || "a callback"} dropped: ${why} (a callback that emits for every event it receives)`,
-    );
+    const where = this.runningKind === "" ? "a callback" : `${this.runningKind} ${this.runningName}`.trim();
+    this.reportingCut = true;
+    try {
+      this.diagnostics.record(
+        "reentrant_emission_cut",
+        `event ${name} emitted from inside ${where} dropped: ${why} (a callback that emits for every event it receives)`,
+      );
+    } finally {
+      this.reportingCut = false;
+    }
+  }
+
+  /** Notes which callback runs now (two assignments: no string is built unless a chain is cut). */
+  private running(kind: string, name: string): void {
+    this.runningKind = kind;
+    this.runningName = name;
   }
 
   /** How many events were enqueued so far (a watermark for "anything new since"). */
@@ -249,7 +265,7 @@ export class Publisher {
     const route = publication.route;
     if (publication.transform) {
       try {
-        this.runningCallback = "a payload sanitizer";
+        this.running("a payload sanitizer", "");
         publication.transform(event);
       } catch (error) {
         // The transform is the payload sanitize chain: data it did not finish with is withheld.
@@ -310,6 +326,7 @@ export class Publisher {
     for (const sanitizer of sanitizers) {
       let name: unknown;
       try {
+        this.running("event name sanitizer", sanitizer.name);
         name = sanitizer.callback(event.name, Object.freeze({ ...event }) as unknown as AtofEvent);
         if (typeof name !== "string") throw new TypeError("an event name sanitizer must return a string");
       } catch (error) {
@@ -325,7 +342,7 @@ export class Publisher {
     if (event.metadata !== null && !isJsonObject(event.metadata)) return;
     let entries: [string, unknown][];
     try {
-      this.runningCallback = `metadata injector ${injector.name}`;
+      this.running("metadata injector", injector.name);
       const extra: unknown = injector.callback(event as unknown as AtofEvent);
       if (!isJsonObject(extra)) {
         if (extra != null) this.fail("metadata_injector", injector.name, new TypeError("injector must return an object"));
@@ -357,7 +374,7 @@ export class Publisher {
       let profile: JsonObject | null;
       let metadata: Json;
       try {
-        this.runningCallback = `event sanitizer ${sanitizer.name}`;
+        this.running("event sanitizer", sanitizer.name);
         const replaced: unknown = sanitizer.callback(view, fields);
         // What it returned is read once, inside this guard: a throwing getter or a Proxy trap
         // fails this sanitizer closed, never the event.
@@ -395,7 +412,7 @@ export class Publisher {
 
   private notify(subscriber: RegistryEntry<Subscriber>, event: AtofEvent): void {
     try {
-      this.runningCallback = `subscriber ${subscriber.name}`;
+      this.running("subscriber", subscriber.name);
       const result: unknown = subscriber.callback(event);
       // A thenable whose `then` throws (or a Proxy) fails this subscriber only.
       if (result && typeof (result as Promise<unknown>).then === "function") {

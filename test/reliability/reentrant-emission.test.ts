@@ -96,3 +96,26 @@ describe("re-entrant emission", () => {
     expect(rt.diagnostics().map((d) => d.code)).not.toContain("reentrant_emission_cut");
   });
 });
+
+describe("a diagnostic listener that marks", () => {
+  it("marking on every diagnostic while chains are cut: each cut is reported once, the listener's own marks are dropped quietly", async () => {
+    let listenerMarks = 0;
+    const rt = createRuntime({
+      onDiagnostic: () => {
+        if (listenerMarks >= HARD_CAP) return;
+        listenerMarks++;
+        rt.mark("diagnosed");
+      },
+    });
+    let marks = 0;
+    rt.subscribe("echo", () => {
+      if (marks >= HARD_CAP) return;
+      marks++;
+      rt.mark("echo");
+    });
+    rt.mark("root");
+    await rt.flush();
+    expect(rt.diagnostics().find((d) => d.code === "reentrant_emission_cut")?.count).toBe(1);
+    expect(listenerMarks).toBe(1);
+  });
+});

@@ -38,12 +38,14 @@ export function traceTools<TOOLS extends ToolSet>(tools: TOOLS, options: TraceTo
       execute: async (input: unknown, sdkOptions: ToolExecutionOptions) => {
         // The app's value travels beside the JSON copy, so the SDK gets exactly what the tool returned.
         const originals = new Map<Json, unknown>();
+        // The event records a JSON copy; the tool runs with the SDK's own input, unless a request
+        // or execution intercept rewrote the arguments: then it runs with theirs.
+        const recorded = toJsonSafe(input);
         const outcome = await runtimeOf(options).executeTool(
           name,
-          toJsonSafe(input),
-          // Request intercepts may have rewritten the arguments: the tool runs with theirs.
+          recorded,
           async (args) => {
-            const value = await settle(execute.call(tool, args, sdkOptions));
+            const value = await settle(execute.call(tool, args === recorded ? input : args, sdkOptions));
             const result = toJsonSafe(value);
             originals.set(result, value);
             return { result };

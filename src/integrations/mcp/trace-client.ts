@@ -1,11 +1,17 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
-import type { Json, JsonObject } from "../../events/json.js";
+import { isJsonObject, type Json, type JsonObject } from "../../events/json.js";
 import { toJsonSafe } from "../../runtime/json-safe.js";
 import { GuardrailRejectedError } from "../../runtime/errors.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { mcpAttributes } from "./semconv.js";
 import { withTraceparent } from "./trace-context.js";
 import { contentText, McpToolError, resultValue, type McpToolResult } from "./tool-result.js";
+
+/** A result an execution intercept gave instead of the server's, as an MCP tool result. */
+function toolResultOf(result: Json): { content: { type: "text"; text: string }[]; structuredContent?: JsonObject } {
+  const text = typeof result === "string" ? result : JSON.stringify(result);
+  return isJsonObject(result) ? { content: [{ type: "text", text }], structuredContent: result } : { content: [{ type: "text", text }] };
+}
 
 /** Options of `traceMcpClient`. */
 export type TraceMcpClientOptions = AdapterOptions;
@@ -33,25 +39,33 @@ export function traceMcpClient<C extends Client>(client: C, options: TraceMcpCli
     const runtime = runtimeOf(options);
     const metadata = mcpAttributes(client, "tools/call", { "gen_ai.tool.name": params.name, "gen_ai.operation.name": "execute_tool" });
     let raw: Awaited<ReturnType<typeof callTool>> | undefined;
+    // The event records a bounded JSON copy; the server gets the app's own arguments, unless a
+    // request or execution intercept replaced them (then it gets theirs, as for any tool).
+    const recorded = toJsonSafe(params.arguments ?? {});
+    let answered: Json;
     try {
-      await runtime.executeTool(
+      ({ result: answered } = await runtime.executeTool(
         params.name,
-        toJsonSafe(params.arguments ?? {}),
+        recorded,
         async (args) => {
-          raw = await callTool(withTraceparent({ ...params, arguments: args as Record<string, unknown> }), resultSchema, requestOptions);
+          const forwarded = args === recorded ? params : { ...params, arguments: args as Record<string, unknown> };
+          raw = await callTool(withTraceparent(forwarded), resultSchema, requestOptions);
           const result = raw as McpToolResult;
           // An isError result is a failed call for the trace; the app still gets the result itself.
           if (result.isError === true) throw new McpToolError(params.name, contentText(result.content));
           return { result: resultValue(result) };
         },
         { metadata, ...(requestOptions?.signal ? { signal: requestOptions.signal } : {}) },
-      );
+      ));
     } catch (error) {
       // A refusal answers like a failed tool, so code that hands results to a model needs no new path.
       if (error instanceof GuardrailRejectedError) return { content: [{ type: "text", text: error.reason }], isError: true };
       if (!(error instanceof McpToolError) || raw === undefined) throw error;
+      return raw;
     }
-    return raw!;
+    // The server's own answer; an execution intercept that answered without calling the server
+    // is answered with its result, in the shape a tool result has.
+    return raw ?? toolResultOf(answered);
   };
 
   client.readResource = (params, requestOptions) => {
