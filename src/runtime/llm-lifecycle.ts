@@ -29,7 +29,10 @@ export interface InternalLlmHandle extends LlmHandle {
 }
 
 export interface ExecuteLlmOptions extends LlmOptions {
-  /** Set a W3C `traceparent` header on the real request (default true; left to OpenTelemetry when the app registered a propagator that writes it, whose client instrumentation injects its own). */
+  /**
+   * Set a W3C `traceparent` header on the real request (default true; left to OpenTelemetry when the app
+   * registered a propagator that writes it, whose client instrumentation injects its own).
+   */
   injectTraceparent?: boolean;
 }
 
@@ -202,7 +205,13 @@ export class LlmLifecycle {
       {
         data: response,
         metadata: okMetadata(shallowMerge(handle.metadata, options.metadata)),
-        profile: pricedProfile(llmProfile(options.modelName ?? handle.modelName), this.core.pricing, handle, response),
+        profile: pricedProfile(
+          llmProfile(options.modelName ?? handle.modelName),
+          this.core.pricing,
+          handle,
+          response,
+          this.core.diagnostics,
+        ),
         dataSchema: handle.dataSchema ?? null,
       },
       this.payloadTransform(stack, "response", options.data, handle.name),

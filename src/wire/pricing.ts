@@ -9,7 +9,10 @@ import type { WireUsage } from "./types.js";
  */
 
 export interface PricingEntry {
-  /** the model id; it also matches dated variants (`gpt-4.1` prices `gpt-4.1-2025-04-14`) */
+  /**
+   * the model id, matched exactly; it also prices a dated snapshot of that exact id (`gpt-4.1` prices
+   * `gpt-4.1-2025-04-14`), never another model whose name merely starts with it (`gpt-4o` does not price `gpt-4o-mini`)
+   */
   model: string;
   inputPerMTok: number;
   outputPerMTok: number;
@@ -73,25 +76,43 @@ export function loadPricingCatalog(option: PricingCatalog | string): PricingCata
   try {
     text = readFileSync(option, "utf8");
   } catch (cause) {
-    throw new TypeError(`pricing: cannot read ${option}: ${(cause as Error).message}`);
+    throw new TypeError(`pricing: cannot read ${option}: ${(cause as Error).message}`, { cause });
   }
   let parsed: unknown;
   try {
     parsed = JSON.parse(text);
   } catch (cause) {
-    throw new TypeError(`pricing: ${option} is not JSON: ${(cause as Error).message}`);
+    throw new TypeError(`pricing: ${option} is not JSON: ${(cause as Error).message}`, { cause });
   }
   return checkPricingCatalog(parsed, `pricing (${option})`);
 }
 
-/** The entry for a model: an exact match, else the longest entry whose id the model extends with `-…`. */
+// A snapshot date after `-` or `@`: 2024-08-06 (OpenAI), 20241022 (Anthropic), 0613 (older OpenAI snapshots).
+const SNAPSHOT_SUFFIX = /[-@](?:(\d{4})-(\d{2})-(\d{2})|(\d{4})(\d{2})(\d{2})|(\d{2})(\d{2}))$/;
+
+/** The model id without a trailing snapshot date, or undefined when it has none. */
+export function undatedModel(model: string): string | undefined {
+  const m = SNAPSHOT_SUFFIX.exec(model);
+  if (m === null) return undefined;
+  const month = Number(m[2] ?? m[5] ?? m[7]);
+  const day = Number(m[3] ?? m[6] ?? m[8]);
+  if (month < 1 || month > 12 || day < 1 || day > 31) return undefined;
+  return model.slice(0, m.index);
+}
+
+/**
+ * The entry for a model: the entry of that exact id, else the entry of the id the model is a dated
+ * snapshot of. A longer model name is never priced as a shorter one (`o1-pro` is not `o1`):
+ * a wrong price is worse than none.
+ */
 export function priceEntryFor(catalog: PricingCatalog, model: string): PricingEntry | undefined {
-  let best: PricingEntry | undefined;
+  const undated = undatedModel(model);
+  let snapshotOf: PricingEntry | undefined;
   for (const entry of catalog.entries) {
     if (entry.model === model) return entry;
-    if (model.startsWith(`${entry.model}-`) && (best === undefined || entry.model.length > best.model.length)) best = entry;
+    if (snapshotOf === undefined && entry.model === undated) snapshotOf = entry;
   }
-  return best;
+  return snapshotOf;
 }
 
 function usd(tokens: number, perMTok: number): number {

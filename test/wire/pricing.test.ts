@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
 import { atofToAtif } from "../../exporters/atif/index.js";
-import { SpanCapture } from "../../exporters/testing/index.js";
+import { SpanCapture, startScriptedProvider } from "../../exporters/testing/index.js";
 import { createClient, createToolkit } from "../../src/agent/index.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
@@ -91,6 +91,47 @@ describe("createRuntime({ pricing })", () => {
     expect(unpriced.oiLlm["llm.cost.total"]).toBeUndefined();
   });
 
+  it("prices a reply's dated snapshot as its exact model, and counts a call whose model has no entry instead of pricing it as a shorter one", async () => {
+    const openai: PricingCatalog = {
+      entries: [
+        { model: "gpt-4o", inputPerMTok: 2.5, outputPerMTok: 10, pricingAsOf: "2026-11-01", pricingSource: "test catalog" },
+        { model: "gpt-4o-mini", inputPerMTok: 0.15, outputPerMTok: 0.6, pricingAsOf: "2026-11-01", pricingSource: "test catalog" },
+      ],
+    };
+    const onlyBig: PricingCatalog = { entries: [openai.entries[0]!] };
+    const usage = { promptTokens: 1_000_000, completionTokens: 1_000_000 };
+    async function costOfRun(pricing: PricingCatalog) {
+      const srv = await startScriptedProvider({
+        model: "gpt-4o-mini-2024-07-18",
+        turns: [
+          { text: "a", usage },
+          { text: "b", usage },
+        ],
+      });
+      const { rt, settle } = capturingRuntime({ pricing });
+      const client = createClient({ baseUrl: srv.url, style: "openai", model: "gpt-4o-mini", apiKey: "k", runtime: rt });
+      await client.run("one");
+      await client.run("two");
+      const ends = scopes(await settle()).filter((e) => e.category === "llm" && e.scope_category === "end");
+      await srv.close();
+      return { costs: ends.map((e) => (e.category_profile as { cost?: { total: number; model: string } }).cost), rt };
+    }
+
+    const priced = await costOfRun(openai);
+    expect(priced.costs).toEqual([
+      expect.objectContaining({ total: 0.75, model: "gpt-4o-mini" }),
+      expect.objectContaining({ total: 0.75, model: "gpt-4o-mini" }),
+    ]);
+    expect(priced.rt.diagnostics().find((d) => d.code === "pricing.model_unpriced")).toBeUndefined();
+
+    const unpriced = await costOfRun(onlyBig);
+    expect(unpriced.costs).toEqual([undefined, undefined]);
+    expect(unpriced.rt.diagnostics().find((d) => d.code === "pricing.model_unpriced")).toMatchObject({
+      count: 2,
+      message: expect.stringContaining('no entry for model "gpt-4o-mini-2024-07-18"'),
+    });
+  });
+
   it("rejects a malformed catalog or an unreadable file with an error naming the entry and field", () => {
     expect(() =>
       createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: -1, outputPerMTok: 1, pricingAsOf: "x", pricingSource: "y" }] } }),
@@ -114,6 +155,27 @@ describe("pricing arithmetic", () => {
   it("matches a dated model variant to its entry, exact ids first", () => {
     expect(priceEntryFor(checked, "gpt-x-2026-10-01")?.model).toBe("gpt-x");
     expect(priceEntryFor(checked, "gpt-xl")).toBeUndefined();
+  });
+
+  it("prices an exact id or a dated snapshot of one, never a longer model name as a shorter one", () => {
+    const entry = (model: string) => ({ model, inputPerMTok: 1, outputPerMTok: 1, pricingAsOf: "2026-11-01", pricingSource: "test" });
+    const prices = checkPricingCatalog({
+      entries: ["gpt-4o", "o1", "claude-3-5-sonnet", "gpt-4", "gpt-4.1", "gpt-4.1-2025-04-14"].map(entry),
+    });
+    const priced = (model: string) => priceEntryFor(prices, model)?.model;
+    expect(priced("gpt-4o")).toBe("gpt-4o");
+    expect(priced("gpt-4o-2024-08-06")).toBe("gpt-4o");
+    expect(priced("claude-3-5-sonnet-20241022")).toBe("claude-3-5-sonnet");
+    expect(priced("claude-3-5-sonnet@20240620")).toBe("claude-3-5-sonnet");
+    expect(priced("gpt-4-0613")).toBe("gpt-4");
+    // An entry for the dated id itself wins over its undated model.
+    expect(priced("gpt-4.1-2025-04-14")).toBe("gpt-4.1-2025-04-14");
+    expect(priced("gpt-4o-mini")).toBeUndefined();
+    expect(priced("gpt-4o-mini-2024-07-18")).toBeUndefined();
+    expect(priced("o1-pro")).toBeUndefined();
+    expect(priced("o1-preview")).toBeUndefined();
+    expect(priced("gpt-4o-2024-13-06")).toBeUndefined();
+    expect(priced("gpt-4o-audio-preview-2024-12-17")).toBeUndefined();
   });
   it("prices cache reads at the input rate when the entry has no cache rate", () => {
     const cost = costOf(priceEntryFor(checked, "gpt-x")!, { inputTokens: 1_000_000, cacheReadTokens: 500_000, outputTokens: 0 });
