@@ -113,64 +113,56 @@ describe("README and docs guides", () => {
     }
   });
 
-  // Type-checking pulls in the integration libraries' declarations: slow on a loaded machine.
-  it(
-    "TypeScript blocks type-check against the built package and run, printing what they promise",
-    { timeout: 180_000 },
-    async () => {
-      const runnable = blocks.filter((b) => b.kind === "run");
-      expect(runnable.length).toBeGreaterThanOrEqual(4);
-      // Named for where they are documented, so a type error says which block it is in.
-      const files = runnable.map((b) => join(BLOCK_DIR, `${basename(b.file, ".md")}-line-${b.line}.ts`));
-      await Promise.all(runnable.map((b, i) => writeFile(files[i]!, `${b.code}\n`)));
-      await writeFile(
-        join(BLOCK_DIR, "tsconfig.json"),
-        JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { noEmit: true, rootDir: ".." }, include: ["*.ts"] }),
-      );
-      const typecheck = await run(
-        process.execPath,
-        [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(BLOCK_DIR, "tsconfig.json")],
-        { cwd: ROOT },
-      );
-      expect(typecheck.stdout + typecheck.stderr).toBe("");
+  // One tsc run over every block (it pulls in the integration libraries' declarations), then each
+  // block executed: slow on a loaded machine.
+  it("TypeScript blocks type-check against the built package and run, printing what they promise", { timeout: 180_000 }, async () => {
+    const runnable = blocks.filter((b) => b.kind === "run");
+    expect(runnable.length).toBeGreaterThanOrEqual(4);
+    // Named for where they are documented, so a type error says which block it is in.
+    const files = runnable.map((b) => join(BLOCK_DIR, `${basename(b.file, ".md")}-line-${b.line}.ts`));
+    await Promise.all(runnable.map((b, i) => writeFile(files[i]!, `${b.code}\n`)));
+    await writeFile(
+      join(BLOCK_DIR, "tsconfig.json"),
+      JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { noEmit: true, rootDir: ".." }, include: ["*.ts"] }),
+    );
+    const typecheck = await run(process.execPath, [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(BLOCK_DIR, "tsconfig.json")], {
+      cwd: ROOT,
+    });
+    expect(typecheck.stdout + typecheck.stderr).toBe("");
 
-      // A real OTLP/HTTP receiver: the quick start's OtelExporter finds it through the standard variable.
-      const received: string[] = [];
-      const collector = createServer((req, res) => {
-        const chunks: Buffer[] = [];
-        req.on("data", (c: Buffer) => chunks.push(c));
-        req.on("end", () => {
-          received.push(
-            JSON.stringify(decodeOtlp(signalOfPath(req.url ?? ""), String(req.headers["content-type"]), Buffer.concat(chunks))),
-          );
-          res.writeHead(200, { "content-type": "application/json" });
-          res.end("{}");
-        });
+    // A real OTLP/HTTP receiver: the quick start's OtelExporter finds it through the standard variable.
+    const received: string[] = [];
+    const collector = createServer((req, res) => {
+      const chunks: Buffer[] = [];
+      req.on("data", (c: Buffer) => chunks.push(c));
+      req.on("end", () => {
+        received.push(JSON.stringify(decodeOtlp(signalOfPath(req.url ?? ""), String(req.headers["content-type"]), Buffer.concat(chunks))));
+        res.writeHead(200, { "content-type": "application/json" });
+        res.end("{}");
       });
-      await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
-      const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`;
-      try {
-        for (const [i, block] of runnable.entries()) {
-          const result = await run(process.execPath, ["--import", TSX, files[i]!], {
-            cwd: work,
-            env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint },
-          });
-          const block_ = where(block);
-          expect({ block: block_, code: result.code, stderr: result.stderr }).toEqual({ block: block_, code: 0, stderr: "" });
-          let from = 0;
-          for (const expected of promisedOutput(block.code)) {
-            const at = result.stdout.indexOf(expected, from);
-            expect({ block: block_, expected, found: at >= 0 }).toEqual({ block: block_, expected, found: true });
-            from = at + expected.length;
-          }
+    });
+    await new Promise<void>((r) => collector.listen(0, "127.0.0.1", r));
+    const endpoint = `http://127.0.0.1:${(collector.address() as AddressInfo).port}/v1/traces`;
+    try {
+      for (const [i, block] of runnable.entries()) {
+        const result = await run(process.execPath, ["--import", TSX, files[i]!], {
+          cwd: work,
+          env: { OTEL_EXPORTER_OTLP_TRACES_ENDPOINT: endpoint },
+        });
+        const block_ = where(block);
+        expect({ block: block_, code: result.code, stderr: result.stderr }).toEqual({ block: block_, code: 0, stderr: "" });
+        let from = 0;
+        for (const expected of promisedOutput(block.code)) {
+          const at = result.stdout.indexOf(expected, from);
+          expect({ block: block_, expected, found: at >= 0 }).toEqual({ block: block_, expected, found: true });
+          from = at + expected.length;
         }
-      } finally {
-        await new Promise<void>((r) => collector.close(() => r()));
       }
-      expect(received.join("")).toContain('"name":"add"');
-    },
-    120_000,
-  ); // one tsc run over every block plus each block executed: slow on a loaded machine
+    } finally {
+      await new Promise<void>((r) => collector.close(() => r()));
+    }
+    expect(received.join("")).toContain('"name":"add"');
+  });
 
   it("the set-up commands are the package's real demo and test scripts, and CI runs the same test command", async () => {
     const [setup] = blocks.filter((b) => b.kind === "shell" && b.file === "README.md");
