@@ -135,7 +135,7 @@ describe("examples/collector/config.yaml in front of Jaeger", () => {
   });
 });
 
-describe("the README's collector commands", () => {
+describe("the documented collector commands (docs/opentelemetry.md)", () => {
   let jaeger: Jaeger;
   let collector: Collector;
 
@@ -156,7 +156,7 @@ describe("the README's collector commands", () => {
 
     await runRelaytraceLine(withPorts(demo!, ports));
     const answer = await eventually(
-      "the README's query answering with the demo trace",
+      "the documented query answering with the demo trace",
       async () => (await runCurlLine(withPorts(curl!, ports))) as { data: { spans: { operationName: string }[] }[] | null },
       (a) => (a.data?.length ?? 0) > 0,
     );

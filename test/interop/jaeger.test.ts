@@ -59,7 +59,7 @@ function printedTree(stdout: string): { name: string; kind: string; status: stri
 }
 
 describe("Jaeger", () => {
-  it("the README's Jaeger commands: the demo lands under relaytrace-demo with the spans it prints", async () => {
+  it("the documented Jaeger commands: the demo lands under relaytrace-demo with the spans it prints", async () => {
     const [docker, demo, curl] = await readmeCommands("jaeger");
     expect(docker).toContain(`jaeger:${pinnedVersions()["JAEGER_IMAGE_TAG"]}`);
     expect(docker).toContain("-p 4318:4318");
@@ -81,7 +81,7 @@ describe("Jaeger", () => {
     }));
     const order = (a: { name: string; kind: string; status: string }) => `${a.name}|${a.kind}|${a.status}`;
     expect(seen.map(order).sort()).toEqual(printed.map(order).sort());
-    // The README's query is Jaeger's own API answering with that trace.
+    // The documented query is Jaeger's own API answering with that trace.
     const answer = (await runCurlLine(withPorts(curl!, ports))) as { data: JaegerTrace[] };
     expect(answer.data.map((t) => t.traceID)).toEqual([trace!.traceID]);
   });

@@ -90,13 +90,13 @@ describe("Phoenix", () => {
     expect(named("lookup_order")[0]).toMatchObject({ status_code: "ERROR", status_message: "order database unavailable" });
   });
 
-  it("the README's Phoenix commands name the pinned release", async () => {
+  it("the documented Phoenix commands name the pinned release", async () => {
     const [serve] = await readmeCommands("phoenix");
     expect(serve).toBe(`pip install arize-phoenix==${pinnedVersions()["PHOENIX_VERSION"]} && phoenix serve`);
   });
 
   // The demo sends with the exporter's default protocol, protobuf.
-  it("the README's Phoenix commands: the openinference demo lands and Phoenix's API returns it", async () => {
+  it("the documented Phoenix commands: the openinference demo lands and Phoenix's API returns it", async () => {
     const [, demo, curl] = await readmeCommands("phoenix");
     const ports = { 6006: phoenix.url.replace("http://", "") };
     await runRelaytraceLine(withPorts(demo!, ports));

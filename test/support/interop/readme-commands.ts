@@ -1,22 +1,17 @@
 import { execFile } from "node:child_process";
-import { readFile } from "node:fs/promises";
-import { join } from "node:path";
 import { promisify } from "node:util";
-import { CLI, outputDir, ROOT } from "./scenarios.js";
+import { interopCommands } from "../doc-blocks.js";
+import { CLI, outputDir } from "./scenarios.js";
 
 /**
- * The command lines of one README block marked `<!-- readme-test: interop-NAME -->`. The
- * interop suite runs them as written, with the ports of the programs it started.
+ * The command lines of the block marked `<!-- readme-test: interop-NAME -->` in the README or a
+ * guide in `docs/`. The interop suite runs them as written, with the ports of the programs it started.
  */
 export async function readmeCommands(name: string): Promise<string[]> {
-  const lines = (await readFile(join(ROOT, "README.md"), "utf8")).split("\n");
-  const marker = lines.indexOf(`<!-- readme-test: interop-${name} -->`);
-  if (marker < 0 || lines[marker + 1] !== "```sh") throw new Error(`README has no sh block marked interop-${name}`);
-  const end = lines.indexOf("```", marker + 2);
-  return lines.slice(marker + 2, end);
+  return (await interopCommands(name)).lines;
 }
 
-/** Replaces each `localhost:PORT` of the README with the address the test's program listens on. */
+/** Replaces each `localhost:PORT` of the documented commands with the address the test's program listens on. */
 export function withPorts(line: string, ports: Record<number, string>): string {
   return line.replace(/localhost:(\d+)/g, (whole, port: string) => ports[Number(port)] ?? whole);
 }
@@ -48,7 +43,7 @@ export function leadingEnv(line: string): { env: Record<string, string>; rest: s
 }
 
 let cwd: string | undefined;
-/** Where README commands run: their `./relaytrace-out` lands with the other interop output. */
+/** Where documented commands run: their `./relaytrace-out` lands with the other interop output. */
 async function demoCwd(): Promise<string> {
   cwd ??= await outputDir("readme");
   return cwd;

@@ -46,7 +46,7 @@ export async function runAgentScenario(options: Omit<ScenarioOptions, "outDir"> 
   return { ...(JSON.parse(stdout) as Omit<AgentScenarioResult, "outDir">), outDir };
 }
 
-/** `relaytrace demo` as the README runs it; returns stdout and the output directory. */
+/** `relaytrace demo` as the docs run it; returns stdout and the output directory. */
 export async function runDemo(args: string[], outDir?: string): Promise<{ stdout: string; outDir: string }> {
   const dir = outDir ?? (await outputDir("demo"));
   const { stdout } = await run(process.execPath, [CLI, "demo", "--out", dir, ...args], { cwd: ROOT, timeout: 60_000 });
