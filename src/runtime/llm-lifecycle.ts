@@ -5,6 +5,7 @@ import { currentScopeContext } from "../events/scope-stack.js";
 import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { NEVER_ABORTED } from "./abort.js";
+import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
 import type { ManagedCall } from "./managed-call.js";
@@ -154,7 +155,7 @@ export class LlmLifecycle {
     handle.ended = true;
     const base = extra === undefined ? handle.metadata : shallowMerge(handle.metadata, extra);
     this.core.emitScope(stack, scopeOf(handle), "end", this.core.endTime(handle.startedAtUs, undefined), {
-      data: null,
+      data: cancelled ? null : (failureDataOf(error) ?? null),
       metadata: cancelled ? cancelledMetadata(base, "llm") : errorMetadata(base, error),
       profile: llmProfile(handle.modelName),
       dataSchema: handle.dataSchema ?? null,

@@ -1,0 +1,90 @@
+import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
+import type { WireCodec, WireMessage } from "../wire/types.js";
+import { canonicalJson } from "./canonical.js";
+
+/** One transcript entry as strict replay compares it: what the model reads, not how the JSON spells it. */
+export interface TranscriptEntry {
+  role: string;
+  text: string;
+  toolCalls: { id: string; name: string; input: Json }[];
+  toolResults: { id: string; text: string }[];
+}
+
+/** A request's transcript: the system prompt and the messages, as the dialect's codec decodes them. */
+export interface Transcript {
+  system: string;
+  messages: TranscriptEntry[];
+}
+
+/** The first place two transcripts differ: a JSON pointer into the received body, and both values there. */
+export interface TranscriptDifference {
+  path: string;
+  expected: Json;
+  actual: Json;
+}
+
+function entryOf(message: WireMessage): TranscriptEntry {
+  const entry: TranscriptEntry = { role: message.role, text: "", toolCalls: [], toolResults: [] };
+  for (const part of message.parts) {
+    if (part.type === "text") entry.text += part.text;
+    else if (part.type === "tool_call") entry.toolCalls.push({ id: part.call.id, name: part.call.name, input: part.call.input });
+    else if (part.type === "tool_result") entry.toolResults.push({ id: part.toolCallId, text: part.text });
+  }
+  return entry;
+}
+
+/** The transcript of a request body in `codec`'s dialect; a body the codec cannot read is an empty transcript. */
+export function transcriptOf(codec: WireCodec, body: Json): Transcript {
+  try {
+    const request = codec.decodeRequest(body);
+    // Chat Completions keeps the system prompt as a transcript entry: compared there, not twice.
+    const system = codec.systemInTranscript ? "" : (request.system ?? "");
+    return { system, messages: request.messages.map(entryOf) };
+  } catch {
+    return { system: "", messages: [] };
+  }
+}
+
+/** Where each dialect keeps the transcript and the system prompt in a request body. */
+function pointers(codec: WireCodec, body: Json): { messages: string; system: string } {
+  const b: JsonObject = isJsonObject(body) ? body : {};
+  switch (codec.dialect) {
+    case "openai-responses":
+      return { messages: "/input", system: "/instructions" };
+    case "gemini":
+      return { messages: "/contents", system: b["system_instruction"] !== undefined ? "/system_instruction" : "/systemInstruction" };
+    case "anthropic":
+      return { messages: "/messages", system: "/system" };
+    default:
+      return { messages: "/messages", system: "/messages" };
+  }
+}
+
+function entryJson(entry: TranscriptEntry | undefined): Json {
+  return entry === undefined ? null : (entry as unknown as Json);
+}
+
+/**
+ * The first difference between a recorded transcript and a received one, or undefined when they
+ * match. `path` points into the received body: the system prompt, or the first message that
+ * differs (or is missing or extra).
+ */
+export function firstDifference(
+  codec: WireCodec,
+  received: Json,
+  expected: Transcript,
+  actual: Transcript,
+): TranscriptDifference | undefined {
+  const at = pointers(codec, received);
+  if (expected.system !== actual.system) return { path: at.system, expected: expected.system, actual: actual.system };
+  const count = Math.max(expected.messages.length, actual.messages.length);
+  for (let i = 0; i < count; i++) {
+    const e = expected.messages[i];
+    const a = actual.messages[i];
+    if (e !== undefined && a !== undefined && canonicalJson(e) === canonicalJson(a)) continue;
+    const path =
+      at.messages === "/input" && isJsonObject(received) && typeof received["input"] === "string" ? "/input" : `${at.messages}/${i}`;
+    return { path, expected: entryJson(e), actual: entryJson(a) };
+  }
+  return undefined;
+}
