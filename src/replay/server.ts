@@ -109,9 +109,12 @@ async function handle(session: ReplaySession, req: IncomingMessage, res: ServerR
 }
 
 /** Starts the HTTP server of a session on 127.0.0.1. */
-export async function serveReplay(recording: Recording, options: { strict?: boolean; port?: number } = {}): Promise<ReplayServer> {
+export async function serveReplay(
+  recording: Recording,
+  options: { strict?: boolean; port?: number; onMismatch?: (mismatch: ReplayMismatch) => void } = {},
+): Promise<ReplayServer> {
   checkReplayable(recording);
-  const session = new ReplaySession(recording, options.strict ?? true);
+  const session = new ReplaySession(recording, options.strict ?? true, options.onMismatch);
   const server: Server = createServer((req, res) => {
     handle(session, req, res).catch((error: unknown) => {
       if (!res.headersSent) sendError(res, 500, "replay_error", error instanceof Error ? error.message : String(error));

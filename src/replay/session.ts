@@ -36,6 +36,7 @@ export class ReplaySession {
   constructor(
     private readonly recording: Recording,
     private readonly strict: boolean,
+    private readonly onMismatch?: (mismatch: ReplayMismatch) => void,
   ) {}
 
   get servedCount(): number {
@@ -58,6 +59,7 @@ export class ReplaySession {
         if (this.lastFailure !== undefined && this.compare(this.lastFailure, route, body) === undefined)
           return this.serve(this.lastFailure, route, stream);
         this.mismatches.push(mismatch);
+        this.onMismatch?.(mismatch);
         const message = `request does not match recorded call ${call.index} at ${mismatch.path || "(the dialect)"}`;
         return errorReply(409, "replay_mismatch", message, {
           call: call.index,

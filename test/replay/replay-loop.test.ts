@@ -2,6 +2,7 @@ import { describe, expect, it } from "vitest";
 import { createClient, createToolkit } from "../../src/agent/index.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { replayTools } from "../../src/replay/index.js";
+import { startScriptedProvider } from "../../exporters/testing/scripted-provider.js";
 import { capturingRuntime, scopes } from "../support/capture.js";
 import { recordRun, replayServers } from "../support/recorded-run.js";
 import { DIALECT_NAMES } from "../support/wire-fixtures.js";
@@ -94,5 +95,30 @@ describe("replayTools", () => {
     expect(toolkit.tools.map((t) => [t.name, t.description, t.inputSchema])).toEqual([
       ["get_weather", "Current weather for a city", { type: "object", properties: { city: { type: "string" } }, required: ["city"] }],
     ]);
+  });
+});
+
+describe("a recorded provider failure", () => {
+  it("is recorded with the provider's status and error body, and replayed as the same failure", async () => {
+    const errorBody = { error: { type: "rate_limit_error", message: "slow down" } };
+    const provider = await startScriptedProvider({ turns: [{ status: 429, body: errorBody }] });
+    const { rt, settle } = capturingRuntime();
+    const client = createClient({ baseUrl: provider.url, style: "openai", model: "m-1", apiKey: "k", runtime: rt, retries: 0 });
+    await expect(client.run("Weather in Oslo?")).rejects.toThrow(/429/);
+    await provider.close();
+    const events = await settle();
+    const end = scopes(events).find((e) => e.category === "llm" && e.scope_category === "end")!;
+    expect(end.data).toEqual({ status: 429, body: errorBody });
+    expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
+
+    const server = await replay({ events });
+    const replayed = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify((scopes(events).find((e) => e.category === "llm")!.data as { content: unknown }).content),
+    });
+    expect(replayed.status).toBe(429);
+    expect(await replayed.json()).toEqual(errorBody);
+    expect(server.served).toBe(1);
   });
 });
