@@ -18,6 +18,7 @@ const STYLE_LABELS: Record<Dialect, string> = {
 };
 import { InputError } from "./input.js";
 import { releaseInputCopies } from "./input-spool.js";
+import { DIFF_HELP, diffCommand } from "./diff-command.js";
 import { REPLAY_HELP, replayCommand } from "./replay-command.js";
 import { SEND_HELP, sendCommand } from "./send-command.js";
 import { packageVersion } from "./version.js";
@@ -45,6 +46,7 @@ Run 'relaytrace <command> --help' for a command's options; 'relaytrace --version
   view: VIEW_HELP,
   send: SEND_HELP,
   replay: REPLAY_HELP,
+  diff: DIFF_HELP,
   demo: `Usage: relaytrace demo [--out DIR] [--otlp URL] [--projection full|openinference|gen_ai] [--style STYLE] [--live]
 
 Runs a weather agent with a local tool (annotated result, pending marks from an intercept),
@@ -280,6 +282,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await sendCommand(io, rest);
       case "replay":
         return await replayCommand(io, rest);
+      case "diff":
+        return await diffCommand(io, rest);
       default:
         if (command.startsWith("-")) throw new UsageError(`${unknownCommand(command, COMMANDS)} (an option goes after its command)`);
         throw new UsageError(unknownCommand(command, COMMANDS));

@@ -4,7 +4,7 @@ import type { ToolResult } from "../agent/pending.js";
 import type { Tool } from "../agent/tool.js";
 import { failedResult } from "../agent/tool-failure.js";
 import { codecForEvent } from "../wire/registry.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson } from "../events/canonical-json.js";
 import { requestBodyOf } from "./recording.js";
 
 interface RecordedTool {

@@ -1,6 +1,6 @@
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import type { WireCodec, WireMessage } from "../wire/types.js";
-import { canonicalJson } from "./canonical.js";
+import { canonicalJson } from "../events/canonical-json.js";
 
 /** One transcript entry as strict replay compares it: what the model reads, not how the JSON spells it. */
 export interface TranscriptEntry {

@@ -7,14 +7,14 @@ import { startReplayServer, type ReplayServer, type ReplayServerOptions } from "
 import { capturingRuntime } from "./capture.js";
 
 /** A tool with a side effect a replay must never trigger: it counts its calls. */
-export function weatherTool(calls: { count: number }) {
+export function weatherTool(calls: { count: number }, temp = 4) {
   return defineTool({
     name: "get_weather",
     description: "Current weather for a city",
     inputSchema: { type: "object", properties: { city: { type: "string" } }, required: ["city"] },
     execute: ({ city }) => {
       calls.count++;
-      return JSON.stringify({ city, temp_c: 4 });
+      return JSON.stringify({ city, temp_c: temp });
     },
   });
 }
@@ -29,15 +29,24 @@ export async function recordRun(
   style: Dialect,
   prompt = "Weather in Oslo?",
   turns: ScriptedTurn[] = WEATHER_TURNS,
-  options: { stream?: boolean } = {},
+  options: { stream?: boolean; temp?: number; retries?: number } = {},
 ): Promise<{ events: AtofEvent[]; text: string }> {
   const provider = await startScriptedProvider({ style, turns });
   try {
     const { rt, settle } = capturingRuntime();
-    const client = createClient({ baseUrl: provider.url, style, model: "m-1", apiKey: "k", systemPrompt: "Be brief.", runtime: rt });
-    const toolkit = await createToolkit({ tools: [weatherTool({ count: 0 })] });
-    const result = await client.run(prompt, options.stream ? { toolkit, onText: () => undefined } : { toolkit });
-    return { events: [...(await settle())], text: result.text };
+    const client = createClient({
+      baseUrl: provider.url,
+      style,
+      model: "m-1",
+      apiKey: "k",
+      systemPrompt: "Be brief.",
+      runtime: rt,
+      ...(options.retries !== undefined ? { retries: options.retries } : {}),
+    });
+    const toolkit = await createToolkit({ tools: [weatherTool({ count: 0 }, options.temp)] });
+    const run = client.run(prompt, options.stream ? { toolkit, onText: () => undefined } : { toolkit });
+    const result = await run.catch(() => undefined);
+    return { events: [...(await settle())], text: result?.text ?? "" };
   } finally {
     await provider.close();
   }

@@ -1,4 +1,4 @@
-import { isJsonObject } from "../events/json.js";
+import { isJsonObject } from "./json.js";
 
 /** Punctuation already written out, on the work stack among the values still to write. */
 class Raw {
