@@ -14,28 +14,42 @@ export type RunChange =
 
 export type RunChangeKind = RunChange["kind"];
 
-/** Tool calls of one step lined up: same name and arguments first, then same name in order; the rest were added or removed. */
+/** Indexes of `a` by a key, in order; `take` hands out the first one not yet used. */
+function queues(keys: readonly string[]): Map<string, number[]> {
+  const out = new Map<string, number[]>();
+  keys.forEach((key, i) => {
+    const list = out.get(key);
+    if (list) list.push(i);
+    else out.set(key, [i]);
+  });
+  return out;
+}
+
+/**
+ * Tool calls of one step lined up: same name and arguments first, then same name in order; the
+ * rest were added or removed. Linear: each pass looks calls up by key.
+ */
 function alignTools(
   a: readonly StepToolCall[],
   b: readonly StepToolCall[],
 ): { pairs: [number, number][]; removed: number[]; added: number[] } {
   const usedA = new Uint8Array(a.length);
   const matchOf = new Int32Array(b.length).fill(-1);
-  const argsA = a.map((t) => canonicalJson(t.args));
-  const argsB = b.map((t) => canonicalJson(t.args));
-  const pass = (same: (i: number, j: number) => boolean) => {
+  const exactKey = (t: StepToolCall) => JSON.stringify(t.name) + canonicalJson(t.args);
+  const pass = (key: (t: StepToolCall) => string) => {
+    const byKey = queues(a.map(key));
     for (let j = 0; j < b.length; j++) {
       if (matchOf[j]! >= 0) continue;
-      for (let i = 0; i < a.length; i++) {
-        if (usedA[i] || a[i]!.name !== b[j]!.name || !same(i, j)) continue;
-        usedA[i] = 1;
-        matchOf[j] = i;
-        break;
-      }
+      const list = byKey.get(key(b[j]!));
+      while (list && list.length > 0 && usedA[list[0]!]) list.shift();
+      const i = list?.shift();
+      if (i === undefined) continue;
+      usedA[i] = 1;
+      matchOf[j] = i;
     }
   };
-  pass((i, j) => argsA[i] === argsB[j]);
-  pass(() => true);
+  pass(exactKey);
+  pass((t) => t.name);
   const pairs: [number, number][] = [];
   const added: number[] = [];
   for (let j = 0; j < b.length; j++) {
