@@ -26,6 +26,8 @@ export interface RunStep {
   /** 1-based: the n-th model call; 0 holds tool calls made before any model call */
   step: number;
   model: {
+    /** the `llm` scope's uuid (for readers that point at the call; never compared) */
+    uuid: string;
     status: string;
     /** the reply's text; undefined when no reply was recorded */
     text: string | undefined;
@@ -99,7 +101,7 @@ export class StepBuilder {
     if (event.category === "llm") {
       this.current = {
         step: this.current.step + 1,
-        model: { status: "UNSET", text: undefined, usage: {}, latencyUs: undefined },
+        model: { uuid: event.uuid, status: "UNSET", text: undefined, usage: {}, latencyUs: undefined },
         tools: [],
       };
       this.pending.push(this.current);
@@ -131,6 +133,7 @@ export class StepBuilder {
     const ended = micros(event);
     const reply = replyOf(event);
     open.step.model = {
+      uuid: open.start.uuid,
       status,
       text: reply.text,
       usage: reply.usage,

@@ -1,6 +1,7 @@
 import { formatDuration, parentIndexes } from "../client-logic.js";
 import { browserDocument as document, type El } from "./browser.js";
 import { h } from "./dom.js";
+import { diffPane } from "./diff-pane.js";
 import { bindKeys } from "./keys.js";
 import { SpanDetail } from "./span-detail.js";
 import type { ViewerState } from "./state.js";
@@ -89,9 +90,11 @@ function startViewer(): void {
     { name: "spans", label: "Spans (" + state.rows.length.toLocaleString() + ")", pane: waterfall.pane },
     { name: "trajectories", label: "Trajectories (" + doc.totals.trajectories + ")", pane: trajectoriesPane(doc.trajectories) },
   ];
+  if (doc.diff)
+    panes.push({ name: "diff", label: "Diff (" + (doc.diff.equal ? "equivalent" : doc.diff.changeCount) + ")", pane: diffPane(doc.diff) });
   const showPane = tabbedPanes(root, state, panes, (name) => name === "spans" && waterfall.draw());
   bindKeys(document, state, waterfall, select, showPane);
-  showPane(state.rows.length === 0 && doc.trajectories.length > 0 ? "trajectories" : "spans");
+  showPane(doc.diff ? "diff" : state.rows.length === 0 && doc.trajectories.length > 0 ? "trajectories" : "spans");
   waterfall.refresh();
   root.setAttribute("data-ready", "true");
 }
