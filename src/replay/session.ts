@@ -49,30 +49,34 @@ export class ReplaySession {
 
   answer(route: Route, body: Json, stream: boolean): ReplayReply {
     const calls = this.recording.calls;
-    if (this.next >= calls.length) {
-      return errorReply(410, "replay_exhausted", `the recording has ${calls.length} model calls; this is call ${this.next + 1} of none`);
+    const call = calls[this.next];
+    const mismatch = this.strict && call !== undefined ? this.compare(call, route, body) : undefined;
+    // A client's retry of a call that failed: the recorded failure again, without using up the next call.
+    if ((call === undefined || mismatch !== undefined) && this.isRetryOfFailure(route, body))
+      return this.serve(this.lastFailure!, route, stream);
+    if (call === undefined) {
+      return errorReply(410, "replay_exhausted", `the recording has ${calls.length} model calls; this is call ${this.next + 1}`);
     }
-    const call = calls[this.next]!;
-    if (this.strict) {
-      const mismatch = this.compare(call, route, body);
-      if (mismatch !== undefined) {
-        if (this.lastFailure !== undefined && this.compare(this.lastFailure, route, body) === undefined)
-          return this.serve(this.lastFailure, route, stream);
-        this.mismatches.push(mismatch);
-        this.onMismatch?.(mismatch);
-        const message = `request does not match recorded call ${call.index} at ${mismatch.path || "(the dialect)"}`;
-        return errorReply(409, "replay_mismatch", message, {
-          call: call.index,
-          path: mismatch.path,
-          expected: mismatch.expected,
-          actual: mismatch.actual,
-        });
-      }
+    if (mismatch !== undefined) {
+      this.mismatches.push(mismatch);
+      this.onMismatch?.(mismatch);
+      const message = `request does not match recorded call ${call.index} at ${mismatch.path || "(the dialect)"}`;
+      return errorReply(409, "replay_mismatch", message, {
+        call: call.index,
+        path: mismatch.path,
+        expected: mismatch.expected,
+        actual: mismatch.actual,
+      });
     }
     this.next++;
     this.served++;
     this.lastFailure = call.failure !== undefined ? call : undefined;
     return this.serve(call, route, stream);
+  }
+
+  /** Strict mode only: loose mode cannot tell a retry from the next call. */
+  private isRetryOfFailure(route: Route, body: Json): boolean {
+    return this.strict && this.lastFailure !== undefined && this.compare(this.lastFailure, route, body) === undefined;
   }
 
   private expectedTranscript(call: RecordedCall): Transcript {
