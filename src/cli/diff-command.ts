@@ -6,6 +6,8 @@ import { atofFileEvents } from "./atof-file-reader.js";
 import { requireFiles, type Io } from "./commands.js";
 import { SpillDirectory } from "./spill-directory.js";
 import { diffRunStreams, type RunChange, type RunTotals } from "../diff/index.js";
+import type { Json } from "../events/json.js";
+import { jsonText } from "../events/json-text.js";
 
 export const DIFF_HELP = `Usage: relaytrace diff A B [--json] [--lenient]
 
@@ -21,7 +23,7 @@ Latency is reported, never a difference. Exit status: 0 equivalent, 1 different,
 const MAX_SHOWN = 2000;
 
 function shown(value: unknown): string {
-  const text = JSON.stringify(value) ?? "null";
+  const text = jsonText(value as Json);
   return text.length > 400 ? `${text.slice(0, 400)}… (${text.length} characters)` : text;
 }
 
@@ -75,7 +77,7 @@ async function diffAsJson(io: Io, a: string, b: string, lenient: boolean): Promi
     const path = spill.nextFile("changes");
     const out = createWriteStream(path);
     const { changes } = await diffRunStreams(read(io, a, lenient), read(io, b, lenient), async (change) => {
-      if (!out.write(terminalSafeJson(JSON.stringify(change)) + "\n")) await once(out, "drain");
+      if (!out.write(terminalSafeJson(jsonText(change as unknown as Json)) + "\n")) await once(out, "drain");
     });
     out.end();
     await once(out, "finish");

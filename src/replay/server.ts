@@ -1,6 +1,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Json } from "../events/json.js";
+import { jsonText } from "../events/json-text.js";
 import { streamAtofFile } from "../events/atof-reader.js";
 import type { AtofEvent } from "../events/types.js";
 import { collectRecording, type Recording } from "./recording.js";
@@ -59,7 +60,7 @@ function send(res: ServerResponse, reply: ReplayReply): void {
     res.end();
     return;
   }
-  const text = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body);
+  const text = typeof reply.body === "string" ? reply.body : jsonText(reply.body);
   res.writeHead(reply.status, { "content-type": typeof reply.body === "string" ? "text/plain; charset=utf-8" : "application/json" });
   res.end(text);
 }

@@ -1,10 +1,12 @@
 import { writeFile } from "node:fs/promises";
 import { join } from "node:path";
+import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { diffRuns } from "relaytrace";
 import type { AtofEvent } from "../../src/events/types.js";
 import { formatTimestamp, parseTimestamp } from "../../src/events/timestamp.js";
 import { main } from "../../src/cli/main.js";
+import { startNode } from "../support/child-process.js";
 import { capturedIo } from "../support/cli-io.js";
 import { recordRun, WEATHER_TURNS } from "../support/recorded-run.js";
 import { useScratchTmpdir } from "../support/scratch-tmpdir.js";
@@ -120,5 +122,51 @@ describe("diffRuns and relaytrace diff", () => {
     const io2 = capturedIo();
     expect(await main(["diff", join(scratch.dir, "missing.jsonl"), await file("a.jsonl", a.events)], io2)).toBe(2);
     expect(io2.stderr.join("\n")).toContain("missing.jsonl");
+  });
+});
+
+describe("relaytrace diff on hostile recordings", () => {
+  const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
+
+  /** A run by hand: one model call, then a tool whose name carries escapes and whose arguments nest `depth` levels. */
+  function hostileRun(leaf: string, depth: number): string {
+    // Written as text: JSON.stringify itself cannot follow this deep.
+    const args = '{"a":'.repeat(depth) + JSON.stringify({ leaf }) + "}".repeat(depth);
+    const at = (us: number) => `2026-01-01T00:00:00.${String(us).padStart(6, "0")}Z`;
+    const base = { atof_version: "0.1", parent_uuid: null, attributes: [], category_profile: null, data_schema: null, metadata: null };
+    const llm = { ...base, uuid: "u-llm", name: "openai.chat_completions", category: "llm" };
+    const tool = { ...base, uuid: "u-tool", name: "evil\u001b[2J\u202etool", category: "tool" };
+    const lines = [
+      { kind: "scope", scope_category: "start", ...llm, timestamp: at(1), data: { content: { model: "m", messages: [] } } },
+      {
+        kind: "scope",
+        scope_category: "end",
+        ...llm,
+        timestamp: at(2),
+        data: { choices: [{ message: { role: "assistant", content: "ok" } }] },
+      },
+      { kind: "scope", scope_category: "start", ...tool, timestamp: at(3), data: "ARGS" },
+      { kind: "scope", scope_category: "end", ...tool, timestamp: at(4), data: "done" },
+    ];
+    return lines.map((l) => JSON.stringify(l).replace('"ARGS"', args)).join("\n") + "\n";
+  }
+
+  it("escapes control characters in names and handles arguments nested 20,000 levels deep", async () => {
+    const a = join(scratch.dir, "hostile-a.jsonl");
+    const b = join(scratch.dir, "hostile-b.jsonl");
+    await writeFile(a, hostileRun("x", 20_000));
+    await writeFile(b, hostileRun("y", 20_000) + '{"kind":"scope","scope_cat');
+    const human = startNode(CLI, ["diff", a, b]);
+    expect((await human.exited).code).toBe(1);
+    expect(human.stdout()).toContain("step 1: tool evil\\x1b[2J\\u202etool arguments");
+    expect(human.stdout()).not.toContain("\u001b");
+    expect(human.stdout()).not.toContain("\u202e");
+    expect(human.stderr()).toMatch(/hostile-b\.jsonl:5: the last line .* is not complete JSON: skipped/);
+    const json = startNode(CLI, ["diff", a, b, "--json"]);
+    expect((await json.exited).code).toBe(1);
+    const parsed = JSON.parse(json.stdout()) as { equal: boolean; changes: { kind: string; tool: string }[] };
+    expect(parsed.changes.map((c) => [c.kind, c.tool])).toEqual([["tool_args_changed", "evil\u001b[2J\u202etool"]]);
+    expect(json.stdout()).not.toContain("\u001b");
+    expect(json.stdout()).not.toContain("\u202e");
   });
 });

@@ -3,6 +3,8 @@ import { createWriteStream } from "node:fs";
 import { once } from "node:events";
 import { viewerClientScript } from "./client-bundle.js";
 import type { ViewDoc } from "./model.js";
+import type { Json } from "../../events/json.js";
+import { jsonText } from "../../events/json-text.js";
 import { VIEWER_CSS } from "./styles.js";
 
 /** The page's script: the viewer's browser modules (client/), bundled into one. */
@@ -20,7 +22,8 @@ export const VIEWER_CSP = `default-src 'none'; script-src 'sha256-${sha256(VIEWE
 
 /** JSON that cannot end its `<script>` element or open a comment: every `<` is escaped. */
 export function embeddableJson(value: unknown): string {
-  return JSON.stringify(value)
+  // Without recursion: recorded data can nest deeper than V8's JSON.stringify can follow.
+  return jsonText(value as Json)
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");
