@@ -1,4 +1,6 @@
 import { writeFile } from "node:fs/promises";
+import { createServer } from "node:http";
+import type { AddressInfo } from "node:net";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import OpenAI from "openai";
@@ -132,5 +134,27 @@ describe("relaytrace replay", () => {
     expect((await badRun.exited).code).toBe(2);
     expect(badRun.stderr()).toMatch(/bad\.jsonl: ATOF line 3: not valid JSON/);
     expect(badRun.stderr()).not.toContain("\u001b");
+  });
+
+  it("listens on --port N, and exits 2 with a clear line for a port in use or not a port", async () => {
+    const recorded = await recordRun("gemini");
+    const file = await recordingFile("run.jsonl", recorded.events);
+    const taken = createServer();
+    await new Promise<void>((resolve) => taken.listen(0, "127.0.0.1", resolve));
+    const { port } = taken.address() as AddressInfo;
+    try {
+      const busy = startNode(CLI, ["replay", file, "--port", String(port)]);
+      expect((await busy.exited).code).toBe(2);
+      expect(busy.stderr()).toContain(`cannot listen on 127.0.0.1:${port}: EADDRINUSE`);
+    } finally {
+      await new Promise<void>((resolve) => taken.close(() => resolve()));
+    }
+    const { child, url } = await startReplay([file, "--port", String(port)]);
+    expect(url).toBe(`http://127.0.0.1:${port}`);
+    child.process.kill("SIGINT");
+    expect((await child.exited).code).toBe(1);
+    const bad = startNode(CLI, ["replay", file, "--port", "http"]);
+    expect((await bad.exited).code).toBe(2);
+    expect(bad.stderr()).toContain('--port must be a port number 0-65535 (got "http")');
   });
 });
