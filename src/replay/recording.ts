@@ -2,6 +2,7 @@ import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import type { AtofEvent, ScopeEvent } from "../events/types.js";
 import { codecForEvent } from "../wire/registry.js";
 import type { WireCodec } from "../wire/types.js";
+import { TextInterner, transcriptOf, type Transcript } from "./transcript.js";
 
 /** A failed model call as recorded: the provider's HTTP status and (sanitized) error body when known. */
 export interface RecordedFailure {
@@ -16,8 +17,8 @@ export interface RecordedCall {
   index: number;
   name: string;
   codec: WireCodec;
-  /** the provider request body (`data.content` of the loop's `{headers, content}`, else `data`) */
-  request: JsonObject | undefined;
+  /** the transcript of the recorded request; undefined when its content was not recorded */
+  transcript: Transcript | undefined;
   /** the provider reply body, when the call succeeded and its content was recorded */
   response: JsonObject | undefined;
   failure?: RecordedFailure;
@@ -62,6 +63,7 @@ function failureOf(end: ScopeEvent): RecordedFailure {
 export class RecordingCollector {
   private readonly calls: RecordedCall[] = [];
   private readonly open = new Map<string, RecordedCall>();
+  private readonly interner = new TextInterner();
 
   push(event: AtofEvent): void {
     if (event.kind !== "scope" || event.category !== "llm") return;
@@ -78,7 +80,9 @@ export class RecordingCollector {
       ...(request ? { body: request } : {}),
     });
     if (codec === undefined) return; // not a model call of a dialect relaytrace speaks
-    const call: RecordedCall = { index: this.calls.length, name: event.name, codec, request, response: undefined, ended: false };
+    // Only the transcript is kept of the request: the tools and settings it repeats are never compared.
+    const transcript = request ? transcriptOf(codec, request, this.interner) : undefined;
+    const call: RecordedCall = { index: this.calls.length, name: event.name, codec, transcript, response: undefined, ended: false };
     this.calls.push(call);
     this.open.set(event.uuid, call);
   }
@@ -95,7 +99,7 @@ export class RecordingCollector {
   result(): Recording {
     const missingContent: string[] = [];
     for (const call of this.calls) {
-      if (call.request === undefined) missingContent.push(`call ${call.index} (${call.name}) has no recorded request content`);
+      if (call.transcript === undefined) missingContent.push(`call ${call.index} (${call.name}) has no recorded request content`);
       else if (!call.ended) missingContent.push(`call ${call.index} (${call.name}) has no end: the recording stopped during it`);
       else if (call.failure === undefined && call.response === undefined)
         missingContent.push(`call ${call.index} (${call.name}) has no recorded response content`);

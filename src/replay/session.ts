@@ -2,7 +2,7 @@ import type { Json } from "../events/json.js";
 import type { WireResponse, WireStreamEvent } from "../wire/types.js";
 import type { RecordedCall, Recording } from "./recording.js";
 import type { Route } from "./routes.js";
-import { firstDifference, transcriptOf, type Transcript } from "./transcript.js";
+import { firstDifference, transcriptOf } from "./transcript.js";
 
 /** A request that differed from the recorded one at its position (strict replay). */
 export interface ReplayMismatch {
@@ -29,7 +29,6 @@ export class ReplaySession {
   private next = 0;
   private served = 0;
   readonly mismatches: ReplayMismatch[] = [];
-  private readonly transcripts = new Map<number, Transcript>();
   /** The last call served as a recorded failure: a client's retry of it gets the same failure. */
   private lastFailure: RecordedCall | undefined;
 
@@ -79,18 +78,9 @@ export class ReplaySession {
     return this.strict && this.lastFailure !== undefined && this.compare(this.lastFailure, route, body) === undefined;
   }
 
-  private expectedTranscript(call: RecordedCall): Transcript {
-    let t = this.transcripts.get(call.index);
-    if (t === undefined) {
-      t = transcriptOf(call.codec, call.request ?? null);
-      this.transcripts.set(call.index, t);
-    }
-    return t;
-  }
-
   private compare(call: RecordedCall, route: Route, body: Json): ReplayMismatch | undefined {
     if (route.codec !== call.codec) return { call: call.index, path: "", expected: call.codec.dialect, actual: route.codec.dialect };
-    const difference = firstDifference(route.codec, body, this.expectedTranscript(call), transcriptOf(route.codec, body));
+    const difference = firstDifference(route.codec, body, call.transcript ?? { system: "", messages: [] }, transcriptOf(route.codec, body));
     return difference === undefined ? undefined : { call: call.index, ...difference };
   }
 

@@ -10,10 +10,27 @@ export interface TranscriptEntry {
   toolResults: { id: string; text: string }[];
 }
 
-/** A request's transcript: the system prompt and the messages, as the dialect's codec decodes them. */
+/**
+ * A request's transcript: the system prompt and the messages, as the dialect's codec decodes
+ * them, each message as the canonical JSON text of its `TranscriptEntry`. Text compares in one
+ * step, and a recording's transcripts share their texts (see `TextInterner`): call n repeats the
+ * n-1 messages before it, so a long run's transcripts take memory for each message once.
+ */
 export interface Transcript {
   system: string;
-  messages: TranscriptEntry[];
+  messages: string[];
+}
+
+/** Hands out one string object per distinct text, so repeated texts share their memory. */
+export class TextInterner {
+  private readonly texts = new Map<string, string>();
+
+  intern(text: string): string {
+    const known = this.texts.get(text);
+    if (known !== undefined) return known;
+    this.texts.set(text, text);
+    return text;
+  }
 }
 
 /** The first place two transcripts differ: a JSON pointer into the received body, and both values there. */
@@ -34,12 +51,13 @@ function entryOf(message: WireMessage): TranscriptEntry {
 }
 
 /** The transcript of a request body in `codec`'s dialect; a body the codec cannot read is an empty transcript. */
-export function transcriptOf(codec: WireCodec, body: Json): Transcript {
+export function transcriptOf(codec: WireCodec, body: Json, interner?: TextInterner): Transcript {
   try {
     const request = codec.decodeRequest(body);
     // Chat Completions keeps the system prompt as a transcript entry: compared there, not twice.
     const system = codec.systemInTranscript ? "" : (request.system ?? "");
-    return { system, messages: request.messages.map(entryOf) };
+    const text = (m: WireMessage) => canonicalJson(entryOf(m));
+    return { system, messages: request.messages.map((m) => (interner ? interner.intern(text(m)) : text(m))) };
   } catch {
     return { system: "", messages: [] };
   }
@@ -60,8 +78,8 @@ function pointers(codec: WireCodec, body: Json): { messages: string; system: str
   }
 }
 
-function entryJson(entry: TranscriptEntry | undefined): Json {
-  return entry === undefined ? null : (entry as unknown as Json);
+function entryJson(text: string | undefined): Json {
+  return text === undefined ? null : (JSON.parse(text) as Json);
 }
 
 /**
@@ -81,7 +99,7 @@ export function firstDifference(
   for (let i = 0; i < count; i++) {
     const e = expected.messages[i];
     const a = actual.messages[i];
-    if (e !== undefined && a !== undefined && canonicalJson(e) === canonicalJson(a)) continue;
+    if (e !== undefined && e === a) continue;
     const path =
       at.messages === "/input" && isJsonObject(received) && typeof received["input"] === "string" ? "/input" : `${at.messages}/${i}`;
     return { path, expected: entryJson(e), actual: entryJson(a) };
