@@ -82,10 +82,38 @@ function entryJson(text: string | undefined): Json {
   return text === undefined ? null : (JSON.parse(text) as Json);
 }
 
+type EntryField = "role" | "text" | "toolCalls" | "toolResults";
+
+/** Where each field of an entry sits in a dialect's message (a Responses item holds one call or result). */
+const FIELD_KEYS: Record<string, Record<EntryField, string>> = {
+  openai: { role: "role", text: "content", toolCalls: "tool_calls", toolResults: "content" },
+  anthropic: { role: "role", text: "content", toolCalls: "content", toolResults: "content" },
+  gemini: { role: "role", text: "parts", toolCalls: "parts", toolResults: "parts" },
+  "openai-responses": { role: "role", text: "content", toolCalls: "arguments", toolResults: "output" },
+};
+
+/**
+ * The difference inside message `i`: the first field that differs, pointed at in the received
+ * message when that message has the field's key; else the whole message.
+ */
+function messageDifference(codec: WireCodec, received: Json, list: string, i: number, e: string, a: string): TranscriptDifference {
+  const expected = JSON.parse(e) as Record<EntryField, Json>;
+  const actual = JSON.parse(a) as Record<EntryField, Json>;
+  const field = (["role", "text", "toolCalls", "toolResults"] as const).find(
+    (f) => canonicalJson(expected[f]) !== canonicalJson(actual[f]),
+  );
+  const items = isJsonObject(received) ? received[list.slice(1)] : undefined;
+  const message = Array.isArray(items) ? items[i] : undefined;
+  const key = field && FIELD_KEYS[codec.dialect]?.[field];
+  if (field === undefined || key === undefined || !isJsonObject(message) || !(key in message))
+    return { path: `${list}/${i}`, expected: expected as unknown as Json, actual: actual as unknown as Json };
+  return { path: `${list}/${i}/${key}`, expected: expected[field], actual: actual[field] };
+}
+
 /**
  * The first difference between a recorded transcript and a received one, or undefined when they
  * match. `path` points into the received body: the system prompt, or the first message that
- * differs (or is missing or extra).
+ * differs (the field that differs, where the message has it), or is missing or extra.
  */
 export function firstDifference(
   codec: WireCodec,
@@ -100,9 +128,10 @@ export function firstDifference(
     const e = expected.messages[i];
     const a = actual.messages[i];
     if (e !== undefined && e === a) continue;
-    const path =
-      at.messages === "/input" && isJsonObject(received) && typeof received["input"] === "string" ? "/input" : `${at.messages}/${i}`;
-    return { path, expected: entryJson(e), actual: entryJson(a) };
+    if (at.messages === "/input" && isJsonObject(received) && typeof received["input"] === "string")
+      return { path: "/input", expected: entryJson(e), actual: entryJson(a) };
+    if (e === undefined || a === undefined) return { path: `${at.messages}/${i}`, expected: entryJson(e), actual: entryJson(a) };
+    return messageDifference(codec, received, at.messages, i, e, a);
   }
   return undefined;
 }

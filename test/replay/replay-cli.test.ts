@@ -75,15 +75,15 @@ describe("relaytrace replay", () => {
     expect((error as InstanceType<typeof OpenAI.APIError>).error).toMatchObject({
       type: "replay_mismatch",
       call: 0,
-      path: "/messages/1",
-      expected: { role: "user", text: "Weather in Oslo?" },
-      actual: { role: "user", text: "Weather in Bergen?" },
+      path: "/messages/1/content",
+      expected: "Weather in Oslo?",
+      actual: "Weather in Bergen?",
     });
     child.process.kill("SIGTERM");
     const { code, signal } = await child.exited;
     expect({ code, signal }).toEqual({ code: 1, signal: null });
     expect(child.stdout()).toContain("served 0 of 2 calls, 1 mismatches (incomplete)");
-    expect(child.stderr()).toContain("call 0 does not match the recording at /messages/1");
+    expect(child.stderr()).toContain("call 0 does not match the recording at /messages/1/content");
   });
 
   it("with --loose answers by order and exits 0 once every call was served", async () => {

@@ -12,7 +12,13 @@ import { DIALECT_NAMES } from "../support/wire-fixtures.js";
 
 const replay = replayServers();
 
-const TRANSCRIPT_POINTER = { openai: "/messages/1", "openai-responses": "/input/0", anthropic: "/messages/0", gemini: "/contents/0" };
+// The field of the first message that differs, in each dialect's own spelling.
+const TRANSCRIPT_POINTER = {
+  openai: "/messages/1/content",
+  "openai-responses": "/input/0/content",
+  anthropic: "/messages/0/content",
+  gemini: "/contents/0/parts",
+};
 
 describe.each(DIALECT_NAMES)("replaying a %s recording through the loop", (style) => {
   it("answers every recorded call in order, as JSON and as a stream, with the recorded tool results", async () => {
@@ -47,8 +53,7 @@ describe.each(DIALECT_NAMES)("replaying a %s recording through the loop", (style
     expect(server.mismatches).toHaveLength(1);
     const [mismatch] = server.mismatches;
     expect(mismatch).toMatchObject({ call: 0, path: TRANSCRIPT_POINTER[style] });
-    expect(JSON.stringify(mismatch!.expected)).toContain("Weather in Oslo?");
-    expect(JSON.stringify(mismatch!.actual)).toContain("Weather in Bergen?");
+    expect([mismatch!.expected, mismatch!.actual]).toEqual(["Weather in Oslo?", "Weather in Bergen?"]);
 
     const loose = await replay({ events: recorded.events, strict: false });
     const looseClient = createClient({ baseUrl: loose.url, style, model: "m-1", apiKey: "k", systemPrompt: "Be brief." });
