@@ -2,6 +2,7 @@ import { parseArgs, UsageError } from "./args.js";
 import { atofFileEvents } from "./atof-file-reader.js";
 import { requireFiles, type Io } from "./commands.js";
 import { InputError } from "./input.js";
+import { releaseInputCopies } from "./input-spool.js";
 import { collectRecording, ReplayRecordingError, serveReplay, type ReplayServer } from "../replay/index.js";
 
 export const REPLAY_HELP = `Usage: relaytrace replay FILE [--port N] [--loose]
@@ -44,6 +45,8 @@ function nextStopSignal(): { signal: Promise<NodeJS.Signals>; cancel(): void } {
 
 async function listen(io: Io, file: string, loose: boolean, port: number | undefined): Promise<ReplayServer> {
   const recording = await collectRecording(atofFileEvents(file, { onWarning: (message) => io.err(`relaytrace: warning: ${message}`) }));
+  // A piped recording was copied to a temp directory, whose cleanup re-raises a signal: gone now, so a signal stops the replay cleanly.
+  releaseInputCopies();
   try {
     return await serveReplay(recording, {
       strict: !loose,

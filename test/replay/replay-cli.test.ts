@@ -1,3 +1,4 @@
+import { spawn } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -156,5 +157,25 @@ describe("relaytrace replay", () => {
     const bad = startNode(CLI, ["replay", file, "--port", "http"]);
     expect((await bad.exited).code).toBe(2);
     expect(bad.stderr()).toContain('--port must be a port number 0-65535 (got "http")');
+  });
+
+  it("replays a recording piped to standard input, and still ends with an exit status on SIGINT", async () => {
+    const recorded = await recordRun("openai");
+    const child = spawn(process.execPath, [CLI, "replay", "-"], { stdio: ["pipe", "pipe", "pipe"] });
+    let out = "";
+    child.stdout.on("data", (c: Buffer) => (out += c.toString()));
+    const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
+      child.on("exit", (code, signal) => resolve({ code, signal })),
+    );
+    child.stdin.end(recorded.events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    await new Promise<void>((resolve) => {
+      const check = () => out.includes("\n") && resolve();
+      child.stdout.on("data", check);
+      check();
+    });
+    expect(out).toMatch(/^replaying 2 calls on http:\/\/127\.0\.0\.1:\d+\n/);
+    child.kill("SIGINT");
+    expect(await exited).toEqual({ code: 1, signal: null });
+    expect(out).toContain("served 0 of 2 calls");
   });
 });
