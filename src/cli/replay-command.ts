@@ -87,7 +87,8 @@ export async function replayCommand(io: Io, argv: string[]): Promise<number> {
   const mismatches = server.mismatches.length;
   const complete = server.served === server.calls && (loose || mismatches === 0);
   io.out(
-    `replay stopped by ${signal}: served ${server.served} of ${server.calls} calls, ${mismatches} mismatches${complete ? "" : " (incomplete)"}`,
+    `replay stopped by ${signal}: served ${server.served} of ${server.calls} calls, ${mismatches} mismatches` +
+      (complete ? "" : " (incomplete)"),
   );
   return complete ? 0 : 1;
 }

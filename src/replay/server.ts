@@ -49,7 +49,9 @@ export function checkReplayable(recording: Recording): void {
   if (missing.length === 0) return;
   const more = missing.length > 3 ? `; and ${missing.length - 3} more` : "";
   throw new ReplayRecordingError(
-    `the recording's model responses/content are missing (content capture was off, or a sanitizer withheld it): ${missing.slice(0, 3).join("; ")}${more}`,
+    "the recording's model responses/content are missing (content capture was off, or a sanitizer withheld it): " +
+      missing.slice(0, 3).join("; ") +
+      more,
   );
 }
 
