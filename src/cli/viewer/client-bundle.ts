@@ -15,8 +15,11 @@ interface Esbuild {
  * result. Running from the sources (tests), the modules are bundled on first use instead.
  */
 export function bundleViewerClient(): string {
-  const source = fileURLToPath(new URL("./client/main.ts", import.meta.url));
-  const entry = existsSync(source) ? source : fileURLToPath(new URL("./client/main.js", import.meta.url));
+  // The TypeScript sources, beside this module (running from the sources) or in the checkout the
+  // build runs in (dist/src/cli/viewer → src/cli/viewer): one bundle, whichever runs.
+  const sources = ["./client/main.ts", "../../../../src/cli/viewer/client/main.ts"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  const entry = sources.find((p) => existsSync(p));
+  if (entry === undefined) throw new Error("the viewer's browser modules (src/cli/viewer/client) are not here to bundle");
   const esbuild = createRequire(import.meta.url)("esbuild") as Esbuild;
   const result = esbuild.buildSync({
     entryPoints: [entry],
