@@ -165,7 +165,7 @@ describe("relaytrace replay", () => {
     let out = "";
     child.stdout.on("data", (c: Buffer) => (out += c.toString()));
     const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-      child.on("exit", (code, signal) => resolve({ code, signal })),
+      child.on("close", (code, signal) => resolve({ code, signal })),
     );
     child.stdin.end(recorded.events.map((e) => JSON.stringify(e)).join("\n") + "\n");
     await new Promise<void>((resolve) => {
