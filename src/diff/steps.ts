@@ -1,4 +1,4 @@
-import { isJsonObject, type Json } from "../events/json.js";
+import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import { parseTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../events/types.js";
 import { recordedCost } from "../wire/pricing.js";
@@ -69,6 +69,29 @@ function replyOf(end: ScopeEvent): { text: string | undefined; usage: StepUsage 
   return { text: reply.text, usage };
 }
 
+/** A copy of `value` without `keys` (a copy only when one is there). */
+function without(value: JsonObject, keys: readonly string[]): JsonObject {
+  if (!keys.some((k) => k in value)) return value;
+  const out: JsonObject = {};
+  for (const [k, v] of Object.entries(value)) if (!keys.includes(k)) out[k] = v;
+  return out;
+}
+
+/**
+ * A tool result as a diff compares it. A suspended call's result carries its pending request,
+ * whose id, expiry and the provider's tool call ids are new in every run: they are left out.
+ */
+function comparableResult(data: Json): Json {
+  if (!isJsonObject(data) || !isJsonObject(data["metadata"]) || !isJsonObject(data["metadata"]["pending"])) return data;
+  const pending = without(data["metadata"]["pending"], ["id", "expiresAt"]);
+  const request = isJsonObject(pending["data"]) ? pending["data"] : undefined;
+  const calls = request && Array.isArray(request["calls"]) ? request["calls"] : undefined;
+  const stripped = calls
+    ? { ...pending, data: { ...request, calls: calls.map((c) => (isJsonObject(c) ? without(c, ["id"]) : c)) } }
+    : pending;
+  return { ...data, metadata: { ...data["metadata"], pending: stripped } };
+}
+
 interface OpenScope {
   step: RunStep;
   start: ScopeEvent;
@@ -125,7 +148,7 @@ export class StepBuilder {
     this.openPerStep.set(open.step, this.openPerStep.get(open.step)! - 1);
     const status = statusOf(event);
     if (open.tool) {
-      open.tool.result = event.data;
+      open.tool.result = comparableResult(event.data);
       open.tool.status = status;
       return;
     }

@@ -1,4 +1,4 @@
-import { writeFile } from "node:fs/promises";
+import { readFile, writeFile } from "node:fs/promises";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
@@ -6,6 +6,8 @@ import { diffRuns } from "relaytrace";
 import type { AtofEvent } from "../../src/events/types.js";
 import { formatTimestamp, parseTimestamp } from "../../src/events/timestamp.js";
 import { main } from "../../src/cli/main.js";
+import { runDemo } from "../../src/cli/demo-scenario.js";
+import { parseAtof } from "../../src/events/atof-reader.js";
 import { startNode } from "../support/child-process.js";
 import { capturedIo } from "../support/cli-io.js";
 import { recordRun, WEATHER_TURNS } from "../support/recorded-run.js";
@@ -57,6 +59,13 @@ describe("diffRuns and relaytrace diff", () => {
     const { code, io } = await cliDiff(a.events, slower(b.events), false);
     expect(code).toBe(0);
     expect(io.stdout.at(-1)).toMatch(/^equivalent: model calls 2 → 2, tokens 134 → 134 \(\+0\), latency ms/);
+  });
+
+  it("find two runs of the demo equal, its suspended relay call's new pending ids aside, whatever the dialect", async () => {
+    const a = await runDemo({ outDir: join(scratch.dir, "demo-a"), projection: "full" });
+    const b = await runDemo({ outDir: join(scratch.dir, "demo-b"), projection: "full", style: "anthropic" });
+    const events = async (path: string) => parseAtof(await readFile(path, "utf8")).events;
+    expect(diffRuns(await events(a.atofPath), await events(b.atofPath))).toEqual({ equal: true, changes: [] });
   });
 
   it("report one extra tool call as one tool_call_added, with the tool and its arguments", async () => {
