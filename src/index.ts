@@ -158,3 +158,7 @@ export type {
 // Ready-made sanitizers
 export { redactPII, PII_KINDS, DROPPED, maskToken } from "./redact/index.js";
 export type { PiiKind, PiiRedactor, RedactPiiOptions, RedactionMode, RedactionTarget } from "./redact/index.js";
+
+// Comparing two recorded runs
+export { diffRuns } from "./diff/index.js";
+export type { RunChange, RunChangeKind, RunDiff } from "./diff/index.js";

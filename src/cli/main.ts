@@ -18,11 +18,13 @@ const STYLE_LABELS: Record<Dialect, string> = {
 };
 import { InputError } from "./input.js";
 import { releaseInputCopies } from "./input-spool.js";
+import { DIFF_HELP, diffCommand } from "./diff-command.js";
+import { REPLAY_HELP, replayCommand } from "./replay-command.js";
 import { SEND_HELP, sendCommand } from "./send-command.js";
 import { packageVersion } from "./version.js";
 import { VIEW_HELP, viewCommand, writeDemoView } from "./view-command.js";
 
-const COMMANDS = ["demo", "convert", "validate", "tree", "view", "send"];
+const COMMANDS = ["demo", "convert", "validate", "tree", "view", "send", "replay", "diff"];
 
 const HELP: Record<string, string> = {
   main: `relaytrace — tracing for LLM agents: ATOF event logs, ATIF trajectories, OpenTelemetry spans
@@ -36,11 +38,15 @@ Commands:
   tree       print the span tree of an ATOF file or the step tree of an ATIF file
   view       write a self-contained HTML trace viewer for ATOF, ATIF or OTLP/JSON files
   send       replay ATOF files to an OTLP collector
+  replay     serve the model calls recorded in an ATOF file as a local model server
+  diff       compare two recorded runs step by step (tool calls, results, output, status, usage)
 
 A FILE may be - (standard input) or a pipe.
 Run 'relaytrace <command> --help' for a command's options; 'relaytrace --version' for the version.`,
   view: VIEW_HELP,
   send: SEND_HELP,
+  replay: REPLAY_HELP,
+  diff: DIFF_HELP,
   demo: `Usage: relaytrace demo [--out DIR] [--otlp URL] [--projection full|openinference|gen_ai] [--style STYLE] [--live]
 
 Runs a weather agent with a local tool (annotated result, pending marks from an intercept),
@@ -274,6 +280,10 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
         return await viewCommand(io, rest);
       case "send":
         return await sendCommand(io, rest);
+      case "replay":
+        return await replayCommand(io, rest);
+      case "diff":
+        return await diffCommand(io, rest);
       default:
         if (command.startsWith("-")) throw new UsageError(`${unknownCommand(command, COMMANDS)} (an option goes after its command)`);
         throw new UsageError(unknownCommand(command, COMMANDS));

@@ -1,5 +1,5 @@
 import { spawn } from "node:child_process";
-import { join, resolve } from "node:path";
+import { basename, join, resolve } from "node:path";
 import { parseArgs, UsageError } from "./args.js";
 import { describeWriteError, requireFiles, type Io } from "./commands.js";
 import { InputError } from "./input.js";
@@ -7,8 +7,10 @@ import { byteProgress } from "./progress.js";
 import { formatDuration } from "./viewer/client-logic.js";
 import { loadViewDoc } from "./viewer/load.js";
 import { writeViewerPage } from "./viewer/page.js";
+import { loadRunDiff, markChangedSpans } from "./viewer/run-diff.js";
 
 export const VIEW_HELP = `Usage: relaytrace view FILE... [-o trace.html] [--open] [--title T] [--lenient]
+       relaytrace view A --diff B [-o out.html]
 
 Writes ONE self-contained HTML file (no network, no server) showing the input: a waterfall of
 every trace's spans with their marks, a detail panel per span, and ATIF trajectories as
@@ -18,7 +20,9 @@ trajectories or OTLP/JSON requests, in any mix; several files merge.
   --open             open it in the default browser
   --title T          the page title (default: the input's file name)
   --lenient          skip bad lines of an ATOF file with a warning instead of stopping (a torn
-                     last line is always skipped, with a warning)`;
+                     last line is always skipped, with a warning)
+  --diff B           compare run A with run B (two ATOF files): both runs' spans, and a Diff tab
+                     with the steps side by side, changed steps marked (as 'relaytrace diff')`;
 
 /** Opens a file in the desktop's browser; failing to is a warning, never an error. */
 function openInBrowser(io: Io, path: string): void {
@@ -39,21 +43,35 @@ function openInBrowser(io: Io, path: string): void {
 
 /** `relaytrace view FILE... [-o OUT] [--open] [--title T] [--lenient]` */
 export async function viewCommand(io: Io, argv: string[]): Promise<number> {
-  const args = parseArgs(argv, { command: "view", values: ["output", "title"], switches: ["open", "lenient"], aliases: { o: "output" } });
+  const args = parseArgs(argv, {
+    command: "view",
+    values: ["output", "title", "diff"],
+    switches: ["open", "lenient"],
+    aliases: { o: "output" },
+  });
   if (args.switches.has("help")) {
     io.out(VIEW_HELP);
     return 0;
   }
+  const against = args.values.get("diff");
   const files = requireFiles(args.positionals, "view");
+  if (against !== undefined && files.length !== 1) throw new UsageError(`view A --diff B takes one file A (got ${files.length})`);
+  const inputs = against === undefined ? files : [files[0]!, against];
   const output = args.values.get("output") ?? "trace.html";
-  if (files.some((f) => resolve(f) === resolve(output))) throw new UsageError(`-o ${output} would overwrite an input file`);
-  const title = args.values.get("title");
-  const doc = await loadViewDoc(files, {
+  if (inputs.some((f) => resolve(f) === resolve(output))) throw new UsageError(`-o ${output} would overwrite an input file`);
+  const title = args.values.get("title") ?? (against !== undefined ? `${basename(files[0]!)} vs ${basename(against)}` : undefined);
+  const lenient = args.switches.has("lenient");
+  const onWarning = (message: string) => io.err(`relaytrace: warning: ${message}`);
+  const doc = await loadViewDoc(inputs, {
     ...(title !== undefined ? { title } : {}),
-    ...(args.switches.has("lenient") ? { lenient: true } : {}),
+    ...(lenient ? { lenient: true } : {}),
     progressFor: (file) => byteProgress(io, `reading ${file}`),
-    onWarning: (message) => io.err(`relaytrace: warning: ${message}`),
+    onWarning,
   });
+  if (against !== undefined) {
+    doc.diff = await loadRunDiff(files[0]!, against, { ...(lenient ? { lenient: true } : {}) });
+    markChangedSpans(doc, doc.diff);
+  }
   let bytes: number;
   try {
     bytes = await writeViewerPage(doc, output);
@@ -69,6 +87,8 @@ export async function viewCommand(io: Io, argv: string[]): Promise<number> {
     `wall time ${formatDuration(t.wallTime)}`,
   ];
   if (t.trajectories > 0) parts.push(`${t.trajectories} trajectories, ${t.steps} steps`);
+  if (doc.diff)
+    parts.push(doc.diff.equal ? "runs equivalent" : `${doc.diff.changeCount} ${doc.diff.changeCount === 1 ? "change" : "changes"}`);
   io.err(`wrote ${output} (${(bytes / 1024).toFixed(0)} KB: ${parts.join(", ")})`);
   if (args.switches.has("open")) openInBrowser(io, resolve(output));
   return 0;

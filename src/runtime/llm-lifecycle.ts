@@ -5,6 +5,7 @@ import { currentScopeContext } from "../events/scope-stack.js";
 import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { NEVER_ABORTED } from "./abort.js";
+import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
 import type { ManagedCall } from "./managed-call.js";
@@ -159,18 +160,20 @@ export class LlmLifecycle {
     if (handle.ended) return;
     handle.ended = true;
     const base = extra === undefined ? handle.metadata : shallowMerge(handle.metadata, extra);
+    // A cut stream's partial reply, else what the provider said when it failed (status and body).
+    const data = partial ?? (cancelled ? null : (failureDataOf(error) ?? null));
     this.core.emitScope(
       stack,
       scopeOf(handle),
       "end",
       this.core.endTime(handle.startedAtUs, undefined),
       {
-        data: partial ?? null,
+        data,
         metadata: cancelled ? cancelledMetadata(base, "llm") : errorMetadata(base, error),
         profile: llmProfile(handle.modelName),
         dataSchema: handle.dataSchema ?? null,
       },
-      partial === undefined ? undefined : this.payloadTransform(stack, "response", undefined, handle.name),
+      data === null ? undefined : this.payloadTransform(stack, "response", undefined, handle.name),
     );
   }
 

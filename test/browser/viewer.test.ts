@@ -174,6 +174,40 @@ describe("the viewer page in chromium", () => {
     await settled(opened, "hostile");
   });
 
+  it("shows bidi controls and other hiding characters escaped, so a name cannot disguise itself", async () => {
+    // U+202E reverses what follows: shown raw, this name reads "invoice_exe.pdf".
+    const name = "invoice_\u202Efdp.exe";
+    const scope = (cat: "start" | "end", us: string, data: unknown) => ({
+      kind: "scope",
+      scope_category: cat,
+      atof_version: "0.1",
+      uuid: "bidi-1",
+      parent_uuid: null,
+      timestamp: `2026-01-01T00:00:00.${us}Z`,
+      name,
+      attributes: [],
+      category: "tool",
+      category_profile: { tool_call_id: "call\u2066x\u2069" },
+      data,
+      data_schema: null,
+      metadata: { "otel.status_code": "OK" },
+    });
+    const file = join(work, "bidi.jsonl");
+    const lines = [scope("start", "000001", { path: "a\u200Fb" }), scope("end", "000201", "done\u202Dx")];
+    await writeFile(file, lines.map((l) => JSON.stringify(l)).join("\n") + "\n");
+    const opened = await browser.open(await view([file], "bidi.html"));
+    const { page } = opened;
+    expect(await page.locator("[data-span-id] .span-name").textContent()).toBe("invoice_\\u202efdp.exe");
+    await page.locator("[data-span-id]").first().click();
+    const detail = (await page.locator('[data-testid="span-detail"]').textContent())!;
+    expect(detail).toContain("call\\u2066x\\u2069");
+    expect(detail).toContain("a\\u200fb");
+    expect(detail).toContain("done\\u202dx");
+    const shown = await page.evaluate(() => document.body.innerText);
+    expect(shown).not.toMatch(/[\u200e\u200f\u202a-\u202e\u2066-\u2069]/);
+    await settled(opened, "bidi");
+  });
+
   it("draws only the rows in view for a large file, and reaches the last one by scrolling", async () => {
     const lines: string[] = [];
     const at = (us: number) => `2026-01-01T00:00:${String(Math.floor(us / 1e6)).padStart(2, "0")}.${String(us % 1e6).padStart(6, "0")}Z`;

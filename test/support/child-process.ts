@@ -4,7 +4,7 @@ export interface Child {
   process: ChildProcess;
   stdout: () => string;
   stderr: () => string;
-  /** Resolves with the exit code and signal. */
+  /** Resolves with the exit code and signal, once the output is complete. */
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
@@ -15,8 +15,9 @@ export function startNode(script: string, args: string[]): Child {
   let err = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
   child.stderr!.on("data", (c: Buffer) => (err += c.toString()));
+  // "close", not "exit": it comes once the output streams have ended too, so stdout() and stderr() are complete.
   const exited = new Promise<{ code: number | null; signal: NodeJS.Signals | null }>((resolve) =>
-    child.on("exit", (code, signal) => resolve({ code, signal })),
+    child.on("close", (code, signal) => resolve({ code, signal })),
   );
   return { process: child, stdout: () => out, stderr: () => err, exited };
 }

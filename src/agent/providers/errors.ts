@@ -1,4 +1,6 @@
 import { RelaytraceError } from "../../runtime/errors.js";
+import { recordFailureData } from "../../runtime/failure-data.js";
+import type { Json } from "../../events/json.js";
 
 /**
  * Errors raised by the provider layer. Each carries a `code` from the runtime's error
@@ -48,6 +50,17 @@ export class ProviderHttpError extends ProviderError {
     this.name = "ProviderHttpError";
     this.status = status;
     this.body = body;
+    // The failed llm end records the provider's answer, so a replay can reproduce the failure.
+    recordFailureData(this, { status, body: bodyJson(body) });
+  }
+}
+
+/** An error body as JSON when it is JSON, else its text. */
+function bodyJson(body: string): Json {
+  try {
+    return JSON.parse(body) as Json;
+  } catch {
+    return body;
   }
 }
 

@@ -1,7 +1,7 @@
 /**
  * The page's pure logic: which rows show, what a search matches, how times print and where bars
- * go. Each function is self-contained (no imports, no module state) because the page embeds
- * their source text; the unit test runs the same functions in Node.
+ * go. The page's modules (client/) import them and the build bundles them into the page; the
+ * unit test runs the same functions in Node.
  */
 
 export interface RowLike {
@@ -134,7 +134,3 @@ export function axisTicks(duration: number, maxTicks: number): number[] {
   for (let t = 0; t <= duration + step * 1e-9; t += step) ticks.push(t);
   return ticks;
 }
-
-/** The functions above, which the page script declares and hands to its main function. */
-export const CLIENT_LOGIC = { parentIndexes, searchText, rowMatches, visibleRows, formatDuration, barPlacement, axisTicks };
-export type ClientLogic = typeof CLIENT_LOGIC;

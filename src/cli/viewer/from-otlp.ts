@@ -131,6 +131,87 @@ function genAiMessages(value: Json | undefined): ViewMessage[] {
   return out;
 }
 
+/** The span's events as marks, and what its `exception` event says. */
+function eventsOf(raw: JsonObject, ns: string | undefined): { marks: ViewMark[]; exceptionType?: string; exceptionMessage?: string } {
+  const out: { marks: ViewMark[]; exceptionType?: string; exceptionMessage?: string } = { marks: [] };
+  for (const e of Array.isArray(raw["events"]) ? raw["events"] : []) {
+    if (!isJsonObject(e)) continue;
+    const data = attributesOf(e["attributes"]);
+    const eventName = str(e["name"] as Json) ?? "event";
+    if (eventName === "exception") {
+      const type = str(data["exception.type"]);
+      const message = str(data["exception.message"]);
+      if (type !== undefined) out.exceptionType = type;
+      if (message !== undefined) out.exceptionMessage = message;
+    }
+    const markUuid = ns ? str(data[`${ns}.mark.uuid`]) : undefined;
+    out.marks.push({
+      id: markUuid ? idHex(markUuid).slice(16) : "",
+      name: eventName,
+      time: nanosToMicros(e["timeUnixNano"]),
+      pending: false,
+      category: ns ? (str(data[`${ns}.mark.category`]) ?? null) : null,
+      data,
+      metadata: null,
+    });
+  }
+  return out;
+}
+
+function errorOf(raw: JsonObject, attrs: JsonObject, exception: { exceptionType?: string; exceptionMessage?: string }): ViewError {
+  const error: ViewError = {};
+  const message = (isJsonObject(raw["status"]) ? str(raw["status"]["message"] as Json) : undefined) ?? exception.exceptionMessage;
+  if (message) error.message = message;
+  const errorType = str(attrs["error.type"]);
+  if (errorType) error.errorType = errorType;
+  if (exception.exceptionType) error.exceptionType = exception.exceptionType;
+  return error;
+}
+
+/** An llm span's model, usage and conversation, from whichever projection wrote it. */
+function addLlmDetails(span: ViewSpan, attrs: JsonObject, at: (key: string) => Json | undefined): void {
+  const { input, output } = span;
+  const model =
+    str(at("model_name")) ??
+    str(attrs["gen_ai.response.model"]) ??
+    str(attrs["gen_ai.request.model"]) ??
+    str(attrs["llm.model_name"]) ??
+    modelOf(input, output, { name: span.name });
+  if (model) span.model = model;
+  const promptTokens = num(attrs["gen_ai.usage.input_tokens"]) ?? num(attrs["llm.token_count.prompt"]);
+  const completionTokens = num(attrs["gen_ai.usage.output_tokens"]) ?? num(attrs["llm.token_count.completion"]);
+  const totalTokens = num(attrs["llm.token_count.total"]);
+  const usage =
+    promptTokens !== undefined || completionTokens !== undefined
+      ? {
+          promptTokens: promptTokens ?? 0,
+          completionTokens: completionTokens ?? 0,
+          totalTokens: totalTokens ?? (promptTokens ?? 0) + (completionTokens ?? 0),
+        }
+      : usageOf(output, { name: span.name });
+  if (usage) span.usage = usage;
+  const messages =
+    "gen_ai.input.messages" in attrs || "gen_ai.output.messages" in attrs
+      ? [...genAiMessages(attrs["gen_ai.input.messages"]), ...genAiMessages(attrs["gen_ai.output.messages"])]
+      : [...requestMessages(input, { name: span.name }), ...responseMessages(output, { name: span.name })];
+  if (messages.length > 0) span.messages = messages;
+}
+
+/** Tool call id, annotation (a suspension), the call it resumes and the handle flags. */
+function addToolDetails(span: ViewSpan, attrs: JsonObject, at: (key: string) => Json | undefined): void {
+  const handle = parseMaybeJson(at("handle_attributes"));
+  if (Array.isArray(handle)) span.flags = handle.filter((a): a is string => typeof a === "string");
+  const toolCallId = str(at("tool_call_id")) ?? str(attrs["gen_ai.tool.call.id"]) ?? str(attrs["tool_call.id"]);
+  if (toolCallId) span.toolCallId = toolCallId;
+  const annotation = at("tool.result.annotation");
+  if (annotation !== undefined && annotation !== null) {
+    span.annotation = parseMaybeJson(annotation);
+    if (isJsonObject(span.annotation) && span.annotation["pending"] !== undefined) span.suspended = true;
+  }
+  const retryOf = str(at("start.metadata.relaytrace.retry_of"));
+  if (retryOf) span.resumes = idHex(retryOf).slice(16);
+}
+
 function spanOf(raw: JsonObject, resource: JsonObject, source: string): ViewSpan {
   const attrs = attributesOf(raw["attributes"]);
   const ns = namespaceOf(attrs);
@@ -144,30 +225,7 @@ function spanOf(raw: JsonObject, resource: JsonObject, source: string): ViewSpan
     GEN_AI_KINDS[str(attrs["gen_ai.operation.name"]) ?? ""] ??
     (name.startsWith("mark:") && start === end ? "mark" : "unknown");
   const status = statusOf(raw["status"]);
-  const input = ns ? unflatten(attrs, `${ns}.start.data`) : parseMaybeJson(attrs["input.value"]);
-  const output = ns ? unflatten(attrs, `${ns}.end.data`) : parseMaybeJson(attrs["output.value"]);
-  const marks: ViewMark[] = [];
-  let exceptionType: string | undefined;
-  let exceptionMessage: string | undefined;
-  for (const e of Array.isArray(raw["events"]) ? raw["events"] : []) {
-    if (!isJsonObject(e)) continue;
-    const data = attributesOf(e["attributes"]);
-    const eventName = str(e["name"] as Json) ?? "event";
-    if (eventName === "exception") {
-      exceptionType = str(data["exception.type"]);
-      exceptionMessage = str(data["exception.message"]);
-    }
-    const markUuid = ns ? str(data[`${ns}.mark.uuid`]) : undefined;
-    marks.push({
-      id: markUuid ? idHex(markUuid).slice(16) : "",
-      name: eventName,
-      time: nanosToMicros(e["timeUnixNano"]),
-      pending: false,
-      category: ns ? (str(data[`${ns}.mark.category`]) ?? null) : null,
-      data,
-      metadata: null,
-    });
-  }
+  const events = eventsOf(raw, ns);
   const span: ViewSpan = {
     id: hexId(raw["spanId"]),
     traceId: hexId(raw["traceId"]),
@@ -178,58 +236,15 @@ function spanOf(raw: JsonObject, resource: JsonObject, source: string): ViewSpan
     start,
     end,
     flags: [],
-    input,
-    output,
-    marks,
+    input: ns ? unflatten(attrs, `${ns}.start.data`) : parseMaybeJson(attrs["input.value"]),
+    output: ns ? unflatten(attrs, `${ns}.end.data`) : parseMaybeJson(attrs["output.value"]),
+    marks: events.marks,
     metadata: { attributes: attrs, resource },
     source,
   };
-  const handle = parseMaybeJson(at("handle_attributes"));
-  if (Array.isArray(handle)) span.flags = handle.filter((a): a is string => typeof a === "string");
-  if (status === "ERROR") {
-    const error: ViewError = {};
-    const message = isJsonObject(raw["status"]) ? str(raw["status"]["message"] as Json) : undefined;
-    if (message ?? exceptionMessage) error.message = (message ?? exceptionMessage)!;
-    const errorType = str(attrs["error.type"]);
-    if (errorType) error.errorType = errorType;
-    if (exceptionType) error.exceptionType = exceptionType;
-    span.error = error;
-  }
-  const toolCallId = str(at("tool_call_id")) ?? str(attrs["gen_ai.tool.call.id"]) ?? str(attrs["tool_call.id"]);
-  if (toolCallId) span.toolCallId = toolCallId;
-  const annotation = at("tool.result.annotation");
-  if (annotation !== undefined && annotation !== null) {
-    span.annotation = parseMaybeJson(annotation);
-    if (isJsonObject(span.annotation) && span.annotation["pending"] !== undefined) span.suspended = true;
-  }
-  const retryOf = str(at("start.metadata.relaytrace.retry_of"));
-  if (retryOf) span.resumes = idHex(retryOf).slice(16);
-  if (kind === "llm") {
-    const model =
-      str(at("model_name")) ??
-      str(attrs["gen_ai.response.model"]) ??
-      str(attrs["gen_ai.request.model"]) ??
-      str(attrs["llm.model_name"]) ??
-      modelOf(input, output, { name: span.name });
-    if (model) span.model = model;
-    const promptTokens = num(attrs["gen_ai.usage.input_tokens"]) ?? num(attrs["llm.token_count.prompt"]);
-    const completionTokens = num(attrs["gen_ai.usage.output_tokens"]) ?? num(attrs["llm.token_count.completion"]);
-    const totalTokens = num(attrs["llm.token_count.total"]);
-    const usage =
-      promptTokens !== undefined || completionTokens !== undefined
-        ? {
-            promptTokens: promptTokens ?? 0,
-            completionTokens: completionTokens ?? 0,
-            totalTokens: totalTokens ?? (promptTokens ?? 0) + (completionTokens ?? 0),
-          }
-        : usageOf(output, { name: span.name });
-    if (usage) span.usage = usage;
-    const messages =
-      "gen_ai.input.messages" in attrs || "gen_ai.output.messages" in attrs
-        ? [...genAiMessages(attrs["gen_ai.input.messages"]), ...genAiMessages(attrs["gen_ai.output.messages"])]
-        : [...requestMessages(input, { name: span.name }), ...responseMessages(output, { name: span.name })];
-    if (messages.length > 0) span.messages = messages;
-  }
+  if (status === "ERROR") span.error = errorOf(raw, attrs, events);
+  addToolDetails(span, attrs, at);
+  if (kind === "llm") addLlmDetails(span, attrs, at);
   return span;
 }
 

@@ -1,5 +1,6 @@
 import type { Json } from "../../events/json.js";
 import type { AtifTrajectory } from "../../../exporters/atif/types.js";
+import type { ViewRunDiff } from "./run-diff.js";
 
 /** What the viewer page is given: everything it shows, already resolved (the page only lays it out). */
 
@@ -76,6 +77,8 @@ export interface ViewSpan {
   resumedBy?: string;
   /** The input file it came from. */
   source: string;
+  /** Set on a model call whose step differs between the two runs of `view A --diff B`. */
+  diff?: "changed";
 }
 
 export interface ViewTrace {
@@ -108,4 +111,6 @@ export interface ViewDoc {
   totals: ViewTotals;
   /** Things skipped or repaired while reading (shown in the header). */
   notes: string[];
+  /** `view A --diff B`: both runs step by step, with their changes. */
+  diff?: ViewRunDiff;
 }

@@ -1,21 +1,14 @@
 import { createHash } from "node:crypto";
 import { createWriteStream } from "node:fs";
 import { once } from "node:events";
-import { CLIENT_LOGIC } from "./client-logic.js";
-import { viewerDom } from "./client-dom.js";
-import { viewerKeys } from "./client-keys.js";
-import { viewerMain, type ClientParts } from "./client-main.js";
-import { viewerPanels } from "./client-panels.js";
-import { viewerWaterfall } from "./client-waterfall.js";
+import { viewerClientScript } from "./client-bundle.js";
 import type { ViewDoc } from "./model.js";
+import type { Json } from "../../events/json.js";
+import { jsonText } from "../../events/json-text.js";
 import { VIEWER_CSS } from "./styles.js";
 
-/** The page's script: the pure logic functions and the page's parts, then the main function, run once. */
-const LOGIC = Object.entries(CLIENT_LOGIC);
-const CLIENT_PARTS: ClientParts = { viewerDom, viewerWaterfall, viewerPanels, viewerKeys };
-const PARTS = Object.entries(CLIENT_PARTS);
-const definitions = [...LOGIC, ...PARTS].map(([name, f]) => `const ${name} = ${f.toString()};`).join("\n");
-export const VIEWER_SCRIPT = `"use strict";\n${definitions}\n(${viewerMain.toString()})({ ${LOGIC.map(([name]) => name).join(", ")} }, { ${PARTS.map(([name]) => name).join(", ")} });\n`;
+/** The page's script: the viewer's browser modules (client/), bundled into one. */
+export const VIEWER_SCRIPT = viewerClientScript();
 
 function sha256(text: string): string {
   return createHash("sha256").update(text, "utf8").digest("base64");
@@ -29,7 +22,8 @@ export const VIEWER_CSP = `default-src 'none'; script-src 'sha256-${sha256(VIEWE
 
 /** JSON that cannot end its `<script>` element or open a comment: every `<` is escaped. */
 export function embeddableJson(value: unknown): string {
-  return JSON.stringify(value)
+  // Without recursion: recorded data can nest deeper than V8's JSON.stringify can follow.
+  return jsonText(value as Json)
     .replace(/</g, "\\u003c")
     .replace(/\u2028/g, "\\u2028")
     .replace(/\u2029/g, "\\u2029");

@@ -87,4 +87,15 @@ pre.json { margin: 0; padding: 6px 8px; background: color-mix(in srgb, var(--lin
 .metrics.final { font-weight: 600; }
 .subagent { margin: 8px 0 8px 16px; border-left: 2px solid var(--agent); padding-left: 8px; }
 .hint { color: var(--muted); }
+.diff-pane { overflow-y: auto; padding: 12px 16px; }
+.diff-summary { font-weight: 600; }
+.diff-row { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.diff-titles { color: var(--muted); font-size: 12px; position: sticky; top: -12px; background: var(--bg); padding: 4px 0; }
+.diff-step { border: 1px solid var(--line); border-radius: 6px; padding: 6px 10px; margin: 8px 0; }
+.diff-step.changed { border-color: var(--err); border-left-width: 4px; }
+.diff-step h3 { margin: 2px 0 6px; font-size: 13px; }
+.diff-side { min-width: 0; }
+.diff-changes { margin: 6px 0 0; padding-left: 18px; }
+.diff-values { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
+.badge.changed { background: var(--err); color: #fff; }
 `;

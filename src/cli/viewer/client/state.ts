@@ -1,6 +1,6 @@
-import type { RowFilter } from "./client-logic.js";
+import type { RowFilter } from "../client-logic.js";
 
-// What the page's parts share (types only: each part's function text is embedded on its own).
+// What the page's modules share.
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
 /** The embedded document and the page's mutable state. */

@@ -1,0 +1,94 @@
+import { parseArgs, UsageError } from "./args.js";
+import { atofFileEvents } from "./atof-file-reader.js";
+import { requireFiles, type Io } from "./commands.js";
+import { InputError } from "./input.js";
+import { releaseInputCopies } from "./input-spool.js";
+import { collectRecording, ReplayRecordingError, serveReplay, type ReplayServer } from "../replay/index.js";
+
+export const REPLAY_HELP = `Usage: relaytrace replay FILE [--port N] [--loose]
+
+Starts a model server on 127.0.0.1 that answers the LLM calls recorded in an ATOF file, in
+recorded order and in the recorded dialect (OpenAI chat completions and Responses, Anthropic
+messages, Gemini generateContent): JSON, or server-sent events when a request streams. Point
+any client's base URL at the printed URL. The first line is 'replaying N calls on URL'.
+  --port N   listen on port N (default: a free port the OS chooses)
+  --loose    answer by order; by default a request whose transcript differs from the recorded
+             one at its position gets HTTP 409 with the first difference
+Stop it with Ctrl-C (SIGINT) or SIGTERM: it prints a summary line and exits 0 when every call
+was served (and matched), 1 otherwise; 2 when the file cannot be read or holds no responses.
+It serves what was recorded: data after sanitizers and redaction.`;
+
+function portOf(value: string | undefined): number | undefined {
+  if (value === undefined) return undefined;
+  const port = Number(value);
+  if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number 0-65535 (got "${value}")`);
+  return port;
+}
+
+/** The first SIGINT or SIGTERM (handled, so the process ends with an exit status, not by the signal). */
+function nextStopSignal(): { signal: Promise<NodeJS.Signals>; cancel(): void } {
+  let stop: (signal: NodeJS.Signals) => void = () => undefined;
+  const remove = () => {
+    process.off("SIGINT", stop);
+    process.off("SIGTERM", stop);
+  };
+  const signal = new Promise<NodeJS.Signals>((resolve) => {
+    stop = (name) => {
+      remove();
+      resolve(name);
+    };
+  });
+  process.on("SIGINT", stop);
+  process.on("SIGTERM", stop);
+  return { signal, cancel: remove };
+}
+
+async function listen(io: Io, file: string, loose: boolean, port: number | undefined): Promise<ReplayServer> {
+  const recording = await collectRecording(atofFileEvents(file, { onWarning: (message) => io.err(`relaytrace: warning: ${message}`) }));
+  // A piped recording was copied to a temp directory, whose cleanup re-raises a signal: gone now, so a signal stops the replay cleanly.
+  releaseInputCopies();
+  try {
+    return await serveReplay(recording, {
+      strict: !loose,
+      ...(port !== undefined ? { port } : {}),
+      onMismatch: (m) => io.err(`relaytrace replay: call ${m.call} does not match the recording at ${m.path || "(the dialect)"}`),
+    });
+  } catch (error) {
+    if (error instanceof ReplayRecordingError) throw new InputError(`cannot replay ${file}: ${error.message}`);
+    const code = (error as NodeJS.ErrnoException).code;
+    if (code === "EADDRINUSE" || code === "EACCES") throw new InputError(`cannot listen on 127.0.0.1:${port}: ${code}`);
+    throw error;
+  }
+}
+
+/** `relaytrace replay FILE [--port N] [--loose]`: serves until SIGINT or SIGTERM. */
+export async function replayCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { command: "replay", values: ["port"], switches: ["loose"] });
+  if (args.switches.has("help")) {
+    io.out(REPLAY_HELP);
+    return 0;
+  }
+  const files = requireFiles(args.positionals, "replay");
+  if (files.length > 1) throw new UsageError(`replay takes one FILE (got ${files.length})`);
+  const loose = args.switches.has("loose");
+  // Listening for the signals before the first line: a caller may send one as soon as it reads it.
+  const port = portOf(args.values.get("port"));
+  const stopped = nextStopSignal();
+  let server: ReplayServer;
+  try {
+    server = await listen(io, files[0]!, loose, port);
+  } catch (error) {
+    stopped.cancel();
+    throw error;
+  }
+  io.out(`replaying ${server.calls} calls on ${server.url}`);
+  const signal = await stopped.signal;
+  await server.close();
+  const mismatches = server.mismatches.length;
+  const complete = server.served === server.calls && (loose || mismatches === 0);
+  io.out(
+    `replay stopped by ${signal}: served ${server.served} of ${server.calls} calls, ${mismatches} mismatches` +
+      (complete ? "" : " (incomplete)"),
+  );
+  return complete ? 0 : 1;
+}

@@ -1,0 +1,3 @@
+export { diffRuns, diffRunStreams } from "./diff-runs.js";
+export type { RunDiff, RunTotals } from "./diff-runs.js";
+export type { RunChange, RunChangeKind } from "./changes.js";

@@ -1,0 +1,6 @@
+export { startReplayServer, serveReplay, checkReplayable, ReplayRecordingError } from "./server.js";
+export type { ReplayServer, ReplayServerOptions } from "./server.js";
+export type { ReplayMismatch } from "./session.js";
+export { replayTools } from "./tools.js";
+export { collectRecording, RecordingCollector } from "./recording.js";
+export type { Recording, RecordedCall, RecordedFailure } from "./recording.js";

@@ -1,0 +1,98 @@
+import { mkdtemp } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
+import { describe, expect, it } from "vitest";
+import { AtofExporter } from "../../exporters/atof/atof-exporter.js";
+import { startScriptedProvider } from "../../exporters/testing/scripted-provider.js";
+import { createClient, createToolkit } from "../../src/agent/index.js";
+import { createRuntime } from "../../src/runtime/runtime.js";
+import { replayTools } from "../../src/replay/index.js";
+import { parseAtof } from "../../src/events/atof-reader.js";
+import { readFile } from "node:fs/promises";
+import { recordRun, replayServers, weatherTool, WEATHER_TURNS } from "../support/recorded-run.js";
+
+const replay = replayServers();
+
+function post(url: string, path: string, body: unknown): Promise<Response> {
+  return fetch(url + path, { method: "POST", headers: { "content-type": "application/json" }, body: JSON.stringify(body) });
+}
+
+describe("startReplayServer", () => {
+  it("replays an ATOF file the file exporter wrote", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "relaytrace-replay-file-"));
+    const provider = await startScriptedProvider({ style: "anthropic", turns: WEATHER_TURNS });
+    const runtime = createRuntime();
+    new AtofExporter({ type: "file", path: join(dir, "run.jsonl") }).register(runtime);
+    const recorded = createClient({ baseUrl: provider.url, style: "anthropic", model: "m", apiKey: "k", runtime });
+    const original = await recorded.run("Weather in Oslo?", { toolkit: await createToolkit({ tools: [weatherTool({ count: 0 })] }) });
+    await runtime.shutdown();
+    await provider.close();
+
+    const server = await replay({ file: join(dir, "run.jsonl") });
+    const events = parseAtof(await readFile(join(dir, "run.jsonl"), "utf8")).events;
+    const client = createClient({ baseUrl: server.url, style: "anthropic", model: "m", apiKey: "k" });
+    const result = await client.run("Weather in Oslo?", { toolkit: await createToolkit({ tools: replayTools(events) }) });
+    expect(result.text).toBe(original.text);
+    expect([server.served, server.mismatches]).toEqual([2, []]);
+  });
+
+  it("answers a request in another dialect than the recorded one with 409 naming both dialects", async () => {
+    const recorded = await recordRun("openai");
+    const server = await replay({ events: recorded.events });
+    const res = await post(server.url, "/v1/messages", { model: "m", max_tokens: 10, messages: [{ role: "user", content: "hi" }] });
+    expect(res.status).toBe(409);
+    expect(await res.json()).toMatchObject({
+      error: { type: "replay_mismatch", call: 0, path: "", expected: "openai", actual: "anthropic" },
+    });
+    expect((await post(server.url, "/v1/embeddings", {})).status).toBe(404);
+    expect((await fetch(server.url + "/chat/completions", { method: "POST", body: "{not json" })).status).toBe(400);
+  });
+
+  it("serves a recorded failure again to a client's retry of the same request, after the last call too", async () => {
+    const failure = { error: { type: "overloaded_error", message: "try later" } };
+    const recorded = await recordRun("openai", "Weather in Oslo?", [{ status: 529, body: failure }], { retries: 0 });
+    // The recording: one failed call. A retrying client sends it twice and sees the failure twice.
+    const server = await replay({ events: recorded.events });
+    const body = (recorded.events.find((e) => e.kind === "scope" && e.category === "llm")!.data as { content: unknown }).content;
+    for (let attempt = 0; attempt < 2; attempt++) {
+      const res = await post(server.url, "/chat/completions", body);
+      expect(res.status).toBe(529);
+      expect(await res.json()).toEqual(failure);
+    }
+    expect([server.served, server.mismatches]).toEqual([1, []]);
+  });
+
+  it("refuses a recording with no model calls or with responses withheld, saying so", async () => {
+    await expect(replay({ events: [] })).rejects.toThrow(/no model \(llm\) calls/);
+    const recorded = await recordRun("gemini");
+    const withheld = recorded.events.map((e) =>
+      e.kind === "scope" && e.category === "llm" && e.scope_category === "end" ? { ...e, data: null } : e,
+    );
+    await expect(replay({ events: withheld })).rejects.toThrow(/responses\/content are missing.*call 0/);
+  });
+
+  it("points a mismatch at the field that differs: a tool result, then a tool call's arguments", async () => {
+    const recorded = await recordRun("openai");
+    const bodies = recorded.events
+      .filter((e) => e.kind === "scope" && e.category === "llm" && e.scope_category === "start")
+      .map((e) => (e.data as { content: { messages: Record<string, unknown>[] } }).content);
+    const server = await replay({ events: recorded.events });
+    expect((await post(server.url, "/chat/completions", bodies[0])).status).toBe(200);
+    const second = structuredClone(bodies[1]!);
+    second.messages[3] = { ...second.messages[3], content: '{"city":"Oslo","temp_c":5}' };
+    const result = await post(server.url, "/chat/completions", second);
+    expect(result.status).toBe(409);
+    expect(((await result.json()) as { error: unknown }).error).toMatchObject({
+      call: 1,
+      path: "/messages/3/content",
+      expected: [{ id: "call_1", text: '{"city":"Oslo","temp_c":4}' }],
+      actual: [{ id: "call_1", text: '{"city":"Oslo","temp_c":5}' }],
+    });
+    const third = structuredClone(bodies[1]!);
+    const calls = third.messages[2]!["tool_calls"] as { function: { arguments: string } }[];
+    calls[0]!.function.arguments = '{"city":"Bergen"}';
+    const args = await post(server.url, "/chat/completions", third);
+    expect(((await args.json()) as { error: unknown }).error).toMatchObject({ call: 1, path: "/messages/2/tool_calls" });
+    expect(server.mismatches.map((m) => m.path)).toEqual(["/messages/3/content", "/messages/2/tool_calls"]);
+  });
+});
