@@ -1,4 +1,5 @@
 import type { JsonObject } from "../events/json.js";
+import { parseSseText } from "./sse.js";
 import type { WireCodec, WireStreamEvent } from "./types.js";
 
 /** A streamed reply put back together. */
@@ -16,31 +17,6 @@ const isWireEvent = (chunk: unknown): chunk is WireStreamEvent =>
   chunk !== null &&
   typeof (chunk as { data?: unknown }).data === "string" &&
   Object.keys(chunk).every((k) => k === "data" || k === "event");
-
-/** Server-sent event text (whole events, `event:` and `data:` fields, any line ends) as events. */
-function parseSseText(text: string): WireStreamEvent[] {
-  const events: WireStreamEvent[] = [];
-  let event: string | undefined;
-  let data: string[] = [];
-  const take = (): void => {
-    if (data.length > 0) events.push(event !== undefined ? { event, data: data.join("\n") } : { data: data.join("\n") });
-    event = undefined;
-    data = [];
-  };
-  for (const line of text.split(/\r\n|\r|\n/)) {
-    if (line === "") take();
-    else if (line.startsWith(":")) continue;
-    else {
-      const colon = line.indexOf(":");
-      const field = colon === -1 ? line : line.slice(0, colon);
-      const value = colon === -1 ? "" : line.slice(colon + 1).replace(/^ /, "");
-      if (field === "data") data.push(value);
-      else if (field === "event") event = value;
-    }
-  }
-  take();
-  return events;
-}
 
 const looksLikeSse = (text: string): boolean => /^(?:data|event):/m.test(text);
 
