@@ -1,7 +1,7 @@
-import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
+import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import type { Attributes } from "@opentelemetry/api";
-import { codecForEvent, recordedCost, sharedDecodeRequest, sharedDecodeResponse } from "../../src/wire/index.js";
+import { codecForEvent, recordedCost, requestBodyOf, sharedDecodeRequest, sharedDecodeResponse } from "../../src/wire/index.js";
 import type { FinishKind, WireCodec, WirePart, WireRequest, WireResponse, WireToolCall } from "../../src/wire/index.js";
 
 /** Provider bodies inside LLM events, read through the wire codecs, in the shape the projections render. */
@@ -16,14 +16,6 @@ export interface LlmMessage {
   toolResponse?: Json;
   /** The decoded parts of the message (reasoning and media among them), when it came from a transcript entry. */
   parts?: readonly WirePart[];
-}
-
-/** The provider request body: `data.content` for the agent loop's `{headers, content}`, else `data`. */
-export function requestBodyOf(data: Json): JsonObject | undefined {
-  if (!isJsonObject(data)) return undefined;
-  const content = data["content"];
-  if (isJsonObject(content)) return content;
-  return Array.isArray(data["messages"]) || Array.isArray(data["contents"]) || data["input"] !== undefined ? data : undefined;
 }
 
 /** The decoded request of an LLM start, with the codec that read it; undefined when no dialect matches. */

@@ -1,4 +1,5 @@
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
+import { statusCodeOf } from "../events/end-status.js";
 import { parseTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../events/types.js";
 import { recordedCost } from "../wire/pricing.js";
@@ -39,9 +40,7 @@ export interface RunStep {
 }
 
 function statusOf(end: ScopeEvent): string {
-  const metadata = end.metadata;
-  const code = isJsonObject(metadata) ? metadata["otel.status_code"] : undefined;
-  return typeof code === "string" ? code : "UNSET";
+  return statusCodeOf(end) ?? "UNSET";
 }
 
 function micros(event: AtofEvent): number | undefined {

@@ -1,6 +1,8 @@
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import type { AtofEvent, ScopeEvent } from "../events/types.js";
+import { statusCodeOf } from "../events/end-status.js";
 import { codecForEvent } from "../wire/registry.js";
+import { requestBodyOf } from "../wire/request-body.js";
 import type { WireCodec } from "../wire/types.js";
 import { TextInterner, transcriptOf, type Transcript } from "./transcript.js";
 
@@ -31,20 +33,6 @@ export interface Recording {
   calls: RecordedCall[];
   /** One line per call whose request or response content is missing (capture off, a sanitizer withheld it). */
   missingContent: string[];
-}
-
-/** The provider request body inside an `llm` start's data. */
-export function requestBodyOf(data: Json): JsonObject | undefined {
-  if (!isJsonObject(data)) return undefined;
-  const content = data["content"];
-  if (isJsonObject(content)) return content;
-  return Array.isArray(data["messages"]) || Array.isArray(data["contents"]) || data["input"] !== undefined ? data : undefined;
-}
-
-function statusOf(end: ScopeEvent): string | undefined {
-  const metadata = end.metadata;
-  const code = isJsonObject(metadata) ? metadata["otel.status_code"] : undefined;
-  return typeof code === "string" ? code : undefined;
 }
 
 function failureOf(end: ScopeEvent): RecordedFailure {
@@ -92,7 +80,7 @@ export class RecordingCollector {
     if (call === undefined) return;
     this.open.delete(event.uuid);
     call.ended = true;
-    if (statusOf(event) === "ERROR") call.failure = failureOf(event);
+    if (statusCodeOf(event) === "ERROR") call.failure = failureOf(event);
     else if (isJsonObject(event.data) && call.codec.looksLikeResponse(event.data)) call.response = event.data;
   }
 

@@ -5,7 +5,7 @@ import type { Tool } from "../agent/tool.js";
 import { failedResult } from "../agent/tool-failure.js";
 import { codecForEvent } from "../wire/registry.js";
 import { canonicalJson } from "../events/canonical-json.js";
-import { requestBodyOf } from "./recording.js";
+import { requestBodyOf } from "../wire/request-body.js";
 
 interface RecordedTool {
   description: string;

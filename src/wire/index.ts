@@ -23,6 +23,7 @@ export { cachedTokensOf } from "./usage.js";
 export { mediaKindOf, mediaSourceOf } from "./media.js";
 export type { WireMediaKind, WireMediaSource } from "./media.js";
 export { requestedOutputType } from "./output-type.js";
+export { requestBodyOf } from "./request-body.js";
 export type { RequestedOutputType } from "./output-type.js";
 export { openaiChatCodec } from "./openai-chat.js";
 export { openaiResponsesCodec } from "./openai-responses.js";
