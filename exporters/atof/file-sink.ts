@@ -1,4 +1,5 @@
-import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, lstatSync, openSync, statSync, writeSync } from "node:fs";
+import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
+import { isSymbolicLink } from "../files/linked-directory.js";
 import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
@@ -53,7 +54,7 @@ export class FileSink implements AtofSink, SyncWriter {
     private readonly diagnostics: DiagnosticCounter,
     owner: string,
   ) {
-    if (!settings.followSymlinks && isSymlink(filePath)) {
+    if (!settings.followSymlinks && isSymbolicLink(filePath)) {
       throw new Error(`${owner}: ${filePath} is a symbolic link; the file sink does not follow links unless followSymlinks is true`);
     }
     this.releaseClaim = claimPath(filePath, owner);
@@ -273,14 +274,6 @@ function isRegularOrAbsent(path: string): boolean {
     return statSync(path).isFile();
   } catch {
     return true;
-  }
-}
-
-function isSymlink(path: string): boolean {
-  try {
-    return lstatSync(path).isSymbolicLink();
-  } catch {
-    return false;
   }
 }
 
