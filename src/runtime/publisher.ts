@@ -2,7 +2,7 @@ import type { ScopeStack } from "../events/scope-stack.js";
 import type { AtofEvent } from "../events/types.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import { thrownMessage } from "./event-factory.js";
-import { EventStages, type DraftEvent, type StagedEvent, type Transform } from "./event-stages.js";
+import { EventStages, type DraftEvent, type StageHooks, type StagedEvent, type Transform } from "./event-stages.js";
 import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
 import type { RegistryEntry } from "./registry.js";
 import type { Subscriber } from "./types.js";
@@ -50,7 +50,7 @@ const messageOf = thrownMessage;
  * event it receives cannot keep the dispatcher busy forever. No failure of a stage drops an
  * event: what cannot be delivered safely is withheld and the event shell is still delivered.
  */
-export class Publisher {
+export class Publisher implements StageHooks {
   private queue: (Publication | undefined)[] = [];
   private head = 0;
   private scheduled = false;
@@ -87,10 +87,7 @@ export class Publisher {
     private readonly maxQueueSize: number,
   ) {
     this.routes = new RouteTable(registries);
-    this.stages = new EventStages(diagnostics, {
-      running: (kind, name) => this.running(kind, name),
-      fail: (registry, name, error) => this.fail(registry, name, error),
-    });
+    this.stages = new EventStages(diagnostics, this);
   }
 
   /** What an event emitted from `stack` will pass through, snapshotted now (see RouteTable); undefined when nothing listens. */
@@ -153,7 +150,7 @@ export class Publisher {
   }
 
   /** Notes which callback runs now (two assignments: no string is built unless a chain is cut). */
-  private running(kind: string, name: string): void {
+  running(kind: string, name: string): void {
     this.runningKind = kind;
     this.runningName = name;
   }
