@@ -27,6 +27,11 @@ export interface Io {
   err(line: string): void;
   /** Progress on long work (stderr; overwritten in place on a terminal). */
   progress(line: string): void;
+  /**
+   * Resolves once what `out` wrote has been taken by the reader: a command that prints much more
+   * than it holds waits here, so a slow reader (a pipe) never makes the output pile up in memory.
+   */
+  drained?(): Promise<void>;
 }
 
 export const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];

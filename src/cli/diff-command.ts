@@ -86,6 +86,7 @@ async function diffAsJson(io: Io, a: string, b: string, lenient: boolean): Promi
     for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
       io.out((first ? "" : ",") + line);
       first = false;
+      await io.drained?.();
     }
     io.out("]}");
     return changes === 0 ? 0 : 1;

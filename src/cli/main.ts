@@ -1,4 +1,5 @@
 #!/usr/bin/env node
+import { once } from "node:events";
 import { relative, resolve } from "node:path";
 import { escapeControlCharactersInLines } from "../../exporters/testing/control-characters.js";
 import { toTree } from "../../exporters/testing/tree.js";
@@ -100,6 +101,7 @@ function consoleIo(): Io {
       clear();
       process.stdout.write(`${escapeControlCharactersInLines(line)}\n`);
     },
+    drained: () => (process.stdout.writableNeedDrain ? once(process.stdout, "drain").then(() => undefined) : Promise.resolve()),
     err: (line) => {
       clear();
       process.stderr.write(`${escapeControlCharactersInLines(line)}\n`);
