@@ -1,6 +1,6 @@
-import { createReadStream, createWriteStream } from "node:fs";
+import { createWriteStream } from "node:fs";
+import { splitFileLines } from "../events/line-splitter.js";
 import { once } from "node:events";
-import { createInterface } from "node:readline";
 import { parseArgs, UsageError } from "./args.js";
 import { atofFileEvents } from "./atof-file-reader.js";
 import { requireFiles, type Io } from "./commands.js";
@@ -83,8 +83,11 @@ async function diffAsJson(io: Io, a: string, b: string, lenient: boolean): Promi
     await once(out, "finish");
     io.out(`{"equal":${changes === 0},"changes":[`);
     let first = true;
-    for await (const line of createInterface({ input: createReadStream(path), crlfDelay: Infinity })) {
-      io.out((first ? "" : ",") + line);
+    // The spill's lines are read as they are printed: a reader that queued lines ahead of a slow
+    // stdout (readline's async iterator does) would hold the whole document again.
+    for await (const line of splitFileLines(path, Number.MAX_SAFE_INTEGER, 64 * 1024)) {
+      if (line.text === null) continue;
+      io.out((first ? "" : ",") + line.text);
       first = false;
       await io.drained?.();
     }
