@@ -6,6 +6,7 @@ import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { parseTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
+import { traceLinkOf } from "../../src/events/trace-link.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FinishedSpan, type InstrumentationScope } from "./finished-span.js";
 import { createProjection } from "./projections.js";
@@ -169,7 +170,7 @@ export class OtelExporter implements Exporter {
     }
     this.metrics?.onStart(start, us);
     const appParent = recordedRemoteParent(start.metadata);
-    const parent = this.registry.resolveParent(start.parent_uuid, appParent);
+    const parent = this.registry.resolveParent(start.parent_uuid, appParent, traceLinkOf(start));
     const hex = idHex(start.uuid);
     const traceId = parent ? parent.context.traceId : hex;
     const scopeType = scopeTypeOf(start.category);
@@ -221,7 +222,7 @@ export class OtelExporter implements Exporter {
       this.metrics?.onMetricMark(mark);
       return;
     }
-    const parent = this.registry.resolveParent(mark.parent_uuid);
+    const parent = this.registry.resolveParent(mark.parent_uuid, undefined, traceLinkOf(mark));
     this.logs?.emit(mark, us, parent?.context);
     if (!this.impl.rendersMarks) return;
     const ns = this.namespace;

@@ -1,5 +1,5 @@
 import { TraceFlags, createTraceState, type SpanContext } from "@opentelemetry/api";
-import { propagatedLinkOf, propagatedRootOf } from "../../src/events/propagation-table.js";
+import type { TraceLink } from "../../src/events/trace-link.js";
 import { spanIdFromUuid, traceIdFromUuid } from "./ids.js";
 import type { OpenSpan } from "./open-span.js";
 
@@ -75,8 +75,11 @@ export class SpanRegistry {
    */
   private unknownParent: string | undefined;
 
-  /** `linked`: the remote parent a trace root's start event recorded, tried before the propagated table. */
-  resolveParent(parentUuid: string | null, linked?: SpanContext): ResolvedParent | undefined {
+  /**
+   * `linked`: the remote parent a trace root's start event recorded; `traceLink`: the remote trace
+   * the event continues (`withPropagation`), tried after it.
+   */
+  resolveParent(parentUuid: string | null, linked?: SpanContext, traceLink?: TraceLink): ResolvedParent | undefined {
     if (parentUuid === null || parentUuid === undefined) return linked ? { context: linked } : undefined;
     if (parentUuid !== this.unknownParent) {
       const open = this.open.get(parentUuid);
@@ -86,18 +89,17 @@ export class SpanRegistry {
       this.unknownParent = parentUuid;
     }
     if (linked) return { context: linked };
-    const root = propagatedRootOf(parentUuid);
-    if (root !== undefined) {
+    if (traceLink !== undefined && traceLink.parentUuid === parentUuid) {
       // Sampled unless the remote parent the trace continues said otherwise (`extractTraceContext`).
-      const link = propagatedLinkOf(root);
+      const fromCaller = traceLink.traceFlags !== undefined || traceLink.tracestate !== undefined;
       const context: SpanContext = {
-        traceId: traceIdFromUuid(root),
+        traceId: traceIdFromUuid(traceLink.rootUuid),
         spanId: spanIdFromUuid(parentUuid),
-        traceFlags: link === undefined ? TraceFlags.SAMPLED : link.traceFlags & TraceFlags.SAMPLED,
+        traceFlags: fromCaller ? (traceLink.traceFlags ?? 1) & TraceFlags.SAMPLED : TraceFlags.SAMPLED,
         isRemote: true,
       };
-      if (link?.tracestate !== undefined) context.traceState = createTraceState(link.tracestate);
-      return link === undefined ? { context } : { context, fromCaller: true };
+      if (traceLink.tracestate !== undefined) context.traceState = createTraceState(traceLink.tracestate);
+      return fromCaller ? { context, fromCaller: true } : { context };
     }
     return undefined;
   }

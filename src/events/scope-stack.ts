@@ -1,5 +1,6 @@
 import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import type { Json, JsonObject } from "./json.js";
+import type { TraceLink } from "./trace-link.js";
 import { uuidv7 } from "./uuid.js";
 
 /** A read-only view of an open scope. */
@@ -20,12 +21,15 @@ export interface ScopeHandle {
  */
 export class ScopeStack {
   private list: ScopeHandle[];
+  /** The remote trace this stack's work continues (`withPropagation`, or an active OTel span at its root). */
+  readonly link: TraceLink | undefined;
   // Copy-on-write: a snapshot shares the array until either side pushes or pops, so the
   // snapshot every managed call takes costs nothing unless the callback opens scopes.
   private shared = false;
 
-  constructor(frames?: ScopeHandle[]) {
+  constructor(frames?: ScopeHandle[], link?: TraceLink) {
     this.list = frames ?? [hiddenRoot(uuidv7())];
+    this.link = link;
   }
 
   /** The open scopes, root first. Read-only: change the stack with push and pop. */
@@ -56,9 +60,14 @@ export class ScopeStack {
     return -1;
   }
 
-  /** An independent copy: same handles, its own push and pop. */
+  /** An independent copy: same handles and trace link, its own push and pop. */
   snapshot(): ScopeStack {
-    const copy = new ScopeStack(this.list);
+    return this.linkedCopy(this.link);
+  }
+
+  /** An independent copy continuing the remote trace `link` instead (none when undefined). */
+  linkedCopy(link: TraceLink | undefined): ScopeStack {
+    const copy = new ScopeStack(this.list, link);
     copy.shared = true;
     this.shared = true;
     return copy;
@@ -85,12 +94,10 @@ export function hiddenRoot(uuid: string, name = "root", category = "agent", pare
   });
 }
 
-/** What the async context carries: the scope stack and the managed tool/LLM call running now. */
+/** What the async context carries: the scope stack (with its trace link) and the managed tool/LLM call running now. */
 export interface ScopeContext {
   readonly stack: ScopeStack;
   readonly activeEventUuid?: string;
-  /** Root uuid of a trace continued from another process (propagation), if any. */
-  readonly propagatedRootUuid?: string;
 }
 
 interface SharedState {
@@ -130,12 +137,22 @@ export function runInScopeContext<A extends unknown[], T>(context: ScopeContext,
   return shared.storage.run(context, fn, ...args);
 }
 
-/** Runs `fn` with `stack` as the current stack (keeping the propagated root of the caller). */
-export function withScopeStack<T>(stack: ScopeStack, fn: () => T): T {
-  const outer = currentScopeContext();
-  return shared.storage.run({ stack, propagatedRootUuid: outer.propagatedRootUuid }, fn);
+/**
+ * Makes `context` the current scope context from here on: for the rest of this synchronous run and
+ * everything it awaits or starts (`AsyncLocalStorage.enterWith`). Work running in another async
+ * context (a concurrent request) is not affected; inside `runInScopeContext` the change ends with
+ * the run.
+ */
+export function enterScopeContext(context: ScopeContext): void {
+  shared.storage.enterWith(context);
 }
 
-export function createScopeStack(): ScopeStack {
-  return new ScopeStack();
+/** Runs `fn` with `stack` as the current stack. */
+export function withScopeStack<T>(stack: ScopeStack, fn: () => T): T {
+  return shared.storage.run({ stack }, fn);
+}
+
+/** A new stack (its own hidden root) continuing the remote trace `link`, if given. */
+export function createScopeStack(link?: TraceLink): ScopeStack {
+  return new ScopeStack(undefined, link);
 }

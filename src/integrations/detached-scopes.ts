@@ -39,11 +39,15 @@ export function currentScopeUuid(): string {
 }
 
 export function openDetached(runtime: Runtime, name: string, options: OpenDetachedOptions): DetachedScope {
-  const stack = createScopeStack();
+  // The caller's trace link comes along: a scope under a remote parent still continues its trace.
+  const stack = createScopeStack(currentScopeContext().stack.link);
   const { parentUuid, ...rest } = options;
   const parent = hiddenRoot(parentUuid ?? currentScopeUuid());
-  const handle = withScopeStack(stack, () => runtime.pushScope(name, { ...rest, parent }));
-  return { handle, stack };
+  // pushScope makes the scope current inside this run only; the stack it left there is the scope's own.
+  return withScopeStack(stack, () => {
+    const handle = runtime.pushScope(name, { ...rest, parent });
+    return { handle, stack: currentScopeContext().stack };
+  });
 }
 
 export function closeDetached(

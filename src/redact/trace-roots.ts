@@ -1,4 +1,4 @@
-import { propagatedRootOf } from "../events/propagation-table.js";
+import { traceLinkOf } from "../events/trace-link.js";
 import type { AtofEvent } from "../events/types.js";
 
 const DEFAULT_LIMIT = 50_000;
@@ -18,7 +18,7 @@ export class TraceRoots {
     const known = this.roots.get(event.uuid);
     if (known !== undefined) return known;
     const parent = event.parent_uuid;
-    const root = (parent !== null ? (this.roots.get(parent) ?? propagatedRootOf(parent)) : undefined) ?? event.uuid;
+    const root = (parent !== null ? (this.roots.get(parent) ?? traceLinkOf(event)?.rootUuid) : undefined) ?? event.uuid;
     if (event.kind === "scope") {
       this.roots.set(event.uuid, root);
       if (this.roots.size > this.limit) this.roots.delete(this.roots.keys().next().value!);

@@ -3,6 +3,7 @@ import { isJsonObject } from "../events/json.js";
 import { formatTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, DataSchema } from "../events/types.js";
 import { CANONICAL_EVENT } from "../events/types.js";
+import { TRACE_LINK, type TraceLink } from "../events/trace-link.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { Route } from "./event-routes.js";
 import { thrownMessage } from "./event-factory.js";
@@ -25,6 +26,8 @@ export interface DraftEvent {
   data: Json;
   data_schema: DataSchema | null;
   metadata: Json;
+  /** Set on an event whose parent is the remote parent of the trace it continues (in memory only). */
+  [TRACE_LINK]?: TraceLink;
 }
 
 /** Work done at delivery time on the dispatcher (payload sanitize chains); throwing withholds the event's data. */
@@ -121,6 +124,7 @@ export class EventStages {
     };
     if (event.scope_category !== undefined) shell.scope_category = event.scope_category;
     if (event.attributes !== undefined) shell.attributes = [...event.attributes];
+    if (event[TRACE_LINK] !== undefined) shell[TRACE_LINK] = event[TRACE_LINK];
     (shell as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] = true;
     return freezeEvent(shell, 0);
   }

@@ -68,7 +68,6 @@ export function buildToolChain(
         const snapshot: ScopeContext = {
           stack: context.stack.snapshot(),
           activeEventUuid: context.activeEventUuid,
-          propagatedRootUuid: context.propagatedRootUuid,
         };
         const outcome = await runInScopeContext(snapshot, downstream, nextArgs);
         if (outcome.marks.length > 0) batches.push({ seq, marks: outcome.marks });

@@ -2,7 +2,7 @@ import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
-import { inboundOtelParent, otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
+import { inboundOtelParent, inboundStack, otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { NEVER_ABORTED } from "./abort.js";
 import { failureDataOf } from "./failure-data.js";
@@ -10,7 +10,7 @@ import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shal
 import { pricedProfile } from "./llm-cost.js";
 import type { ManagedCall } from "./managed-call.js";
 import { runManagedCall } from "./managed-call.js";
-import { traceparentOf } from "./propagation.js";
+import { traceFlagsIn, traceparentOf } from "./propagation.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
 import type { EndLlmOptions, LlmFunction, LlmHandle, LlmOptions, LlmRequest } from "./types.js";
 
@@ -50,7 +50,7 @@ export class LlmLifecycle {
     return runManagedCall<LlmRequest, InternalLlmHandle, Json>(this.core, {
       ...base,
       run: (handle, realRequest) => {
-        const { context, signal } = this.execution(handle, options);
+        const { context, signal } = this.execution(base.stack, handle, options);
         const intercepts = this.core.registries.llmExecutionIntercepts.effective(context.stack);
         let call = async (req: LlmRequest): Promise<Json> => fn(req, { signal, llmUuid: handle.uuid });
         const info = { name, llmUuid: handle.uuid, ...(handle.modelName !== undefined ? { modelName: handle.modelName } : {}) };
@@ -59,7 +59,7 @@ export class LlmLifecycle {
           const downstream = call;
           call = async (req) => intercept.callback(req, downstream, info);
         }
-        const real = this.withTraceparent(handle, realRequest, options);
+        const real = this.withTraceparent(context, handle, realRequest, options);
         return runInSpan(context, handle, () => call(real));
       },
       close: (handle, response) => this.close(base.stack, handle, response, {}),
@@ -76,9 +76,11 @@ export class LlmLifecycle {
     options: ExecuteLlmOptions & { attributes?: string[] },
   ): Omit<ManagedCall<LlmRequest, InternalLlmHandle, never>, "run" | "close"> {
     const context = currentScopeContext();
-    const stack = context.stack;
+    const inbound = options.parent === undefined ? inboundOtelParent(context) : undefined;
+    // Under an app's OTel span the call carries that span's trace: its events, children and traceparent.
+    const stack = inboundStack(context.stack, inbound);
     const regs = this.core.registries;
-    const parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
+    const parentUuid = options.parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid;
     return {
       kind: "llm",
       name,
@@ -95,14 +97,9 @@ export class LlmLifecycle {
     };
   }
 
-  /** The context a managed call's execution runs in: a stack snapshot with this call active. */
-  execution(handle: LlmHandle, options: LlmOptions): { context: ScopeContext; signal: AbortSignal } {
-    const outer = currentScopeContext();
-    const context: ScopeContext = {
-      stack: outer.stack.snapshot(),
-      activeEventUuid: handle.uuid,
-      ...(outer.propagatedRootUuid !== undefined ? { propagatedRootUuid: outer.propagatedRootUuid } : {}),
-    };
+  /** The context a managed call's execution runs in: a snapshot of the call's stack with this call active. */
+  execution(stack: ScopeStack, handle: LlmHandle, options: LlmOptions): { context: ScopeContext; signal: AbortSignal } {
+    const context: ScopeContext = { stack: stack.snapshot(), activeEventUuid: handle.uuid };
     return { context, signal: options.signal ?? NEVER_ABORTED };
   }
 
@@ -111,9 +108,8 @@ export class LlmLifecycle {
    * and the trace's `tracestate` when the incoming context had one (it replaces the request's),
    * unless disabled or left to a registered OpenTelemetry propagator.
    */
-  withTraceparent(handle: LlmHandle, request: LlmRequest, options: ExecuteLlmOptions): LlmRequest {
+  withTraceparent(context: ScopeContext, handle: LlmHandle, request: LlmRequest, options: ExecuteLlmOptions): LlmRequest {
     if (options.injectTraceparent === false || otelPropagatesTraceparent()) return request;
-    const context = currentScopeContext();
     const root = traceRootUuid(context, handle) ?? handle.uuid;
     // The state of the caller's trace: the remote parent's or the active OTel span's, as on the spans.
     const tracestate = spanContextOf(context, handle).traceState?.serialize();
@@ -122,7 +118,7 @@ export class LlmLifecycle {
       const name = k.toLowerCase();
       if (name !== "traceparent" && !(tracestate && name === "tracestate")) headers[k] = v;
     }
-    headers.traceparent = traceparentOf(root, handle.uuid);
+    headers.traceparent = traceparentOf(root, handle.uuid, traceFlagsIn(context, root));
     if (tracestate) headers.tracestate = tracestate;
     return { ...request, headers };
   }

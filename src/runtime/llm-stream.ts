@@ -59,7 +59,7 @@ export function executeLlmStream<C>(
   return {
     async *[Symbol.asyncIterator]() {
       const { handle, input } = await openManagedCall(core, base);
-      const { context, signal } = llms.execution(handle, llmOptions);
+      const { context, signal } = llms.execution(base.stack, handle, llmOptions);
       const info = { name, llmUuid: handle.uuid, ...(handle.modelName !== undefined ? { modelName: handle.modelName } : {}) };
       let call = (req: LlmRequest): AsyncIterable<unknown> => fromFunction(fn(req, { signal, llmUuid: handle.uuid }));
       const intercepts = core.registries.llmStreamIntercepts.effective(base.stack);
@@ -68,7 +68,7 @@ export function executeLlmStream<C>(
         const downstream = call;
         call = (req) => intercept.callback(req, downstream, info);
       }
-      const real = llms.withTraceparent(handle, input, llmOptions);
+      const real = llms.withTraceparent(context, handle, input, llmOptions);
       const chunks: C[] = [];
       let firstChunkUs: number | undefined;
       let iterator: AsyncIterator<unknown> | undefined;

@@ -13,8 +13,8 @@ import {
   type SpanContext,
 } from "@opentelemetry/api";
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
-import { propagatedLinkOf, propagatedRootOf, recordPropagatedParent } from "../events/propagation-table.js";
-import { currentScopeContext, runInScopeContext, type ScopeContext } from "../events/scope-stack.js";
+import { currentScopeContext, runInScopeContext, type ScopeContext, type ScopeStack } from "../events/scope-stack.js";
+import { callerLink, type TraceLink } from "../events/trace-link.js";
 import { formatTraceparent, parseTraceparent, TRACEPARENT_KEY, TRACESTATE_KEY, type RemoteParent } from "../events/traceparent.js";
 import { otelIdHex } from "../events/otel-ids.js";
 import { spanIdOf } from "../events/uuid.js";
@@ -53,7 +53,8 @@ export function propagationFromRemote(parent: RemoteParent): PropagationContext 
 
 /** What a trace root started under an active OTel span is parented to, and the metadata recording it. */
 export interface InboundParent {
-  parentUuid: string;
+  /** The OTel span's trace as a relaytrace trace link (its sampled flag stays the OTel span's). */
+  link: TraceLink;
   traceparent: string;
   tracestate?: string;
 }
@@ -63,14 +64,13 @@ export interface InboundParent {
  * OpenTelemetry span is active, the parent that continues that span; otherwise undefined.
  */
 export function inboundOtelParent(context: ScopeContext): InboundParent | undefined {
-  if (context.stack.frames.length > 1 || context.propagatedRootUuid !== undefined || context.activeEventUuid !== undefined) {
+  if (context.stack.frames.length > 1 || context.stack.link !== undefined || context.activeEventUuid !== undefined) {
     return undefined;
   }
   const active = trace.getSpanContext(otelContext.active());
   if (active === undefined || !isSpanContextValid(active)) return undefined;
-  const { rootUuid, parentUuid } = remoteParentUuids(active.traceId, active.spanId);
-  recordPropagatedParent(parentUuid, rootUuid);
-  const inbound: InboundParent = { parentUuid, traceparent: formatTraceparent(active.traceId, active.spanId, active.traceFlags) };
+  const link = remoteParentUuids(active.traceId, active.spanId);
+  const inbound: InboundParent = { link, traceparent: formatTraceparent(active.traceId, active.spanId, active.traceFlags) };
   const state = active.traceState?.serialize();
   if (state) inbound.tracestate = state;
   return inbound;
@@ -86,15 +86,21 @@ export function withInboundLink(metadata: Json, inbound: InboundParent | undefin
 }
 
 /**
- * The uuid whose bytes are the trace id of the span `self` in `context`: the propagated root,
- * else the first emitted scope's (or, at top level, `self`'s) propagated root, else that scope.
+ * The stack a call opened with `inbound` runs on: `stack` carrying the OTel span's trace link, so
+ * the call's events and everything under it belong to that trace. `stack` itself without one.
+ */
+export function inboundStack(stack: ScopeStack, inbound: InboundParent | undefined): ScopeStack {
+  return inbound === undefined ? stack : stack.linkedCopy(inbound.link);
+}
+
+/**
+ * The uuid whose bytes are the trace id of the span `self` in `context`: the root of the remote
+ * trace the context continues, else the first emitted scope (or, at top level, `self`).
  */
 export function traceRootUuid(context: ScopeContext, self?: { uuid: string; parentUuid: string | null }): string | undefined {
-  if (context.propagatedRootUuid !== undefined) return context.propagatedRootUuid;
-  const first = context.stack.frames[1] ?? self;
-  if (first === undefined) return undefined;
-  const remote = first.parentUuid === null ? undefined : propagatedRootOf(first.parentUuid);
-  return remote ?? first.uuid;
+  const link = context.stack.link;
+  if (link !== undefined) return link.rootUuid;
+  return (context.stack.frames[1] ?? self)?.uuid;
 }
 
 /**
@@ -102,7 +108,7 @@ export function traceRootUuid(context: ScopeContext, self?: { uuid: string; pare
  * state follow the span active in `parent` when it belongs to the same trace, else the remote
  * parent the trace was continued from (`extractTraceContext`), else sampled without state.
  */
-function spanContextFor(rootUuid: string, spanUuid: string, parent: Context): SpanContext {
+function spanContextFor(rootUuid: string, spanUuid: string, parent: Context, stackLink: TraceLink | undefined): SpanContext {
   const traceId = otelIdHex(rootUuid);
   const active = trace.getSpanContext(parent);
   const spanId = spanIdOf(spanUuid);
@@ -111,16 +117,16 @@ function spanContextFor(rootUuid: string, spanUuid: string, parent: Context): Sp
     if (active.traceState !== undefined) spanContext.traceState = active.traceState;
     return spanContext;
   }
-  const link = propagatedLinkOf(rootUuid);
+  const link = callerLink(stackLink, rootUuid);
   if (link === undefined) return { traceId, spanId, traceFlags: TraceFlags.SAMPLED };
-  const spanContext: SpanContext = { traceId, spanId, traceFlags: link.traceFlags & TraceFlags.SAMPLED };
+  const spanContext: SpanContext = { traceId, spanId, traceFlags: (link.traceFlags ?? 1) & TraceFlags.SAMPLED };
   if (link.tracestate !== undefined) spanContext.traceState = createTraceState(link.tracestate);
   return spanContext;
 }
 
 /** The OTel span context of relaytrace span `self` (flags follow the active span of the same trace). */
 export function spanContextOf(context: ScopeContext, self: { uuid: string; parentUuid: string | null }): SpanContext {
-  return spanContextFor(traceRootUuid(context, self) ?? self.uuid, self.uuid, otelContext.active());
+  return spanContextFor(traceRootUuid(context, self) ?? self.uuid, self.uuid, otelContext.active(), context.stack.link);
 }
 
 // The API's span key: `createContextKey` is `Symbol.for(description)`, so this is the key
@@ -142,6 +148,7 @@ class RelaytraceSpanContext implements Context {
     private readonly parent: Context,
     private readonly rootUuid: string,
     private readonly spanUuid: string,
+    private readonly link: TraceLink | undefined,
   ) {}
 
   getValue(key: symbol): unknown {
@@ -157,7 +164,7 @@ class RelaytraceSpanContext implements Context {
   }
 
   private activeSpan(): Span {
-    return (this.span ??= trace.wrapSpanContext(spanContextFor(this.rootUuid, this.spanUuid, this.parent)));
+    return (this.span ??= trace.wrapSpanContext(spanContextFor(this.rootUuid, this.spanUuid, this.parent, this.link)));
   }
 
   private asBaseContext(): Context {
@@ -169,8 +176,9 @@ class RelaytraceSpanContext implements Context {
 function spanOtelContext(context: ScopeContext, self: { uuid: string; parentUuid: string | null }): Context {
   const parent = otelContext.active();
   const rootUuid = traceRootUuid(context, self) ?? self.uuid;
-  if (!SPAN_KEY_MATCHES) return trace.setSpanContext(parent, spanContextFor(rootUuid, self.uuid, parent));
-  return new RelaytraceSpanContext(parent, rootUuid, self.uuid);
+  const link = context.stack.link;
+  if (!SPAN_KEY_MATCHES) return trace.setSpanContext(parent, spanContextFor(rootUuid, self.uuid, parent, link));
+  return new RelaytraceSpanContext(parent, rootUuid, self.uuid, link);
 }
 
 /** Runs `fn` in relaytrace scope context `context` with span `self` as the active OpenTelemetry span. */

@@ -1,6 +1,6 @@
 import type { ScopeContext } from "../events/scope-stack.js";
 import { ScopeStack, currentScopeContext, hiddenRoot } from "../events/scope-stack.js";
-import { propagatedLinkOf, recordPropagatedLink, recordPropagatedParent } from "../events/propagation-table.js";
+import { callerLink, type TraceLink } from "../events/trace-link.js";
 import { otelIdHex } from "../events/otel-ids.js";
 import { isUuid, spanIdOf, uuidHex } from "../events/uuid.js";
 import { formatTraceparent } from "../events/traceparent.js";
@@ -90,7 +90,7 @@ export function captureFrom(context: ScopeContext): PropagationContext {
   const parentUuid = context.activeEventUuid ?? context.stack.top().uuid;
   const rootUuid = traceRootUuid(context) ?? context.activeEventUuid;
   if (rootUuid === undefined) return { version: 1, parentUuid };
-  const link = propagatedLinkOf(rootUuid);
+  const link = callerLink(context.stack.link, rootUuid);
   if (link === undefined) return { version: 1, rootUuid, parentUuid };
   // A trace continued from a remote parent hands its flags and trace state on.
   return link.tracestate === undefined
@@ -100,28 +100,30 @@ export function captureFrom(context: ScopeContext): PropagationContext {
 
 /**
  * The stack a continued run starts from. Rooted: the trace continues (synthetic frames that never
- * emit, and the parent→root pair recorded for exporters). Rootless: parentage kept, new trace.
+ * emit; the stack's trace link carries the remote parent, its flags and state to the events and
+ * the exporters). Rootless: parentage kept, new trace.
  */
 export function contextFromPropagation(ctx: PropagationContext | PropagationContextWire): ScopeContext {
   const { rootUuid, parentUuid, traceFlags, tracestate } = propagationContextFromJson(ctx);
   if (rootUuid === undefined) {
     return { stack: new ScopeStack([hiddenRoot(parentUuid, "propagated-root")]) };
   }
-  if (traceFlags !== undefined || tracestate !== undefined) {
-    recordPropagatedLink(
-      rootUuid,
-      tracestate === undefined ? { traceFlags: traceFlags ?? 1 } : { traceFlags: traceFlags ?? 1, tracestate },
-    );
-  }
+  const link: { -readonly [K in keyof TraceLink]: TraceLink[K] } = { rootUuid, parentUuid };
+  if (traceFlags !== undefined || tracestate !== undefined) link.traceFlags = traceFlags ?? 1;
+  if (tracestate !== undefined) link.tracestate = tracestate;
   const frames = [hiddenRoot(rootUuid, "propagated-root")];
   if (parentUuid !== rootUuid) frames.push(hiddenRoot(parentUuid, "propagated-parent", "unknown", rootUuid));
-  recordPropagatedParent(parentUuid, rootUuid);
-  return { stack: new ScopeStack(frames), propagatedRootUuid: rootUuid };
+  return { stack: new ScopeStack(frames, link) };
 }
 
-/** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled unless a remote parent said otherwise). */
-export function traceparentOf(rootUuid: string, spanUuid: string, traceFlags = propagatedLinkOf(rootUuid)?.traceFlags ?? 1): string {
+/** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled unless `traceFlags` says otherwise). */
+export function traceparentOf(rootUuid: string, spanUuid: string, traceFlags = 1): string {
   return formatTraceparent(otelIdHex(rootUuid), spanIdOf(spanUuid), traceFlags);
+}
+
+/** The flags a traceparent of the trace rooted at `rootUuid` carries in `context`: the remote caller's, else sampled. */
+export function traceFlagsIn(context: ScopeContext, rootUuid: string): number {
+  return callerLink(context.stack.link, rootUuid)?.traceFlags ?? 1;
 }
 
 export function traceparentFrom(context: ScopeContext): string {
@@ -130,7 +132,7 @@ export function traceparentFrom(context: ScopeContext): string {
     throw new RelaytraceError("invalid_argument", "no emitted scope is available for traceparent capture");
   }
   const span = context.activeEventUuid ?? context.stack.top().uuid;
-  return traceparentOf(root, span);
+  return traceparentOf(root, span, traceFlagsIn(context, root));
 }
 
 export function propagationContextToTraceparent(ctx: PropagationContext | PropagationContextWire): string {

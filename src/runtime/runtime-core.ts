@@ -4,6 +4,7 @@ import type { Clock } from "../events/clock.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeStack } from "../events/scope-stack.js";
+import { TRACE_LINK } from "../events/trace-link.js";
 import { toMicros } from "../events/timestamp.js";
 import type { DataSchema } from "../events/types.js";
 import { ATOF_VERSION } from "../events/types.js";
@@ -65,6 +66,12 @@ export class Registries {
 
 function frozenFields(profile: boolean, data: boolean, metadata: boolean): number {
   return (profile ? FROZEN_PROFILE : 0) | (data ? FROZEN_DATA : 0) | (metadata ? FROZEN_METADATA : 0);
+}
+
+/** An event directly under the remote parent of the trace its stack continues carries the trace link (exporters read it). */
+function linkToRemoteParent(event: DraftEvent, stack: ScopeStack): void {
+  const link = stack.link;
+  if (link !== undefined && event.parent_uuid === link.parentUuid) event[TRACE_LINK] = link;
 }
 
 export interface ScopeShape {
@@ -181,6 +188,7 @@ export class RuntimeCore {
       data_schema: schema ? { name: schema.name, version: schema.version } : null,
       metadata: this.copy(fields.metadata, scope.name, freezeMetadata, "metadata"),
     };
+    linkToRemoteParent(event, stack);
     this.publisher.publish(event, route, transform, frozenFields(untouched, freezeData, freezeMetadata));
   }
 
@@ -215,6 +223,7 @@ export class RuntimeCore {
       data_schema: mark.dataSchema ? { name: mark.dataSchema.name, version: mark.dataSchema.version } : null,
       metadata: this.copy(mark.metadata, mark.name, freezeMetadata, "metadata"),
     };
+    linkToRemoteParent(event, stack);
     this.publisher.publish(event, route, undefined, frozenFields(untouched, untouched, freezeMetadata));
   }
 

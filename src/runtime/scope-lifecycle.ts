@@ -1,14 +1,14 @@
 import { severityKey } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
-import type { ScopeContext, ScopeHandle } from "../events/scope-stack.js";
-import { currentScopeContext } from "../events/scope-stack.js";
+import type { ScopeContext, ScopeHandle, ScopeStack } from "../events/scope-stack.js";
+import { currentScopeContext, enterScopeContext } from "../events/scope-stack.js";
 import { RelaytraceError } from "./errors.js";
 import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
 import { checkCategory } from "./options.js";
-import { inboundOtelParent, runInSpan, withInboundLink } from "./otel-context.js";
+import { inboundOtelParent, inboundStack, runInSpan, withInboundLink } from "./otel-context.js";
 import { wireSeverity } from "./outcome.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import type { MarkOptions, PopScopeOptions, ScopeOptions } from "./types.js";
@@ -25,6 +25,21 @@ interface OpenScope extends ScopeHandle {
   ended: boolean;
 }
 
+/** `context` with `stack` in place of its own (the managed call running now, if any, stays). */
+function withStack(context: ScopeContext, stack: ScopeStack): ScopeContext {
+  return context.activeEventUuid === undefined ? { stack } : { stack, activeEventUuid: context.activeEventUuid };
+}
+
+/**
+ * Whether a stack keeps its trace link once a scope is popped: a link from `withPropagation` has
+ * its remote parent among the frames; one taken from an app's OTel span lasts while a scope opened
+ * under that span is still open.
+ */
+function keepsLink(stack: ScopeStack): boolean {
+  const link = stack.link;
+  return link === undefined || stack.frames.some((f) => f.uuid === link.parentUuid || f.parentUuid === link.parentUuid);
+}
+
 /** Scopes (with, push, pop) and point-in-time marks and metrics. */
 export class ScopeLifecycle {
   constructor(private readonly core: RuntimeCore) {}
@@ -32,7 +47,7 @@ export class ScopeLifecycle {
   /** Runs `fn` inside a new scope; the scope always ends (OK on return, ERROR keys on throw). */
   async withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options: ScopeOptions = {}): Promise<T> {
     const outer = currentScopeContext();
-    const handle = this.open(outer, name, options);
+    const { handle, stack: base } = this.open(outer, name, options);
     let output: Json = null;
     let extraMetadata: JsonObject | undefined;
     const control: ScopeControl = Object.assign(Object.create(handle) as ScopeHandle, {
@@ -44,12 +59,9 @@ export class ScopeLifecycle {
       },
     });
     // The body runs on its own copy of the stack, so concurrent scopes never see each other.
-    const stack = outer.stack.snapshot();
+    const stack = base.snapshot();
     stack.push(handle);
-    const inner: ScopeContext = {
-      stack,
-      ...(outer.propagatedRootUuid !== undefined ? { propagatedRootUuid: outer.propagatedRootUuid } : {}),
-    };
+    const inner: ScopeContext = { stack };
     let metadata: Json;
     try {
       const result = await runInSpan(inner, handle, () => fn(control));
@@ -63,16 +75,23 @@ export class ScopeLifecycle {
     }
   }
 
-  /** Opens a scope on the current stack; it must be closed with `popScope`. */
+  /**
+   * Opens a scope and makes it the current scope of this async context from here on (what follows
+   * in this function and everything it awaits or starts); it must be closed with `popScope`. A
+   * concurrent request, running in its own async context, never sees it.
+   */
   pushScope(name: string, options: ScopeOptions = {}): ScopeHandle {
     const context = currentScopeContext();
-    const handle = this.open(context, name, options);
-    context.stack.push(handle);
+    const { handle, stack: base } = this.open(context, name, options);
+    const stack = base.snapshot();
+    stack.push(handle);
+    enterScopeContext(withStack(context, stack));
     return handle;
   }
 
   popScope(handle: ScopeHandle, options: PopScopeOptions = {}): void {
-    const stack = currentScopeContext().stack;
+    const context = currentScopeContext();
+    const stack = context.stack;
     const index = stack.indexOf(handle.uuid);
     if (index === 0) throw new RelaytraceError("scope_stack_empty", "the hidden root scope cannot be popped");
     if (index < 0) throw new RelaytraceError("not_found", `scope ${handle.name} (${handle.uuid}) is not on the current stack`);
@@ -84,7 +103,9 @@ export class ScopeLifecycle {
       );
     }
     this.close(stack, handle as OpenScope, options.output ?? null, shallowMerge(handle.metadata, options.metadata), options.timestamp);
-    stack.pop();
+    const rest = stack.snapshot();
+    rest.pop();
+    enterScopeContext(withStack(context, keepsLink(rest) ? rest : rest.linkedCopy(undefined)));
   }
 
   /** Emits a point-in-time mark; returns its uuid. */
@@ -142,30 +163,32 @@ export class ScopeLifecycle {
     return uuid;
   }
 
-  private open(context: ScopeContext, name: string, options: ScopeOptions): OpenScope {
+  /** Emits the start of a new scope; returns it and the stack it belongs to (carrying an app OTel span's trace, if it continues one). */
+  private open(context: ScopeContext, name: string, options: ScopeOptions): { handle: OpenScope; stack: ScopeStack } {
     checkCategory(options.category, name);
     const category = options.category ?? "function";
     if (category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
       throw new TypeError('a "custom" scope needs categoryProfile.subtype');
     }
     const inbound = options.parent === undefined ? inboundOtelParent(context) : undefined;
+    const stack = inboundStack(context.stack, inbound);
     const handle: OpenScope = {
       uuid: this.core.newId(),
       name,
       category,
-      parentUuid: options.parent?.uuid ?? inbound?.parentUuid ?? context.stack.top().uuid,
+      parentUuid: options.parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid,
       attributes: normalizeAttributes(options.attributes),
       startedAtUs: this.core.startTime(options.timestamp),
       metadata: options.metadata ?? null,
       categoryProfile: options.categoryProfile ?? null,
       ended: false,
     };
-    this.core.emitScope(context.stack, handle, "start", handle.startedAtUs, {
+    this.core.emitScope(stack, handle, "start", handle.startedAtUs, {
       data: options.input ?? null,
       metadata: withInboundLink(handle.metadata, inbound),
       profile: handle.categoryProfile,
     });
-    return handle;
+    return { handle, stack };
   }
 
   private close(

@@ -2,7 +2,7 @@ import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
-import { inboundOtelParent, runInSpan } from "./otel-context.js";
+import { inboundOtelParent, inboundStack, runInSpan } from "./otel-context.js";
 import {
   ANNOTATION_PENDING,
   PENDING_REQUEST_SCHEMA,
@@ -239,18 +239,20 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
 
   constructor(
     private readonly tools: ToolLifecycle,
-    private readonly context: ScopeContext,
+    context: ScopeContext,
     readonly name: string,
     readonly input: Json,
     private readonly fn: ToolFunction,
     private readonly options: ToolOptions,
   ) {
-    const stack = context.stack;
+    const inbound = options.parent === undefined ? inboundOtelParent(context) : undefined;
+    // Under an app's OTel span the call carries that span's trace: its events and children.
+    const stack = inboundStack(context.stack, inbound);
     const regs = tools.registries;
     this.stack = stack;
     this.signal = options.signal ?? NEVER_ABORTED;
     this.metadata = options.metadata ?? null;
-    this.parentUuid = options.parent?.uuid ?? inboundOtelParent(context)?.parentUuid ?? stack.top().uuid;
+    this.parentUuid = options.parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid;
     this.guardrails = regs.toolGuardrails.effective(stack);
     this.requestIntercepts = regs.toolRequestIntercepts.effective(stack);
   }
@@ -265,11 +267,7 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
       handle.toolCallId === undefined
         ? { signal, toolUuid: handle.uuid }
         : { signal, toolUuid: handle.uuid, toolCallId: handle.toolCallId };
-    const execContext: ScopeContext = {
-      stack: this.stack.snapshot(),
-      activeEventUuid: handle.uuid,
-      propagatedRootUuid: this.context.propagatedRootUuid,
-    };
+    const execContext: ScopeContext = { stack: this.stack.snapshot(), activeEventUuid: handle.uuid };
     const intercepts = this.tools.registries.toolExecutionIntercepts.effective(this.stack);
     const fn = this.fn;
     if (intercepts.length === 0) {

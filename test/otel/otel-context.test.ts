@@ -98,6 +98,33 @@ describe("inbound: a relaytrace trace continues the app's active span", () => {
     }
   });
 
+  it("manual scopes pushed one after another under the app's span each continue it, with their children", async () => {
+    const { rt, byProjection } = captures();
+    const appSpan = await tracer.startActiveSpan("GET /steps", async (span) => {
+      for (const name of ["step-1", "step-2"]) {
+        const scope = rt.pushScope(name, { category: "agent" });
+        await rt.executeTool(`${name}-tool`, {}, () => ({ result: null }));
+        rt.popScope(scope);
+      }
+      // A top-level tool call after both continues the app's span too.
+      await rt.executeTool("last-tool", {}, () => ({ result: null }));
+      span.end();
+      return span;
+    });
+    await rt.flush();
+    const app = appSpan.spanContext();
+    for (const capture of byProjection) {
+      const spans = await capture.spans();
+      for (const name of ["step-1", "step-2"]) {
+        const step = byName(spans, name);
+        expect(step.parentSpanContext).toMatchObject({ traceId: app.traceId, spanId: app.spanId });
+        expect(byName(spans, `${name}-tool`).parentSpanContext?.spanId).toBe(step.spanContext().spanId);
+        expect(byName(spans, `${name}-tool`).spanContext().traceId).toBe(app.traceId);
+      }
+      expect(byName(spans, "last-tool").parentSpanContext).toMatchObject({ traceId: app.traceId, spanId: app.spanId });
+    }
+  });
+
   it("records the link in the ATOF stream, so `relaytrace convert` of the file reproduces the parent", async () => {
     const dir = await mkdtemp(join(tmpdir(), "relaytrace-otel-ctx-"));
     const path = join(dir, "run.jsonl");

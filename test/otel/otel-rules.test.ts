@@ -8,7 +8,7 @@ import { COMPLETED_CAPACITY } from "../../exporters/otel/span-registry.js";
 import { SpanCapture } from "../../exporters/testing/index.js";
 import { HeldSpanExporter } from "../support/held-span-exporter.js";
 import type { ProjectionName } from "../../exporters/otel/index.js";
-import { recordPropagatedParent } from "../../src/events/propagation-table.js";
+import { TRACE_LINK } from "../../src/events/trace-link.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { end, mark, start, ts } from "../support/otel-events.js";
 
@@ -207,9 +207,16 @@ describe("parent resolution (§1.3)", () => {
   it("continues a propagated trace under a remote parent", async () => {
     const root = "019ca945-2000-7000-8000-0000000000a1";
     const remoteParent = "019ca945-2001-7000-8000-0000000000a2";
-    recordPropagatedParent(remoteParent, root);
+    const continuing = start({
+      uuid: P,
+      parent: remoteParent,
+      name: "worker",
+      category: "agent",
+      at: ts("0.000001"),
+      metadata: { session_id: "s" },
+    });
     const { byName } = await run("full", [
-      start({ uuid: P, parent: remoteParent, name: "worker", category: "agent", at: ts("0.000001"), metadata: { session_id: "s" } }),
+      Object.assign(continuing, { [TRACE_LINK]: { rootUuid: root, parentUuid: remoteParent } }),
       end({ uuid: P, parent: remoteParent, name: "worker", category: "agent", at: ts("0.000002") }),
     ]);
     const worker = byName.get("worker")!;

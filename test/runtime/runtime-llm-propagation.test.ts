@@ -5,7 +5,7 @@ import { propagationContextToJson } from "../../src/runtime/propagation.js";
 import { extractTraceContext } from "../../src/runtime/otel-context.js";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import type { Json } from "../../src/events/json.js";
-import { propagatedRootOf } from "../../src/events/propagation-table.js";
+import { traceLinkOf } from "../../src/events/trace-link.js";
 import { spanIdOf, uuidHex } from "../../src/events/uuid.js";
 import { RelaytraceError } from "../../src/runtime/errors.js";
 import type { LlmRequest } from "../../src/runtime/types.js";
@@ -133,7 +133,8 @@ describe("propagation", () => {
     );
     const resumed = (await other.settle())[0]!;
     expect(resumed.parent_uuid).toBe(first.uuid);
-    expect(propagatedRootOf(first.uuid)).toBe(first.uuid);
+    // The resumed run's first event carries the remote trace it continues (what exporters parent it to).
+    expect(traceLinkOf(resumed)).toEqual({ rootUuid: first.uuid, parentUuid: first.uuid });
   });
 
   it("inside a managed tool, the traceparent's span id is the tool's", async () => {
