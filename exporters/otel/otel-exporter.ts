@@ -15,6 +15,7 @@ import { DEFAULT_MARK_EXCLUDE_NAMES, isMetricMark, markAttributes, usesToolProje
 import type { OpenSpan } from "./open-span.js";
 import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
+import { writeRunContext } from "./run-context-attributes.js";
 import { SpanRegistry } from "./span-registry.js";
 import { scopeTypeOf } from "./scope-attributes.js";
 import { recordedRemoteParent } from "./remote-parent.js";
@@ -200,6 +201,7 @@ export class OtelExporter implements Exporter {
       ended: false,
     };
     this.impl.onStart(start, span);
+    writeRunContext(span.attributes, this.impl.name, start.metadata);
     if (span.isTraceRoot && this.impl.writesSessionIdentity) {
       writeSessionIdentity(span.attributes, this.namespace, start.metadata, start.parent_uuid ?? undefined);
     }

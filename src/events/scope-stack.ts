@@ -1,5 +1,6 @@
 import { AsyncLocalStorage, AsyncResource } from "node:async_hooks";
 import type { Json, JsonObject } from "./json.js";
+import type { RunContext } from "./run-context.js";
 import type { TraceLink } from "./trace-link.js";
 import { uuidv7 } from "./uuid.js";
 
@@ -23,13 +24,16 @@ export class ScopeStack {
   private list: ScopeHandle[];
   /** The remote trace this stack's work continues (`withPropagation`, or an active OTel span at its root). */
   readonly link: TraceLink | undefined;
+  /** The session, user, tags and metadata of the work on this stack (`withContext`). */
+  readonly run: RunContext | undefined;
   // Copy-on-write: a snapshot shares the array until either side pushes or pops, so the
   // snapshot every managed call takes costs nothing unless the callback opens scopes.
   private shared = false;
 
-  constructor(frames?: ScopeHandle[], link?: TraceLink) {
+  constructor(frames?: ScopeHandle[], link?: TraceLink, run?: RunContext) {
     this.list = frames ?? [hiddenRoot(uuidv7())];
     this.link = link;
+    this.run = run;
   }
 
   /** The open scopes, root first. Read-only: change the stack with push and pop. */
@@ -67,7 +71,16 @@ export class ScopeStack {
 
   /** An independent copy continuing the remote trace `link` instead (none when undefined). */
   linkedCopy(link: TraceLink | undefined): ScopeStack {
-    const copy = new ScopeStack(this.list, link);
+    return this.copy(link, this.run);
+  }
+
+  /** An independent copy whose work belongs to `run` instead. */
+  runCopy(run: RunContext | undefined): ScopeStack {
+    return this.copy(this.link, run);
+  }
+
+  private copy(link: TraceLink | undefined, run: RunContext | undefined): ScopeStack {
+    const copy = new ScopeStack(this.list, link, run);
     copy.shared = true;
     this.shared = true;
     return copy;
@@ -152,7 +165,7 @@ export function withScopeStack<T>(stack: ScopeStack, fn: () => T): T {
   return shared.storage.run({ stack }, fn);
 }
 
-/** A new stack (its own hidden root) continuing the remote trace `link`, if given. */
-export function createScopeStack(link?: TraceLink): ScopeStack {
-  return new ScopeStack(undefined, link);
+/** A new stack (its own hidden root) continuing the remote trace `link` and belonging to `run`, if given. */
+export function createScopeStack(link?: TraceLink, run?: RunContext): ScopeStack {
+  return new ScopeStack(undefined, link, run);
 }

@@ -65,3 +65,8 @@ export const MARK_SKILL_LOAD = "skill.load";
 
 export const GUARDRAIL_KIND_TOOL = "tool_conditional_execution";
 export const GUARDRAIL_KIND_LLM = "llm_conditional_execution";
+
+/** ATOF metadata keys of the run context (`withContext`): the ATOF spec reserves `session_id` and `user_id`. */
+export const META_SESSION_ID = "session_id";
+export const META_USER_ID = "user_id";
+export const META_TAGS = "tags";

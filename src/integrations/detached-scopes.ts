@@ -39,8 +39,10 @@ export function currentScopeUuid(): string {
 }
 
 export function openDetached(runtime: Runtime, name: string, options: OpenDetachedOptions): DetachedScope {
-  // The caller's trace link comes along: a scope under a remote parent still continues its trace.
-  const stack = createScopeStack(currentScopeContext().stack.link);
+  // The caller's trace link and run context come along: a scope under a remote parent still
+  // continues its trace, and belongs to the caller's session.
+  const caller = currentScopeContext().stack;
+  const stack = createScopeStack(caller.link, caller.run);
   const { parentUuid, ...rest } = options;
   const parent = hiddenRoot(parentUuid ?? currentScopeUuid());
   // pushScope makes the scope current inside this run only; the stack it left there is the scope's own.

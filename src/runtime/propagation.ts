@@ -105,15 +105,17 @@ export function captureFrom(context: ScopeContext): PropagationContext {
  */
 export function contextFromPropagation(ctx: PropagationContext | PropagationContextWire): ScopeContext {
   const { rootUuid, parentUuid, traceFlags, tracestate } = propagationContextFromJson(ctx);
+  // The caller's run context (session, user) stays: continuing a trace does not change whose work it is.
+  const run = currentScopeContext().stack.run;
   if (rootUuid === undefined) {
-    return { stack: new ScopeStack([hiddenRoot(parentUuid, "propagated-root")]) };
+    return { stack: new ScopeStack([hiddenRoot(parentUuid, "propagated-root")], undefined, run) };
   }
   const link: { -readonly [K in keyof TraceLink]: TraceLink[K] } = { rootUuid, parentUuid };
   if (traceFlags !== undefined || tracestate !== undefined) link.traceFlags = traceFlags ?? 1;
   if (tracestate !== undefined) link.tracestate = tracestate;
   const frames = [hiddenRoot(rootUuid, "propagated-root")];
   if (parentUuid !== rootUuid) frames.push(hiddenRoot(parentUuid, "propagated-parent", "unknown", rootUuid));
-  return { stack: new ScopeStack(frames, link) };
+  return { stack: new ScopeStack(frames, link, run) };
 }
 
 /** The traceparent of relaytrace span `spanUuid` in the trace rooted at `rootUuid` (sampled unless `traceFlags` says otherwise). */

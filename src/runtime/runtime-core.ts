@@ -5,6 +5,7 @@ import { MonotonicClock, systemClock } from "../events/clock.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeStack } from "../events/scope-stack.js";
 import { TRACE_LINK } from "../events/trace-link.js";
+import { metadataWithRunContext } from "../events/run-context.js";
 import { toMicros } from "../events/timestamp.js";
 import type { DataSchema } from "../events/types.js";
 import { ATOF_VERSION } from "../events/types.js";
@@ -173,6 +174,8 @@ export class RuntimeCore {
     const freezeData = untouched && transform === undefined;
     const freezeMetadata = untouched && route.injectors.length === 0;
     const schema = fields.dataSchema;
+    const run = phase === "start" ? stack.run : undefined;
+    const metadata = run === undefined ? fields.metadata : metadataWithRunContext(fields.metadata, run);
     const event: DraftEvent = {
       kind: "scope",
       scope_category: phase,
@@ -186,7 +189,7 @@ export class RuntimeCore {
       category_profile: fields.profile === null ? null : (this.copy(fields.profile, scope.name, untouched, "profile") as JsonObject),
       data: this.copy(fields.data, scope.name, freezeData, "data"),
       data_schema: schema ? { name: schema.name, version: schema.version } : null,
-      metadata: this.copy(fields.metadata, scope.name, freezeMetadata, "metadata"),
+      metadata: this.copy(metadata, scope.name, freezeMetadata, "metadata"),
     };
     linkToRemoteParent(event, stack);
     this.publisher.publish(event, route, transform, frozenFields(untouched, freezeData, freezeMetadata));
@@ -221,7 +224,12 @@ export class RuntimeCore {
       category_profile: mark.profile === null ? null : (this.copy(mark.profile, mark.name, untouched, "profile") as JsonObject),
       data: this.copy(mark.data, mark.name, untouched, "data"),
       data_schema: mark.dataSchema ? { name: mark.dataSchema.name, version: mark.dataSchema.version } : null,
-      metadata: this.copy(mark.metadata, mark.name, freezeMetadata, "metadata"),
+      metadata: this.copy(
+        stack.run === undefined ? mark.metadata : metadataWithRunContext(mark.metadata, stack.run),
+        mark.name,
+        freezeMetadata,
+        "metadata",
+      ),
     };
     linkToRemoteParent(event, stack);
     this.publisher.publish(event, route, undefined, frozenFields(untouched, untouched, freezeMetadata));

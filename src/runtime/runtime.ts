@@ -21,6 +21,8 @@ import {
   TOOL_OPTIONS,
 } from "./options.js";
 import { captureFrom, contextFromPropagation, traceparentFrom } from "./propagation.js";
+import { mergeRunContext, type RunContext } from "../events/run-context.js";
+import { checkRunContext } from "./run-context-check.js";
 import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
@@ -360,6 +362,20 @@ export class Runtime {
   /** Runs `fn` so that its scopes continue the trace described by `ctx` (from another process or a resumed run). */
   withPropagation<T>(ctx: PropagationContext | PropagationContextWire, fn: () => T): T {
     return runInScopeContext(contextFromPropagation(ctx), fn);
+  }
+
+  /**
+   * Runs `fn` so that every scope, tool call, LLM call and mark started inside it (async
+   * continuations and nested agents included) carries the session, user, tags and metadata:
+   * ATOF `metadata.session_id`, `metadata.user_id`, `metadata.tags` and the entries; the OTel
+   * projections' session and user attributes. Nested contexts merge (the inner one wins);
+   * concurrent requests never mix. A wrong field is a `RelaytraceError` naming it.
+   */
+  withContext<T>(context: RunContext, fn: () => T): T {
+    const run = checkRunContext(context);
+    const outer = currentScopeContext();
+    const stack = outer.stack.runCopy(mergeRunContext(outer.stack.run, run));
+    return runInScopeContext(outer.activeEventUuid === undefined ? { stack } : { stack, activeEventUuid: outer.activeEventUuid }, fn);
   }
 
   /** The W3C `traceparent` of the current position in the trace. */

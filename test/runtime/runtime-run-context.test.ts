@@ -1,0 +1,122 @@
+// runtime.withContext: the session, user, tags and metadata a piece of work belongs to reach every
+// event started inside it, and each projection names them; concurrent requests never mix.
+import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import { describe, expect, it } from "vitest";
+import { atofToAtif } from "../../exporters/atif/index.js";
+import { SpanCapture } from "../../exporters/testing/index.js";
+import type { AtofEvent } from "../../src/events/types.js";
+import { RelaytraceError } from "../../src/runtime/errors.js";
+import { capturingRuntime } from "../support/capture.js";
+
+const reply = { choices: [{ message: { role: "assistant", content: "hi" } }], usage: { prompt_tokens: 1, completion_tokens: 1 } };
+
+function startsAndMarks(events: AtofEvent[]): AtofEvent[] {
+  return events.filter((e) => e.kind === "mark" || e.scope_category === "start");
+}
+
+describe("withContext", () => {
+  it("writes the session, user, tags and entries into every start and mark inside, across awaits; an event's own keys win", async () => {
+    const { rt, settle } = capturingRuntime();
+    const context = { sessionId: "chat-7", userId: "u-42", tags: ["beta"], metadata: { tenant: "acme", tier: "gold" } };
+    await rt.withContext(context, () =>
+      rt.withScope(
+        "agent",
+        async () => {
+          await new Promise((resolve) => setImmediate(resolve));
+          await rt.executeTool("lookup", { q: 1 }, () => ({ result: "ok" }));
+          await rt.executeLlm("openai.chat_completions", { content: { messages: [] } }, async () => reply);
+          rt.mark("checkpoint");
+          await rt.withScope("inner", () => null, { metadata: { tier: "silver" } });
+        },
+        { category: "agent" },
+      ),
+    );
+    const events = await settle();
+    const marked = startsAndMarks(events);
+    expect(marked.map((e) => e.name)).toEqual(["agent", "lookup", "openai.chat_completions", "checkpoint", "inner"]);
+    for (const event of marked) {
+      expect(event.metadata).toMatchObject({ session_id: "chat-7", user_id: "u-42", tags: ["beta"], tenant: "acme" });
+    }
+    expect((marked.find((e) => e.name === "inner")!.metadata as { tier: string }).tier).toBe("silver");
+    expect((marked.find((e) => e.name === "agent")!.metadata as { tier: string }).tier).toBe("gold");
+    // Work outside the context carries none of it.
+    await rt.executeTool("outside", {}, () => ({ result: null }));
+    const outside = (await settle()).find((e) => e.name === "outside")!;
+    expect(outside.metadata).toBeNull();
+  });
+
+  it("nested contexts merge: the inner one wins, tags add up", async () => {
+    const { rt, settle } = capturingRuntime();
+    await rt.withContext({ sessionId: "outer-session", userId: "u-1", tags: ["a"], metadata: { env: "prod" } }, () =>
+      rt.withContext({ sessionId: "inner-session", tags: ["b", "a"] }, () => rt.withScope("work", () => null)),
+    );
+    const [start] = await settle();
+    expect(start!.metadata).toEqual({ env: "prod", session_id: "inner-session", user_id: "u-1", tags: ["a", "b"] });
+  });
+
+  it("two concurrent requests keep their own session and user", async () => {
+    const { rt, settle } = capturingRuntime();
+    let entered = 0;
+    let release!: () => void;
+    const both = new Promise<void>((resolve) => (release = resolve));
+    const request = (user: string) =>
+      rt.withContext({ sessionId: `s-${user}`, userId: user }, () =>
+        rt.withScope(`request ${user}`, async () => {
+          if (++entered === 2) release();
+          await both; // both contexts are live at once before either emits its tool call
+          await rt.executeTool(`tool ${user}`, {}, () => ({ result: null }));
+        }),
+      );
+    await Promise.all([request("alice"), request("bob")]);
+    for (const event of startsAndMarks(await settle())) {
+      const user = event.name.endsWith("alice") ? "alice" : "bob";
+      expect(event.metadata).toMatchObject({ session_id: `s-${user}`, user_id: user });
+    }
+  });
+
+  it("rejects a wrong field with an error naming it, and emits nothing", async () => {
+    const { rt, settle } = capturingRuntime();
+    const run = (context: unknown) => () => rt.withContext(context as never, () => rt.mark("never"));
+    expect(run({ sessionId: "" })).toThrow(/withContext: sessionId must be a non-empty string/);
+    expect(run({ userId: 7 })).toThrow(/userId/);
+    expect(run({ tags: "a" })).toThrow(/tags must be an array of strings/);
+    expect(run({ tags: ["ok", 1] })).toThrow(/tags\[1\]/);
+    expect(run({ metadata: [1] })).toThrow(/metadata must be a JSON object/);
+    expect(run({ session_id: "x" })).toThrow(/session_id/);
+    expect(run(null)).toThrow(RelaytraceError);
+    expect(await settle()).toEqual([]);
+  });
+
+  it("each projection names them on every span, and the ATIF trajectory takes the session id", async () => {
+    const { rt, settle } = capturingRuntime();
+    const openinference = new SpanCapture({ projection: "openinference" });
+    const genAi = new SpanCapture({ projection: "gen_ai" });
+    openinference.register(rt);
+    genAi.register(rt);
+    await rt.withContext({ sessionId: "chat-9", userId: "u-9", tags: ["eval", "beta"] }, () =>
+      rt.withScope(
+        "support-agent",
+        async () => {
+          await rt.executeTool("lookup", {}, () => ({ result: "ok" }));
+          await rt.executeLlm("openai.chat_completions", { content: { messages: [] } }, async () => reply, { modelName: "m" });
+        },
+        { category: "agent" },
+      ),
+    );
+    const oi: ReadableSpan[] = await openinference.spans();
+    expect(oi.length).toBe(3);
+    for (const span of oi) {
+      expect(span.attributes["session.id"]).toBe("chat-9");
+      expect(span.attributes["user.id"]).toBe("u-9");
+      expect(span.attributes["tag.tags"]).toEqual(["eval", "beta"]);
+    }
+    const ga: ReadableSpan[] = await genAi.spans();
+    expect(ga.length).toBe(3);
+    for (const span of ga) {
+      expect(span.attributes["gen_ai.conversation.id"]).toBe("chat-9");
+      expect(span.attributes["user.id"]).toBe("u-9");
+    }
+    const [trajectory] = atofToAtif(await settle());
+    expect(trajectory!.session_id).toBe("chat-9");
+  });
+});
