@@ -2,7 +2,7 @@ import { ROOT_CONTEXT, trace, type SpanContext } from "@opentelemetry/api";
 import { SeverityNumber, type AnyValue, type LogAttributes, type Logger } from "@opentelemetry/api-logs";
 import type { Resource } from "@opentelemetry/resources";
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from "@opentelemetry/sdk-logs";
-import { isJsonObject, type Json } from "../../src/events/json.js";
+import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
 import { severityKey } from "../../src/events/wire-names.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
@@ -10,6 +10,7 @@ import { attributeKey, jsonText } from "./flatten.js";
 import type { InstrumentationScope } from "./finished-span.js";
 import { hrTimeFromMicros } from "./ids.js";
 import { countedExport, type ExportResult } from "./counted-export.js";
+import { recordedRemoteParent } from "./remote-parent.js";
 
 const LOG_CODES = { failed: "otel.logs_export_failed", lost: "otel.logs_not_exported", what: "log record" };
 
@@ -82,6 +83,7 @@ export class MarkLogs {
     this.logger = this.provider.getLogger(scope.name, scope.version);
   }
 
+  /** `enclosing`: the span the record belongs to (an evaluation's own target, recorded on the mark, wins). */
   emit(mark: MarkEvent, us: number, enclosing: SpanContext | undefined): void {
     const ns = this.ns;
     const metadata = mark.metadata;
@@ -99,6 +101,8 @@ export class MarkLogs {
       attributes[attributeKey(ns, "mark.category_profile")] = jsonText(mark.category_profile);
     }
     if (metadata !== null && metadata !== undefined) attributes[attributeKey(ns, "mark.metadata")] = jsonText(metadata);
+    const evaluated = isEvaluationMark(mark) ? evaluationAttributes(mark, attributes, this.captureContent) : undefined;
+    if (evaluated !== undefined) enclosing = evaluated;
     this.logger.emit({
       eventName: mark.name,
       timestamp: hrTimeFromMicros(us),
@@ -117,4 +121,25 @@ export class MarkLogs {
   shutdown(): Promise<void> {
     return this.provider.shutdown();
   }
+}
+
+/** Whether a mark is a `runtime.recordEvaluation` (its data schema says so). */
+export function isEvaluationMark(mark: MarkEvent): boolean {
+  return mark.data_schema?.name === EVALUATION_SCHEMA_NAME && isJsonObject(mark.data);
+}
+
+const EVALUATION_SCHEMA_NAME = "relaytrace.evaluation";
+
+/**
+ * The GenAI conventions' evaluation attributes (`gen_ai.evaluation.name`, `.score.value`,
+ * `.score.label`, `.explanation`; the explanation is content, kept only when content is captured)
+ * written into `attributes`; returns the evaluated span's context the mark recorded, if any.
+ */
+function evaluationAttributes(mark: MarkEvent, attributes: LogAttributes, captureContent: boolean): SpanContext | undefined {
+  const data = mark.data as JsonObject;
+  if (typeof data["name"] === "string") attributes["gen_ai.evaluation.name"] = data["name"];
+  if (typeof data["score"] === "number") attributes["gen_ai.evaluation.score.value"] = data["score"];
+  if (typeof data["label"] === "string") attributes["gen_ai.evaluation.score.label"] = data["label"];
+  if (captureContent && typeof data["explanation"] === "string") attributes["gen_ai.evaluation.explanation"] = data["explanation"];
+  return recordedRemoteParent(mark.metadata);
 }

@@ -16,6 +16,7 @@ import type { OpenSpan } from "./open-span.js";
 import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
 import { writeRunContext } from "./run-context-attributes.js";
+import { isEvaluationMark } from "./mark-logs.js";
 import { SpanRegistry } from "./span-registry.js";
 import { scopeTypeOf } from "./scope-attributes.js";
 import { recordedRemoteParent } from "./remote-parent.js";
@@ -225,6 +226,16 @@ export class OtelExporter implements Exporter {
       return;
     }
     const parent = this.registry.resolveParent(mark.parent_uuid, undefined, traceLinkOf(mark));
+    if (isEvaluationMark(mark)) {
+      // An evaluation is an event of the logs signal (it may target a span long gone or another process's): never a span.
+      if (this.logs) this.logs.emit(mark, us, parent?.context);
+      else
+        this.counter.record(
+          "otel.evaluation_not_exported",
+          "an evaluation was recorded but the logs signal is off (OtelExporter logs: true)",
+        );
+      return;
+    }
     this.logs?.emit(mark, us, parent?.context);
     if (!this.impl.rendersMarks) return;
     const ns = this.namespace;

@@ -23,6 +23,7 @@ import {
 import { captureFrom, contextFromPropagation, traceparentFrom } from "./propagation.js";
 import { mergeRunContext, type RunContext } from "../events/run-context.js";
 import { checkRunContext } from "./run-context-check.js";
+import { recordEvaluation, type Evaluation } from "./evaluation.js";
 import type { CallbackError } from "./publisher.js";
 import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
@@ -376,6 +377,18 @@ export class Runtime {
     const outer = currentScopeContext();
     const stack = outer.stack.runCopy(mergeRunContext(outer.stack.run, run));
     return runInScopeContext(outer.activeEventUuid === undefined ? { stack } : { stack, activeEventUuid: outer.activeEventUuid }, fn);
+  }
+
+  /**
+   * Records a score or label for a run or one of its steps (a judge model's grade, a user's
+   * thumbs-down, a CI eval): an ATOF mark `gen_ai.evaluation.result` (data schema
+   * `relaytrace.evaluation`) under the target, which the OTel exporter's logs signal sends as the
+   * GenAI conventions' evaluation event with the target's trace and span ids, also when the target
+   * ended long ago or was recorded elsewhere (`target: { traceId, spanId }`). Returns the mark's
+   * uuid; a wrong field is a `RelaytraceError` naming it, and nothing is recorded.
+   */
+  recordEvaluation(evaluation: Evaluation): string {
+    return recordEvaluation(this.core, evaluation);
   }
 
   /** The W3C `traceparent` of the current position in the trace. */

@@ -8,7 +8,8 @@ import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./
 import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
 import { checkCategory } from "./options.js";
-import { inboundOtelParent, inboundStack, runInSpan, withInboundLink } from "./otel-context.js";
+import { inboundOtelParent, inboundStack, runInSpan, traceRootUuid, withInboundLink } from "./otel-context.js";
+import { TRACE_ROOT } from "./trace-root.js";
 import { wireSeverity } from "./outcome.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import type { MarkOptions, PopScopeOptions, ScopeOptions } from "./types.js";
@@ -23,6 +24,7 @@ export interface ScopeControl extends ScopeHandle {
 
 interface OpenScope extends ScopeHandle {
   ended: boolean;
+  [TRACE_ROOT]?: string;
 }
 
 /** `context` with `stack` in place of its own (the managed call running now, if any, stays). */
@@ -183,6 +185,7 @@ export class ScopeLifecycle {
       categoryProfile: options.categoryProfile ?? null,
       ended: false,
     };
+    handle[TRACE_ROOT] = traceRootUuid({ stack }, handle);
     this.core.emitScope(stack, handle, "start", handle.startedAtUs, {
       data: options.input ?? null,
       metadata: withInboundLink(handle.metadata, inbound),

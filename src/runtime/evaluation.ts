@@ -1,0 +1,106 @@
+import type { JsonObject } from "../events/json.js";
+import { currentScopeContext, type ScopeHandle } from "../events/scope-stack.js";
+import { formatTraceparent, TRACEPARENT_KEY } from "../events/traceparent.js";
+import { otelIdHex } from "../events/otel-ids.js";
+import { spanIdOf } from "../events/uuid.js";
+import { RelaytraceError } from "./errors.js";
+import { checkOptions } from "./options.js";
+import { remoteParentUuids, traceRootUuid } from "./otel-context.js";
+import type { RuntimeCore } from "./runtime-core.js";
+import { TRACE_ROOT } from "./trace-root.js";
+
+/** The data schema of an evaluation mark. */
+export const EVALUATION_SCHEMA = Object.freeze({ name: "relaytrace.evaluation", version: "1" });
+/** The mark's name: the GenAI conventions' event name, which the OTel logs signal carries. */
+export const EVALUATION_EVENT = "gen_ai.evaluation.result";
+
+/** A span recorded elsewhere (another process, a trace read from a backend), by its W3C ids. */
+export interface SpanIds {
+  traceId: string;
+  spanId: string;
+}
+
+/** A score or label for a run or one of its steps: from a judge model, a user's thumbs-down, a CI eval. */
+export interface Evaluation {
+  /** What was evaluated for: `relevance`, `user_feedback`, `task_success`. */
+  name: string;
+  score?: number;
+  label?: string;
+  explanation?: string;
+  /** The scope, tool or LLM call evaluated (its handle), or a span by ids; default: where the code is now. */
+  target?: Pick<ScopeHandle, "uuid"> | SpanIds;
+}
+
+const EVALUATION_KEYS: ReadonlySet<string> = new Set(["name", "score", "label", "explanation", "target"]);
+const HEX = /^[0-9a-f]+$/;
+
+function invalid(field: string, what: string): RelaytraceError {
+  return new RelaytraceError("invalid_argument", `recordEvaluation: ${field} must be ${what}`);
+}
+
+function hexId(value: unknown, field: string, length: number): string {
+  if (typeof value !== "string" || value.length !== length || !HEX.test(value) || /^0+$/.test(value)) {
+    throw invalid(field, `${length} lowercase hex digits, not all zero`);
+  }
+  return value;
+}
+
+/** Where an evaluation points: the target's uuid, and its traceparent when the runtime knows the trace. */
+function targetOf(target: Evaluation["target"]): { parentUuid: string; traceparent?: string } {
+  const context = currentScopeContext();
+  if (target === undefined) {
+    const uuid = context.activeEventUuid ?? context.stack.top().uuid;
+    const root = traceRootUuid(context);
+    return root === undefined
+      ? { parentUuid: uuid }
+      : { parentUuid: uuid, traceparent: formatTraceparent(otelIdHex(root), spanIdOf(uuid), 1) };
+  }
+  if (typeof target !== "object" || target === null) throw invalid("target", "a scope handle or { traceId, spanId }");
+  if ("traceId" in target || "spanId" in target) {
+    const ids = target as Partial<SpanIds>;
+    const traceId = hexId(ids.traceId, "target.traceId", 32);
+    const spanId = hexId(ids.spanId, "target.spanId", 16);
+    // The uuid the exporters turn back into these ids (trace id prefix + span id).
+    return { parentUuid: remoteParentUuids(traceId, spanId).parentUuid, traceparent: formatTraceparent(traceId, spanId, 1) };
+  }
+  const uuid = (target as { uuid?: unknown }).uuid;
+  if (typeof uuid !== "string" || uuid === "") throw invalid("target", "a scope handle or { traceId, spanId }");
+  const root = traceRootOfHandle(target) ?? traceRootUuid(context);
+  return root === undefined
+    ? { parentUuid: uuid }
+    : { parentUuid: uuid, traceparent: formatTraceparent(otelIdHex(root), spanIdOf(uuid), 1) };
+}
+
+/** The trace root a scope handle was opened in (`TRACE_ROOT`), so an evaluation made after it ended still names its trace. */
+function traceRootOfHandle(handle: object): string | undefined {
+  return (handle as { [TRACE_ROOT]?: string })[TRACE_ROOT];
+}
+
+/** Checks an evaluation and emits it as an `relaytrace.evaluation` mark; returns the mark's uuid. */
+export function recordEvaluation(core: RuntimeCore, evaluation: Evaluation): string {
+  if (typeof evaluation !== "object" || evaluation === null || Array.isArray(evaluation)) throw invalid("the evaluation", "an object");
+  checkOptions(evaluation, EVALUATION_KEYS, "recordEvaluation");
+  const { name, score, label, explanation } = evaluation;
+  if (typeof name !== "string" || name.length === 0) throw invalid("name", "a non-empty string");
+  if (score !== undefined && (typeof score !== "number" || !Number.isFinite(score))) throw invalid("score", "a finite number");
+  if (label !== undefined && (typeof label !== "string" || label.length === 0)) throw invalid("label", "a non-empty string");
+  if (explanation !== undefined && typeof explanation !== "string") throw invalid("explanation", "a string");
+  const target = targetOf(evaluation.target);
+  const data: JsonObject = { name };
+  if (score !== undefined) data.score = score;
+  if (label !== undefined) data.label = label;
+  if (explanation !== undefined) data.explanation = explanation;
+  const uuid = core.newId();
+  core.emitMark(currentScopeContext().stack, {
+    uuid,
+    parentUuid: target.parentUuid,
+    timestampUs: core.nowUs(),
+    name: EVALUATION_EVENT,
+    category: null,
+    profile: null,
+    data,
+    dataSchema: EVALUATION_SCHEMA,
+    metadata: target.traceparent === undefined ? null : { [TRACEPARENT_KEY]: target.traceparent },
+  });
+  return uuid;
+}
