@@ -38,7 +38,9 @@ function outputText(output: unknown): string {
       return str(output["reason"]) ?? "execution denied";
     case "content":
       return Array.isArray(output["value"])
-        ? output["value"].map((p: unknown) => (isObj(p) && p["type"] === "text" ? (str(p["text"]) ?? "") : `[${String(isObj(p) ? p["type"] : p)}]`)).join("\n")
+        ? output["value"]
+            .map((p: unknown) => (isObj(p) && p["type"] === "text" ? (str(p["text"]) ?? "") : `[${String(isObj(p) ? p["type"] : p)}]`))
+            .join("\n")
         : "";
     default:
       return toolOutputText(output);
@@ -53,7 +55,8 @@ function contentText(content: unknown): string {
   for (const part of content) {
     if (!isObj(part)) continue;
     if (part["type"] === "text") out.push(str(part["text"]) ?? "");
-    else if (part["type"] === "image" || part["type"] === "file") out.push(`[${String(part["type"])} ${str(part["mediaType"]) ?? ""}]`.replace(" ]", "]"));
+    else if (part["type"] === "image" || part["type"] === "file")
+      out.push(`[${String(part["type"])} ${str(part["mediaType"]) ?? ""}]`.replace(" ]", "]"));
   }
   return out.join("\n");
 }

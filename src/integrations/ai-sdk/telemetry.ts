@@ -7,7 +7,6 @@ import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsRespons
 import { closeDetached, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError } from "../json-text.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
-import { streamCancelled } from "./stream-run.js";
 import { finishReasonOf, telemetryRequest, telemetryResponse, usageOf, userText } from "./telemetry-bodies.js";
 import type {
   ModelCallEndEvent,
@@ -66,13 +65,6 @@ function stackUnder(run: Run, handle: LlmHandle | ToolHandle, category: string):
   return stack;
 }
 
-/** The stream of a streamed model call's result, which `executeLanguageModelCall` may watch. */
-function streamOf(value: unknown): ReadableStream<unknown> | undefined {
-  if (value === null || typeof value !== "object" || !("stream" in value)) return undefined;
-  const stream = (value as { stream: unknown }).stream;
-  return stream instanceof ReadableStream ? stream : undefined;
-}
-
 /**
  * A telemetry integration for `ai` 7: `registerTelemetry(relaytraceTelemetry({ runtime }))`, or
  * per call in `telemetry: { integrations: [relaytraceTelemetry({ runtime })] }`. Every
@@ -114,32 +106,10 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
     withScopeStack(run.agent.stack, () => run.runtime.endLlm(llm, null, { error }));
   };
 
-  /** A streamed model call whose stream the app cancelled: the SDK reports nothing more of it. */
-  const watchStream = (callId: string, stream: ReadableStream<unknown>): ReadableStream<unknown> => {
-    const reader = stream.getReader();
-    return new ReadableStream<unknown>({
-      async pull(controller) {
-        let step: Awaited<ReturnType<typeof reader.read>>;
-        try {
-          step = await reader.read();
-        } catch (error) {
-          controller.error(error); // the SDK reports the error itself (onStepError, onError)
-          return;
-        }
-        if (step.done) controller.close();
-        else controller.enqueue(step.value);
-      },
-      async cancel(reason) {
-        guard(() => finish(callId, streamCancelled(reason), undefined));
-        await reader.cancel(reason);
-      },
-    });
-  };
-
   return {
     onStart(event: RunStartEvent) {
       guard(() => {
-        if (!RUN_OPERATIONS.has(event.operationId) || runs.has(event.callId)) return;
+        if (typeof event.callId !== "string" || !RUN_OPERATIONS.has(event.operationId) || runs.has(event.callId)) return;
         const runtime = runtimeOf(options);
         const stream = event.operationId === "ai.streamText";
         const metadata: JsonObject = { "ai.operation.id": event.operationId };
@@ -159,7 +129,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
     onLanguageModelCallStart(event: ModelCallStartEvent) {
       guard(() => {
         const run = runs.get(event.callId);
-        if (run === undefined) return;
+        if (run === undefined || typeof event.provider !== "string") return;
         if (run.llm !== undefined) failLlm(run, new Error("a new model call started before this one ended"));
         const request = telemetryRequest(event, run.stream, captureContent);
         run.llm = withScopeStack(run.agent.stack, () =>
@@ -241,7 +211,12 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
         const usage = usageOf(event.usage as Parameters<typeof usageOf>[0]);
         if (usage?.inputTokens !== undefined) metadata["ai.usage.input_tokens"] = usage.inputTokens;
         if (usage?.outputTokens !== undefined) metadata["ai.usage.output_tokens"] = usage.outputTokens;
-        finish(event.callId, undefined, content(() => (typeof event.text === "string" ? event.text : null)), metadata);
+        finish(
+          event.callId,
+          undefined,
+          content(() => (typeof event.text === "string" ? event.text : null)),
+          metadata,
+        );
       });
     },
 
@@ -258,21 +233,14 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
     },
 
     async executeLanguageModelCall<T>(call: ModelCallExecution<T>): Promise<T> {
+      // The provider request runs under the llm scope: HTTP instrumentation and nested scopes land there.
       const run = runs.get(call.callId);
       const llm = run?.llm;
       let stack: ScopeStack | undefined;
       guard(() => {
         if (run !== undefined && llm !== undefined) stack = stackUnder(run, llm, "llm");
       });
-      const result = stack !== undefined ? await withScopeStack(stack, () => call.execute()) : await call.execute();
-      // A streamed call: a copy of its stream tells when the app cancels it (the SDK reports nothing then).
-      const stream = run?.stream === true ? streamOf(result) : undefined;
-      if (stream === undefined || stream.locked) return result;
-      let watched: ReadableStream<unknown> | undefined;
-      guard(() => {
-        watched = watchStream(call.callId, stream);
-      });
-      return watched === undefined ? result : ({ ...(result as object), stream: watched } as unknown as T);
+      return stack !== undefined ? await withScopeStack(stack, () => call.execute()) : await call.execute();
     },
 
     async executeTool<T>(execution: ToolExecution<T>): Promise<T> {
