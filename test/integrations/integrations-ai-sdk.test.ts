@@ -184,7 +184,7 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     ).toBe(true);
   });
 
-  it("traceAgent returning streamText: the agent scope ends when the app has drained the stream, after its llm and tool scopes", async () => {
+  it("traceAgent returning streamText: the agent scope ends once the app drained the stream, after its children", async () => {
     provider = await startScriptedProvider({ turns: TURNS, model: "gpt-4.1-mini" });
     const run = integrationRun("gen_ai");
     const { model, tools } = setUp(run, provider.url);

@@ -104,7 +104,7 @@ async function startHeldStream(): Promise<{ url: string; closed: Promise<void> }
 }
 
 describe("relaytraceTelemetry with the real ai 7", () => {
-  it("registered once: a multi-step generateText run is one agent scope with its llm and tool scopes in order, usage, finish reasons and ATIF", async () => {
+  it("registered once: a generateText run is one agent scope with its llm and tool scopes in order, usage and ATIF", async () => {
     provider = await startScriptedProvider({ turns: TURNS, model: "gpt-4.1-mini" });
     const run = integrationRun("gen_ai");
     registerTelemetry(relaytraceTelemetry({ runtime: run.runtime }));
@@ -529,6 +529,20 @@ describe("relaytraceTelemetry with the real ai 7", () => {
     ).rejects.toThrow("provider down");
     const { events } = await run.finish();
     expect(sequence(scopesOf(events))).toEqual(["start agent", "start llm", "end llm", "end agent"]);
+  });
+
+  it("an event's own time (a durable run reports its events later) is the time of its scope event", async () => {
+    const run = integrationRun();
+    const integration = relaytraceTelemetry({ runtime: run.runtime });
+    const t0 = Date.parse("2026-01-02T03:04:05.000Z");
+    const base = { callId: "c1", provider: "p", modelId: "m" };
+    integration.onStart({ ...base, operationId: "ai.generateText", messages: [{ role: "user", content: "hi" }], timestamp: t0 });
+    integration.onLanguageModelCallStart({ ...base, messages: [], timestamp: t0 + 10 });
+    integration.onLanguageModelCallEnd({ ...base, finishReason: "stop", usage: {}, content: [], timestamp: t0 + 20 });
+    integration.onEnd({ callId: "c1", text: "ok", timestamp: t0 + 30 });
+    const { events } = await run.finish();
+    const ms = (e: { timestamp: string | number }) => (typeof e.timestamp === "number" ? e.timestamp / 1000 : Date.parse(e.timestamp));
+    expect(scopesOf(events).map((e) => ms(e) - t0)).toEqual([0, 10, 20, 30]);
   });
 
   it("types: the integration is an ai 7 Telemetry, for registerTelemetry and per call (tsc over test/types)", async () => {

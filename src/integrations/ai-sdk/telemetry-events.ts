@@ -16,6 +16,8 @@ export interface TelemetryUsage {
 interface Correlated {
   /** The id of the generation call (one `generateText`, `streamText` or agent run). */
   readonly callId: string;
+  /** When the event happened (ms since the epoch), set when the SDK reports it later (durable runs). */
+  readonly timestamp?: number;
 }
 
 /** `onStart`: a generation (or another operation) begins. */
@@ -83,6 +85,7 @@ export interface StepErrorEvent extends Correlated {
 /** `onEnd` of a generation: the final text, finish reason and the usage of all steps. */
 export interface RunEndEvent {
   readonly callId?: string;
+  readonly timestamp?: number;
   readonly text?: unknown;
   readonly finishReason?: unknown;
   readonly usage?: unknown;

@@ -49,6 +49,12 @@ interface Run {
   readonly tools: Map<string, ToolHandle>;
 }
 
+/** The time the SDK says an event happened (a durable run reports its events later), else none: now. */
+function at(event: unknown): { timestamp?: Date } {
+  const ms = event !== null && typeof event === "object" ? (event as { timestamp?: unknown }).timestamp : undefined;
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? { timestamp: new Date(ms) } : {};
+}
+
 /** Runs `fn`, swallowing what it throws: telemetry never throws into the SDK or the app. */
 function guard(fn: () => void): void {
   try {
@@ -72,7 +78,8 @@ function stackUnder(run: Run, handle: LlmHandle | ToolHandle, category: string):
  * scope under the scope the app is in, holding one `llm` scope per model call (Chat Completions
  * request and reply, usage, finish reason) and one `tool` scope per tool execution (its call id),
  * in the order the SDK ran them. Errors end their scopes with the error; a streamed run ends when
- * its stream ends, fails or is cancelled. Code a tool runs nests under its `tool` scope.
+ * its stream ends, fails or is aborted (a low-memory stream also when the app cancels it). Times
+ * are the SDK's own when it gives them (a durable run). Code a tool runs nests under its `tool` scope.
  */
 export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): RelaytraceTelemetry {
   const captureContent = options.captureContent !== false;
@@ -80,18 +87,19 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
   const content = (value: () => Json): Json => (captureContent ? value() : null);
 
   /** Ends the open model call and tools of a run with `error`, then its agent scope. */
-  const finish = (callId: string, error: unknown, output: Json | undefined, metadata?: JsonObject) => {
+  const finish = (callId: string, when: { timestamp?: Date }, error: unknown, output: Json | undefined, metadata?: JsonObject) => {
     const run = runs.get(callId);
     if (run === undefined) return;
     runs.delete(callId);
     withScopeStack(run.agent.stack, () => {
       const failure = error ?? new Error("the run ended before this call did");
-      if (run.llm !== undefined) guard(() => run.runtime.endLlm(run.llm!, null, { error: failure }));
-      for (const tool of run.tools.values()) guard(() => run.runtime.endTool(tool, { error: asError(failure) }));
+      if (run.llm !== undefined) guard(() => run.runtime.endLlm(run.llm!, null, { error: failure, ...when }));
+      for (const tool of run.tools.values()) guard(() => run.runtime.endTool(tool, { error: asError(failure) }, when));
     });
     run.llm = undefined;
     run.tools.clear();
     closeDetached(run.runtime, run.agent, {
+      ...when,
       ...(error !== undefined ? { error } : {}),
       ...(output !== undefined ? { output } : {}),
       ...(metadata !== undefined ? { metadata } : {}),
@@ -99,11 +107,11 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
   };
 
   /** The model call of a run ends with `error` (a failed or cancelled step); the run goes on or ends. */
-  const failLlm = (run: Run, error: unknown) => {
+  const failLlm = (run: Run, error: unknown, when: { timestamp?: Date }) => {
     const llm = run.llm;
     if (llm === undefined) return;
     run.llm = undefined;
-    withScopeStack(run.agent.stack, () => run.runtime.endLlm(llm, null, { error }));
+    withScopeStack(run.agent.stack, () => run.runtime.endLlm(llm, null, { error, ...when }));
   };
 
   return {
@@ -121,6 +129,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
           input: content(() => userText(event.messages) ?? null),
           metadata,
           ...(stream ? { attributes: ["streaming"] } : {}),
+          ...at(event),
         });
         runs.set(event.callId, { runtime, agent, stream, llm: undefined, tools: new Map() });
       });
@@ -130,7 +139,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
       guard(() => {
         const run = runs.get(event.callId);
         if (run === undefined || typeof event.provider !== "string") return;
-        if (run.llm !== undefined) failLlm(run, new Error("a new model call started before this one ended"));
+        if (run.llm !== undefined) failLlm(run, new Error("a new model call started before this one ended"), at(event));
         const request = telemetryRequest(event, run.stream, captureContent);
         run.llm = withScopeStack(run.agent.stack, () =>
           run.runtime.startLlm(
@@ -142,6 +151,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
               dataSchema: CHAT_COMPLETIONS_SCHEMA,
               metadata: { "gen_ai.provider.name": event.provider },
               ...(run.stream ? { attributes: ["streaming"] } : {}),
+              ...at(event),
             },
           ),
         );
@@ -157,7 +167,9 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
         const firstChunk = event.performance?.timeToFirstOutputMs;
         const metadata: JsonObject | undefined = typeof firstChunk === "number" ? { time_to_first_chunk_ms: firstChunk } : undefined;
         const response = chatCompletionsResponse(telemetryResponse(event, captureContent));
-        withScopeStack(run.agent.stack, () => run.runtime.endLlm(llm, response, metadata !== undefined ? { metadata } : {}));
+        withScopeStack(run.agent.stack, () =>
+          run.runtime.endLlm(llm, response, { ...(metadata !== undefined ? { metadata } : {}), ...at(event) }),
+        );
       });
     },
 
@@ -170,7 +182,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
           run.runtime.startTool(
             call.toolName,
             content(() => toJsonSafe(call.input ?? null)),
-            { parent: { uuid: run.agent.handle.uuid }, toolCallId: call.toolCallId },
+            { parent: { uuid: run.agent.handle.uuid }, toolCallId: call.toolCallId, ...at(event) },
           ),
         );
         run.tools.set(call.toolCallId, handle);
@@ -187,9 +199,13 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
         withScopeStack(run.agent.stack, () => {
           if (outcome.type === "tool-error") {
             const error = asError(outcome.error);
-            run.runtime.endTool(handle, { error }, { data: content(() => error.message) });
+            run.runtime.endTool(handle, { error }, { data: content(() => error.message), ...at(event) });
           } else {
-            run.runtime.endTool(handle, { result: content(() => toJsonSafe(outcome.output ?? null)) }, { metadata: OK_STATUS });
+            run.runtime.endTool(
+              handle,
+              { result: content(() => toJsonSafe(outcome.output ?? null)) },
+              { metadata: OK_STATUS, ...at(event) },
+            );
           }
         });
       });
@@ -198,7 +214,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
     onStepError(event: StepErrorEvent) {
       guard(() => {
         const run = runs.get(event.callId);
-        if (run !== undefined) failLlm(run, event.error);
+        if (run !== undefined) failLlm(run, event.error, at(event));
       });
     },
 
@@ -213,6 +229,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
         if (usage?.outputTokens !== undefined) metadata["ai.usage.output_tokens"] = usage.outputTokens;
         finish(
           event.callId,
+          at(event),
           undefined,
           content(() => (typeof event.text === "string" ? event.text : null)),
           metadata,
@@ -221,14 +238,14 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
     },
 
     onAbort(event: RunAbortEvent) {
-      guard(() => finish(event.callId, event.reason ?? new Error("the run was aborted"), undefined));
+      guard(() => finish(event.callId, at(event), event.reason ?? new Error("the run was aborted"), undefined));
     },
 
     onError(event: unknown) {
       guard(() => {
         if (event === null || typeof event !== "object") return;
         const { callId, error } = event as { callId?: unknown; error?: unknown };
-        if (typeof callId === "string") finish(callId, error ?? new Error("the run failed"), undefined);
+        if (typeof callId === "string") finish(callId, at(event), error ?? new Error("the run failed"), undefined);
       });
     },
 
