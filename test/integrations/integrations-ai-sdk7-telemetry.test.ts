@@ -2,11 +2,11 @@
 // other AI SDK tests use) against model servers on 127.0.0.1: a scripted OpenAI-compatible one,
 // and for cancellation one that sends the first chunks of a stream and holds it open.
 import { execFile } from "node:child_process";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { join } from "node:path";
-import { fileURLToPath } from "node:url";
+import { fileURLToPath, pathToFileURL } from "node:url";
 import {
   experimental_streamTextLowMemory,
   generateText,
@@ -18,10 +18,11 @@ import {
   ToolLoopAgent,
 } from "ai7";
 import { createOpenAICompatible } from "openai-compatible7";
-import { afterEach, describe, expect, it } from "vitest";
+import { afterEach, describe, expect, it, vi } from "vitest";
 import type { Runtime, ScopeEvent } from "relaytrace";
 import { relaytraceTelemetry } from "relaytrace/ai-sdk";
 import { startScriptedProvider, type ScriptedProvider, type ScriptedTurn } from "relaytrace/testing";
+import { blocksOf } from "../support/doc-blocks.js";
 import { ends, integrationRun, scopesOf, starts } from "../support/integration-run.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -101,6 +102,14 @@ async function startHeldStream(): Promise<{ url: string; closed: Promise<void> }
   });
   await new Promise<void>((resolve) => held!.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(held.address() as AddressInfo).port}/v1`, closed };
+}
+
+/** The `run-ai7` block of docs/adapters.md, importing `ai` 7 and its provider by their aliases here. */
+async function ai7DocBlock(): Promise<string> {
+  const text = await readFile(join(ROOT, "docs/adapters.md"), "utf8");
+  const found = blocksOf("docs/adapters.md", text).filter((b) => b.kind === "run-ai7");
+  expect(found).toHaveLength(1);
+  return found[0]!.code.replace(/from "ai"/g, 'from "ai7"').replace(/from "@ai-sdk\/openai-compatible"/g, 'from "openai-compatible7"');
 }
 
 describe("relaytraceTelemetry with the real ai 7", () => {
@@ -545,18 +554,48 @@ describe("relaytraceTelemetry with the real ai 7", () => {
     expect(scopesOf(events).map((e) => ms(e) - t0)).toEqual([0, 10, 20, 30]);
   });
 
-  it("types: the integration is an ai 7 Telemetry, for registerTelemetry and per call (tsc over test/types)", async () => {
+  it("the ai 7 block of docs/adapters.md runs against ai 7 and prints what it promises", async () => {
+    const code = await ai7DocBlock();
+    const promised: string[] = [];
+    const lines = code.split("\n");
+    lines.forEach((line, i) => {
+      if (!line.includes("console.log(")) return;
+      const trailing = /\);\s*\/\/ (.+)$/.exec(line);
+      if (trailing) promised.push(trailing[1]!);
+      for (let j = i + 1; j < lines.length && /^\/\/ /.test(lines[j]!); j++) promised.push(lines[j]!.slice(3));
+    });
+    expect(promised.length).toBeGreaterThanOrEqual(2);
+    const dir = await mkdtemp(join(ROOT, ".ai7-doc-block-"));
+    const printed: string[] = [];
+    const log = vi.spyOn(console, "log").mockImplementation((...args: unknown[]) => void printed.push(args.map(String).join(" ")));
+    try {
+      const file = join(dir, "block.ts");
+      await writeFile(file, `${code}\n`);
+      await import(pathToFileURL(file).href);
+    } finally {
+      log.mockRestore();
+      await rm(dir, { recursive: true, force: true });
+    }
+    expect(printed).toEqual(promised);
+  });
+
+  it("types: the integration is an ai 7 Telemetry, for registerTelemetry and per call; the docs block type-checks", async () => {
     const dir = await mkdtemp(join(ROOT, ".typecheck-"));
     try {
+      await writeFile(join(dir, "adapters-ai7-block.ts"), `${await ai7DocBlock()}\n`);
       const config = {
         extends: "../tsconfig.json",
         compilerOptions: {
           noEmit: true,
           rootDir: "..",
           baseUrl: "..",
-          paths: { relaytrace: ["./src/index.ts"], "relaytrace/ai-sdk": ["./src/integrations/ai-sdk/index.ts"] },
+          paths: {
+            relaytrace: ["./src/index.ts"],
+            "relaytrace/ai-sdk": ["./src/integrations/ai-sdk/index.ts"],
+            "relaytrace/testing": ["./exporters/testing/index.ts"],
+          },
         },
-        files: ["../test/types/ai-sdk7-telemetry.check.ts"],
+        files: ["../test/types/ai-sdk7-telemetry.check.ts", "./adapters-ai7-block.ts"],
       };
       await writeFile(join(dir, "tsconfig.json"), JSON.stringify(config));
       const out = await new Promise<string>((resolve) => {
