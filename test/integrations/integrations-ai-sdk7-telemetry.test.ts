@@ -86,23 +86,30 @@ function scopeEnd(runtime: Runtime, category: string): Promise<ScopeEvent> {
 /** Scope events as `start llm`, `end tool`, … in publication order. */
 const sequence = (events: ReturnType<typeof scopesOf>) => events.map((e) => `${e.scope_category} ${e.category}`);
 
-/** A server that answers a streamed request with its first chunks and then holds the stream open. */
-async function startHeldStream(): Promise<{ url: string; closed: Promise<void> }> {
+/**
+ * A server that answers a streamed request with these server-sent events, then holds the stream
+ * open (or ends it with `end`); `closed` resolves when the client's connection closes.
+ */
+async function startSse(events: object[], end = false): Promise<{ url: string; closed: Promise<void> }> {
   let closedResolve!: () => void;
   const closed = new Promise<void>((resolve) => (closedResolve = resolve));
   held = createServer((req, res) => {
     req.resume();
     req.on("end", () => {
-      res.writeHead(200, { "content-type": "text/event-stream" });
-      const chunk = (delta: object) =>
-        `data: ${JSON.stringify({ id: "c1", object: "chat.completion.chunk", model: "gpt-4.1-mini", choices: [{ index: 0, delta }] })}\n\n`;
-      res.write(chunk({ role: "assistant", content: "" }) + chunk({ content: "Hello" }));
       res.on("close", () => closedResolve());
+      res.writeHead(200, { "content-type": "text/event-stream" });
+      res.write(events.map((e) => `data: ${JSON.stringify(e)}\n\n`).join(""));
+      if (end) res.end("data: [DONE]\n\n");
     });
   });
   await new Promise<void>((resolve) => held!.listen(0, "127.0.0.1", resolve));
   return { url: `http://127.0.0.1:${(held.address() as AddressInfo).port}/v1`, closed };
 }
+
+const delta = (d: object) => ({ id: "c1", object: "chat.completion.chunk", model: "gpt-4.1-mini", choices: [{ index: 0, delta: d }] });
+
+/** The first chunks of a reply, and then nothing: the stream stays open. */
+const startHeldStream = () => startSse([delta({ role: "assistant", content: "" }), delta({ content: "Hello" })]);
 
 /** The `run-ai7` block of docs/adapters.md, importing `ai` 7 and its provider by their aliases here. */
 async function ai7DocBlock(): Promise<string> {
@@ -339,6 +346,25 @@ describe("relaytraceTelemetry with the real ai 7", () => {
     const end = await agentEnd;
     expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
     expect(JSON.stringify(end.metadata)).toContain("no such model");
+    expect(errors).toHaveLength(1);
+    const { events } = await run.finish();
+    expect(sequence(scopesOf(events))).toEqual(["start agent", "start llm", "end llm", "end agent"]);
+    expect(ends(events, "llm")[0]!.metadata).toMatchObject({ "otel.status_code": "ERROR" });
+  });
+
+  it("streamText: a provider's error chunk ends the llm and agent scopes with ERROR", async () => {
+    const server = await startSse(
+      [delta({ role: "assistant", content: "" }), delta({ content: "Hel" }), { error: { message: "overloaded" } }],
+      true,
+    );
+    const run = integrationRun();
+    registerTelemetry(relaytraceTelemetry({ runtime: run.runtime }));
+    const agentEnd = scopeEnd(run.runtime, "agent");
+    const errors: unknown[] = [];
+    const result = streamText({ model: modelAt(server.url), prompt: "hi", onError: ({ error }) => void errors.push(error) });
+    await result.consumeStream();
+    const end = await agentEnd;
+    expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR", "ai.finish_reason": "error" });
     expect(errors).toHaveLength(1);
     const { events } = await run.finish();
     expect(sequence(scopesOf(events))).toEqual(["start agent", "start llm", "end llm", "end agent"]);

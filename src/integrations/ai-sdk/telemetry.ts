@@ -167,8 +167,10 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
         const firstChunk = event.performance?.timeToFirstOutputMs;
         const metadata: JsonObject | undefined = typeof firstChunk === "number" ? { time_to_first_chunk_ms: firstChunk } : undefined;
         const response = chatCompletionsResponse(telemetryResponse(event, captureContent));
+        // A provider's error chunk does not fail the step: it finishes with the reason "error".
+        const failed = event.finishReason === "error" ? { error: new Error("the model call finished with an error"), data: response } : {};
         withScopeStack(run.agent.stack, () =>
-          run.runtime.endLlm(llm, response, { ...(metadata !== undefined ? { metadata } : {}), ...at(event) }),
+          run.runtime.endLlm(llm, response, { ...(metadata !== undefined ? { metadata } : {}), ...failed, ...at(event) }),
         );
       });
     },
@@ -230,7 +232,7 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
         finish(
           event.callId,
           at(event),
-          undefined,
+          event.finishReason === "error" ? new Error("the run finished with an error") : undefined,
           content(() => (typeof event.text === "string" ? event.text : null)),
           metadata,
         );
