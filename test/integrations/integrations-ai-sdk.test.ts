@@ -1,6 +1,7 @@
 import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
+import type { Runtime, ScopeEvent } from "relaytrace";
 import { relaytraceMiddleware, traceAgent, traceTools } from "relaytrace/ai-sdk";
 import { startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
 import { ANNOTATION, MASKED, REFUSAL, attr, ends, integrationRun, scopesOf, starts } from "../support/integration-run.js";
@@ -21,6 +22,18 @@ const TURNS = [
   },
   { text: "It is 4 °C in Oslo; I could not delete the account.", usage: { promptTokens: 70, completionTokens: 14 } },
 ];
+
+/** The first end event of a scope of `category`, as it is published (no waiting on time). */
+function scopeEnd(runtime: Runtime, category: string): Promise<ScopeEvent> {
+  return new Promise((resolve) => {
+    const off = runtime.subscribe(`wait-${category}`, (e) => {
+      if (e.kind === "scope" && e.scope_category === "end" && e.category === category) {
+        off();
+        resolve(e);
+      }
+    });
+  });
+}
 
 function setUp(run: ReturnType<typeof integrationRun>, url: string) {
   const scripted = createOpenAICompatible({ name: "scripted", baseURL: url, apiKey: "sk-test-key", includeUsage: true });
@@ -169,6 +182,73 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
         .filter((e) => e.category === "tool")
         .every((e) => e.parent_uuid === agentUuid),
     ).toBe(true);
+  });
+
+  it("traceAgent returning streamText: the agent scope ends once the app drained the stream, after its children", async () => {
+    provider = await startScriptedProvider({ turns: TURNS, model: "gpt-4.1-mini" });
+    const run = integrationRun("gen_ai");
+    const { model, tools } = setUp(run, provider.url);
+    const agentEnd = scopeEnd(run.runtime, "agent");
+    const result = await traceAgent(
+      "stream-agent",
+      () => streamText({ model, tools, stopWhen: stepCountIs(4), prompt: "Weather in Oslo?" }),
+      {
+        runtime: run.runtime,
+      },
+    );
+    let out = "";
+    for await (const delta of result.textStream) out += delta;
+    expect(out).toBe("It is 4 °C in Oslo; I could not delete the account.");
+    expect(await result.text).toBe(out);
+    const end = await agentEnd;
+    expect(end.metadata).toMatchObject({ "otel.status_code": "OK" });
+
+    const { events, trajectories } = await run.finish();
+    const agent = starts(events, "agent")[0]!;
+    const children = scopesOf(events).filter((e) => e.category === "llm" || e.category === "tool");
+    expect(children.filter((e) => e.scope_category === "start").map((e) => e.category)).toEqual(["llm", "tool", "llm"]);
+    for (const e of children) expect(e.parent_uuid).toBe(agent.uuid);
+    // every child ended before the agent did
+    const agentEndIndex = events.indexOf(end);
+    for (const e of children) expect(events.indexOf(e)).toBeLessThan(agentEndIndex);
+    expect(trajectories).toHaveLength(1);
+    expect(trajectories[0]!.steps.map((s) => s.source)).toEqual(["user", "agent", "agent"]);
+    expect(trajectories[0]!.steps[0]!.message).toBe("Weather in Oslo?");
+  });
+
+  it("traceAgent returning streamText: cancelling the stream ends the agent scope as cancelled", async () => {
+    provider = await startScriptedProvider({ turns: [{ text: "one two three" }], model: "gpt-4.1-mini" });
+    const run = integrationRun();
+    const { model } = setUp(run, provider.url);
+    const agentEnd = scopeEnd(run.runtime, "agent");
+    const result = await traceAgent("stream-agent", () => streamText({ model, prompt: "Count" }), { runtime: run.runtime });
+    for await (const delta of result.fullStream) {
+      if (delta.type === "text-delta") break;
+    }
+    const end = await agentEnd;
+    expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
+    expect(JSON.stringify(end.metadata)).toContain("stream cancelled");
+  });
+
+  it("traceAgent returning streamText: a run that fails ends the agent scope with the error", async () => {
+    provider = await startScriptedProvider({ turns: [{ status: 400, body: { error: { message: "bad request: no such model" } } }] });
+    const run = integrationRun();
+    const { model } = setUp(run, provider.url);
+    const agentEnd = scopeEnd(run.runtime, "agent");
+    const seen: unknown[] = [];
+    const result = await traceAgent(
+      "stream-agent",
+      () => streamText({ model, prompt: "hi", maxRetries: 0, onError: ({ error }) => void seen.push(error) }),
+      {
+        runtime: run.runtime,
+      },
+    );
+    for await (const _ of result.textStream) void _;
+    const end = await agentEnd;
+    expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
+    expect(seen).toHaveLength(1);
+    const { events } = await run.finish();
+    expect(ends(events, "llm")[0]!.metadata).toMatchObject({ "otel.status_code": "ERROR" });
   });
 
   it("a failing model call ends its llm scope with the error, and the app sees the SDK's error", async () => {

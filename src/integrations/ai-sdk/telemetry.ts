@@ -1,0 +1,275 @@
+import type { Json, JsonObject } from "../../events/json.js";
+import { hiddenRoot, withScopeStack, type ScopeStack } from "../../events/scope-stack.js";
+import { toJsonSafe } from "../../runtime/json-safe.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
+import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsResponse } from "../chat-completions-body.js";
+import { closeDetached, openDetached, type DetachedScope } from "../detached-scopes.js";
+import { asError } from "../json-text.js";
+import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { finishReasonOf, telemetryRequest, telemetryResponse, usageOf, userText } from "./telemetry-bodies.js";
+import type {
+  ModelCallEndEvent,
+  ModelCallExecution,
+  ModelCallStartEvent,
+  RelaytraceTelemetry,
+  RunAbortEvent,
+  RunEndEvent,
+  RunStartEvent,
+  StepErrorEvent,
+  ToolEndEvent,
+  ToolExecution,
+  ToolStartEvent,
+} from "./telemetry-events.js";
+
+/** Options of `relaytraceTelemetry`. */
+export interface RelaytraceTelemetryOptions extends AdapterOptions {
+  /** The `agent` scope's name; default: the call's `telemetry.functionId`, else `ai.generateText` / `ai.streamText`. */
+  name?: string;
+  /**
+   * `false` keeps every prompt, completion, tool argument and tool result out of the events: the
+   * scopes, their order, models, tool names and call ids, usage, finish reasons and errors remain.
+   * Default `true`.
+   */
+  captureContent?: boolean;
+}
+
+/** The operations that are one agent run; embeddings, object generation and the rest are not traced. */
+const RUN_OPERATIONS: ReadonlySet<string> = new Set(["ai.generateText", "ai.streamText"]);
+
+/** A tool end sets no status of its own; a tool the SDK ran without error is OK. */
+const OK_STATUS: JsonObject = { "otel.status_code": "OK" };
+
+/** One generation in flight: its agent scope, the model call open now, and the tools running. */
+interface Run {
+  readonly runtime: Runtime;
+  readonly agent: DetachedScope;
+  readonly stream: boolean;
+  llm: LlmHandle | undefined;
+  readonly tools: Map<string, ToolHandle>;
+}
+
+/** The time the SDK says an event happened (a durable run reports its events later), else none: now. */
+function at(event: unknown): { timestamp?: Date } {
+  const ms = event !== null && typeof event === "object" ? (event as { timestamp?: unknown }).timestamp : undefined;
+  return typeof ms === "number" && Number.isFinite(ms) && ms >= 0 ? { timestamp: new Date(ms) } : {};
+}
+
+/** Runs `fn`, swallowing what it throws: telemetry never throws into the SDK or the app. */
+function guard(fn: () => void): void {
+  try {
+    fn();
+  } catch {
+    // A failure of telemetry is never the app's failure.
+  }
+}
+
+/** A copy of the agent's stack with `handle` on top: code run on it nests under that scope. */
+function stackUnder(run: Run, handle: LlmHandle | ToolHandle, category: string): ScopeStack {
+  const stack = run.agent.stack.snapshot();
+  stack.push(hiddenRoot(handle.uuid, handle.name, category, handle.parentUuid));
+  return stack;
+}
+
+/**
+ * A telemetry integration for `ai` 7: `registerTelemetry(relaytraceTelemetry({ runtime }))`, or
+ * per call in `telemetry: { integrations: [relaytraceTelemetry({ runtime })] }`. Every
+ * `generateText` and `streamText` run — and so every `ToolLoopAgent` run — becomes one `agent`
+ * scope under the scope the app is in, holding one `llm` scope per model call (Chat Completions
+ * request and reply, usage, finish reason) and one `tool` scope per tool execution (its call id),
+ * in the order the SDK ran them. Errors end their scopes with the error; a streamed run ends when
+ * its stream ends, fails or is aborted (a low-memory stream also when the app cancels it). Times
+ * are the SDK's own when it gives them (a durable run). Code a tool runs nests under its `tool` scope.
+ */
+export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): RelaytraceTelemetry {
+  const captureContent = options.captureContent !== false;
+  const runs = new Map<string, Run>();
+  const content = (value: () => Json): Json => (captureContent ? value() : null);
+
+  /** Ends the open model call and tools of a run with `error`, then its agent scope. */
+  const finish = (callId: string, when: { timestamp?: Date }, error: unknown, output: Json | undefined, metadata?: JsonObject) => {
+    const run = runs.get(callId);
+    if (run === undefined) return;
+    runs.delete(callId);
+    withScopeStack(run.agent.stack, () => {
+      const failure = error ?? new Error("the run ended before this call did");
+      if (run.llm !== undefined) guard(() => run.runtime.endLlm(run.llm!, null, { error: failure, ...when }));
+      for (const tool of run.tools.values()) guard(() => run.runtime.endTool(tool, { error: asError(failure) }, when));
+    });
+    run.llm = undefined;
+    run.tools.clear();
+    closeDetached(run.runtime, run.agent, {
+      ...when,
+      ...(error !== undefined ? { error } : {}),
+      ...(output !== undefined ? { output } : {}),
+      ...(metadata !== undefined ? { metadata } : {}),
+    });
+  };
+
+  /** The model call of a run ends with `error` (a failed or cancelled step); the run goes on or ends. */
+  const failLlm = (run: Run, error: unknown, when: { timestamp?: Date }) => {
+    const llm = run.llm;
+    if (llm === undefined) return;
+    run.llm = undefined;
+    withScopeStack(run.agent.stack, () => run.runtime.endLlm(llm, null, { error, ...when }));
+  };
+
+  return {
+    onStart(event: RunStartEvent) {
+      guard(() => {
+        if (typeof event.callId !== "string" || !RUN_OPERATIONS.has(event.operationId) || runs.has(event.callId)) return;
+        const runtime = runtimeOf(options);
+        const stream = event.operationId === "ai.streamText";
+        const metadata: JsonObject = { "ai.operation.id": event.operationId };
+        if (typeof event.provider === "string") metadata["gen_ai.provider.name"] = event.provider;
+        if (typeof event.modelId === "string") metadata["gen_ai.request.model"] = event.modelId;
+        if (typeof event.functionId === "string") metadata["ai.telemetry.function_id"] = event.functionId;
+        const agent = openDetached(runtime, options.name ?? event.functionId ?? event.operationId, {
+          category: "agent",
+          input: content(() => userText(event.messages) ?? null),
+          metadata,
+          ...(stream ? { attributes: ["streaming"] } : {}),
+          ...at(event),
+        });
+        runs.set(event.callId, { runtime, agent, stream, llm: undefined, tools: new Map() });
+      });
+    },
+
+    onLanguageModelCallStart(event: ModelCallStartEvent) {
+      guard(() => {
+        const run = runs.get(event.callId);
+        if (run === undefined || typeof event.provider !== "string") return;
+        if (run.llm !== undefined) failLlm(run, new Error("a new model call started before this one ended"), at(event));
+        const request = telemetryRequest(event, run.stream, captureContent);
+        run.llm = withScopeStack(run.agent.stack, () =>
+          run.runtime.startLlm(
+            event.provider,
+            { content: chatCompletionsRequest(request) },
+            {
+              parent: { uuid: run.agent.handle.uuid },
+              modelName: event.modelId,
+              dataSchema: CHAT_COMPLETIONS_SCHEMA,
+              metadata: { "gen_ai.provider.name": event.provider },
+              ...(run.stream ? { attributes: ["streaming"] } : {}),
+              ...at(event),
+            },
+          ),
+        );
+      });
+    },
+
+    onLanguageModelCallEnd(event: ModelCallEndEvent) {
+      guard(() => {
+        const run = runs.get(event.callId);
+        const llm = run?.llm;
+        if (run === undefined || llm === undefined) return;
+        run.llm = undefined;
+        const firstChunk = event.performance?.timeToFirstOutputMs;
+        const metadata: JsonObject | undefined = typeof firstChunk === "number" ? { time_to_first_chunk_ms: firstChunk } : undefined;
+        const response = chatCompletionsResponse(telemetryResponse(event, captureContent));
+        // A provider's error chunk does not fail the step: it finishes with the reason "error".
+        const failed = event.finishReason === "error" ? { error: new Error("the model call finished with an error"), data: response } : {};
+        withScopeStack(run.agent.stack, () =>
+          run.runtime.endLlm(llm, response, { ...(metadata !== undefined ? { metadata } : {}), ...failed, ...at(event) }),
+        );
+      });
+    },
+
+    onToolExecutionStart(event: ToolStartEvent) {
+      guard(() => {
+        const run = runs.get(event.callId);
+        if (run === undefined) return;
+        const call = event.toolCall;
+        const handle = withScopeStack(run.agent.stack, () =>
+          run.runtime.startTool(
+            call.toolName,
+            content(() => toJsonSafe(call.input ?? null)),
+            { parent: { uuid: run.agent.handle.uuid }, toolCallId: call.toolCallId, ...at(event) },
+          ),
+        );
+        run.tools.set(call.toolCallId, handle);
+      });
+    },
+
+    onToolExecutionEnd(event: ToolEndEvent) {
+      guard(() => {
+        const run = runs.get(event.callId);
+        const handle = run?.tools.get(event.toolCall.toolCallId);
+        if (run === undefined || handle === undefined) return;
+        run.tools.delete(event.toolCall.toolCallId);
+        const outcome = event.toolOutput;
+        withScopeStack(run.agent.stack, () => {
+          if (outcome.type === "tool-error") {
+            const error = asError(outcome.error);
+            run.runtime.endTool(handle, { error }, { data: content(() => error.message), ...at(event) });
+          } else {
+            run.runtime.endTool(
+              handle,
+              { result: content(() => toJsonSafe(outcome.output ?? null)) },
+              { metadata: OK_STATUS, ...at(event) },
+            );
+          }
+        });
+      });
+    },
+
+    onStepError(event: StepErrorEvent) {
+      guard(() => {
+        const run = runs.get(event.callId);
+        if (run !== undefined) failLlm(run, event.error, at(event));
+      });
+    },
+
+    onEnd(event: RunEndEvent) {
+      guard(() => {
+        if (typeof event.callId !== "string" || !runs.has(event.callId)) return;
+        const metadata: JsonObject = {};
+        const finishReason = finishReasonOf(event.finishReason);
+        if (finishReason !== undefined) metadata["ai.finish_reason"] = finishReason;
+        const usage = usageOf(event.usage as Parameters<typeof usageOf>[0]);
+        if (usage?.inputTokens !== undefined) metadata["ai.usage.input_tokens"] = usage.inputTokens;
+        if (usage?.outputTokens !== undefined) metadata["ai.usage.output_tokens"] = usage.outputTokens;
+        finish(
+          event.callId,
+          at(event),
+          event.finishReason === "error" ? new Error("the run finished with an error") : undefined,
+          content(() => (typeof event.text === "string" ? event.text : null)),
+          metadata,
+        );
+      });
+    },
+
+    onAbort(event: RunAbortEvent) {
+      guard(() => finish(event.callId, at(event), event.reason ?? new Error("the run was aborted"), undefined));
+    },
+
+    onError(event: unknown) {
+      guard(() => {
+        if (event === null || typeof event !== "object") return;
+        const { callId, error } = event as { callId?: unknown; error?: unknown };
+        if (typeof callId === "string") finish(callId, at(event), error ?? new Error("the run failed"), undefined);
+      });
+    },
+
+    async executeLanguageModelCall<T>(call: ModelCallExecution<T>): Promise<T> {
+      // The provider request runs under the llm scope: HTTP instrumentation and nested scopes land there.
+      const run = runs.get(call.callId);
+      const llm = run?.llm;
+      let stack: ScopeStack | undefined;
+      guard(() => {
+        if (run !== undefined && llm !== undefined) stack = stackUnder(run, llm, "llm");
+      });
+      return stack !== undefined ? await withScopeStack(stack, () => call.execute()) : await call.execute();
+    },
+
+    async executeTool<T>(execution: ToolExecution<T>): Promise<T> {
+      const run = runs.get(execution.callId);
+      const tool = run?.tools.get(execution.toolCallId);
+      let stack: ScopeStack | undefined;
+      guard(() => {
+        if (run !== undefined && tool !== undefined) stack = stackUnder(run, tool, "tool");
+      });
+      return stack !== undefined ? await withScopeStack(stack, () => execution.execute()) : await execution.execute();
+    },
+  };
+}
