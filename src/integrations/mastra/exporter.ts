@@ -340,12 +340,12 @@ export class RelaytraceExporter implements ObservabilityExporter {
         }
         if (step) {
           if (step.inference === tracked) step.inference = undefined;
-          for (const waiting of step.deferred.splice(0)) this.release(waiting);
+          this.releaseAll(step);
         }
         break;
       }
       case "scope": {
-        if (tracked.step) for (const waiting of tracked.step.deferred.splice(0)) this.release(waiting);
+        if (tracked.step) this.releaseAll(tracked.step);
         const output = span.output !== undefined && (span.type as string) !== "model_generation" ? jsonOf(span.output) : undefined;
         const metadata = endMetadata(span);
         closeDetached(runtime, tracked.scope!, {
@@ -360,7 +360,19 @@ export class RelaytraceExporter implements ObservabilityExporter {
     this.remember(span, tracked.uuid!);
   }
 
-  /** Records a deferred tool call now: its start, and its end if it had one. */
+  /** Records the tool calls a step held: every start, then the ends they already had, in time order (they may run concurrently). */
+  private releaseAll(step: Step): void {
+    const waiting = step.deferred.splice(0);
+    for (const tracked of waiting) {
+      tracked.deferredIn = undefined;
+      this.openTool(tracked);
+    }
+    const ended = waiting.filter((t) => t.ended !== undefined);
+    ended.sort((a, b) => (dateOf(a.ended!.endTime)?.getTime() ?? 0) - (dateOf(b.ended!.endTime)?.getTime() ?? 0));
+    for (const tracked of ended) this.endReleased(tracked);
+  }
+
+  /** Records one deferred tool call now (a child needs its scope): its start, and its end if it had one. */
   private release(tracked: Tracked): void {
     const step = tracked.deferredIn;
     if (!step) return;
@@ -368,16 +380,18 @@ export class RelaytraceExporter implements ObservabilityExporter {
     const at = step.deferred.indexOf(tracked);
     if (at >= 0) step.deferred.splice(at, 1);
     this.openTool(tracked);
-    const end = tracked.ended;
-    if (end) {
-      // its result already joined the conversation when it ended
-      const error = end.errorInfo ? errorOf(end.errorInfo) : undefined;
-      this.open.delete(end.id);
-      const timestamp = dateOf(end.endTime) ?? new Date();
-      if (error) this.runtime.endTool(tracked.tool!, { error }, { timestamp, data: error.message });
-      else this.runtime.endTool(tracked.tool!, { result: jsonOf(end.output) }, { timestamp, metadata: { "otel.status_code": "OK" } });
-      this.remember(end, tracked.uuid!);
-    }
+    if (tracked.ended) this.endReleased(tracked);
+  }
+
+  /** Ends a released tool call with the end Mastra gave it while it waited (its result already joined the conversation). */
+  private endReleased(tracked: Tracked): void {
+    const end = tracked.ended!;
+    const error = end.errorInfo ? errorOf(end.errorInfo) : undefined;
+    this.open.delete(end.id);
+    const timestamp = dateOf(end.endTime) ?? new Date();
+    if (error) this.runtime.endTool(tracked.tool!, { error }, { timestamp, data: error.message });
+    else this.runtime.endTool(tracked.tool!, { result: jsonOf(end.output) }, { timestamp, metadata: { "otel.status_code": "OK" } });
+    this.remember(end, tracked.uuid!);
   }
 
   private stepOf(tracked: Tracked): Step | undefined {
