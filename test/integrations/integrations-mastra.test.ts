@@ -56,7 +56,8 @@ function ancestryOf(events: AtofEvent[]) {
   const byUuid = new Map(scopesOf(events).map((e) => [e.uuid, e]));
   return (uuid: string | null) => {
     const names: string[] = [];
-    for (let at = uuid ? byUuid.get(uuid) : undefined; at; at = at.parent_uuid ? byUuid.get(at.parent_uuid) : undefined) names.push(at.name);
+    for (let at = uuid ? byUuid.get(uuid) : undefined; at; at = at.parent_uuid ? byUuid.get(at.parent_uuid) : undefined)
+      names.push(at.name);
     return names;
   };
 }
@@ -107,7 +108,11 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     const agent = starts(events, "agent").find((e) => e.name === "weather-agent")!;
     expect(agent.parent_uuid).toBe(appScope!.uuid);
     expect(agent.data).toBe("Weather in Oslo and Atlantis?");
-    expect(agent.metadata).toMatchObject({ "mastra.span_type": "agent_run", "mastra.trace_id": result.traceId, session_id: result.traceId });
+    expect(agent.metadata).toMatchObject({
+      "mastra.span_type": "agent_run",
+      "mastra.trace_id": result.traceId,
+      session_id: result.traceId,
+    });
     const llmStarts = starts(events, "llm");
     expect(llmStarts).toHaveLength(2);
     const generation = ["llm: 'gpt-4.1-mini'", "weather-agent", "app-request"];
@@ -117,7 +122,8 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(toolStarts.map((e) => e.name)).toEqual(["get_weather", "get_weather"]);
     for (const t of toolStarts) expect(t.parent_uuid).toBe(llmStarts[0]!.parent_uuid);
 
-    // order: each model call ends before the tools it asked for start (Mastra runs them concurrently), and their results precede the next call
+    // order: each model call ends before the tools it asked for start (Mastra runs them concurrently),
+    // and their results precede the next call
     const calls = scopesOf(events).filter((e) => e.category === "llm" || e.category === "tool");
     expect(calls.map((e) => `${e.scope_category} ${e.category}`)).toEqual([
       "start llm",
@@ -144,7 +150,9 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(String(atlantis.data)).toContain("no such city");
 
     // llm scopes: Chat Completions bodies; the second request carries the first reply and both results
-    const first = llmStarts[0]!.data as { content: { model: string; messages: { role: string }[]; tools: { function: { name: string } }[] } };
+    const first = llmStarts[0]!.data as {
+      content: { model: string; messages: { role: string }[]; tools: { function: { name: string } }[] };
+    };
     expect(first.content.model).toBe("gpt-4.1-mini");
     expect(first.content.messages.map((m) => m.role)).toEqual(["system", "user"]);
     expect(first.content.tools.map((t) => t.function.name)).toEqual(["get_weather"]);
@@ -181,7 +189,12 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
 
     // openinference spans
     const kinds = spans.map((s) => [s.name, attr(s, "openinference.span.kind")]);
-    expect(kinds).toEqual(expect.arrayContaining([["weather-agent", "AGENT"], ["get_weather", "TOOL"]]));
+    expect(kinds).toEqual(
+      expect.arrayContaining([
+        ["weather-agent", "AGENT"],
+        ["get_weather", "TOOL"],
+      ]),
+    );
     const llmSpan = spans.find((s) => attr(s, "openinference.span.kind") === "LLM")!;
     expect(attr(llmSpan, "llm.model_name")).toBe("gpt-4.1-mini");
     expect(attr(llmSpan, "llm.token_count.prompt")).toBe(40);
@@ -202,7 +215,11 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
       outputSchema: z.object({ text: z.string() }),
       execute: async ({ inputData }) => ({ text: `n is ${inputData.n}` }),
     });
-    const workflow = createWorkflow({ id: "doubler", inputSchema: z.object({ n: z.number() }), outputSchema: z.object({ text: z.string() }) })
+    const workflow = createWorkflow({
+      id: "doubler",
+      inputSchema: z.object({ n: z.number() }),
+      outputSchema: z.object({ text: z.string() }),
+    })
       .then(double)
       .then(describeIt)
       .commit();
@@ -225,7 +242,11 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
       ["workflow step: 'describe'", wfStart.uuid, { n: 42 }],
     ]);
     const fnEnds = ends(events, "function");
-    expect(fnEnds.filter((e) => e.name.startsWith("workflow")).map((e) => [e.name, e.data, (e.metadata as Record<string, unknown>)["mastra.status"]])).toEqual([
+    expect(
+      fnEnds
+        .filter((e) => e.name.startsWith("workflow"))
+        .map((e) => [e.name, e.data, (e.metadata as Record<string, unknown>)["mastra.status"]]),
+    ).toEqual([
       ["workflow step: 'double'", { n: 42 }, "success"],
       ["workflow step: 'describe'", { text: "n is 42" }, "success"],
       ["workflow run: 'doubler'", { text: "n is 42" }, "success"],
@@ -255,7 +276,11 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     const agent = starts(events, "agent").find((e) => e.name === "weather-agent")!;
     expect(mark.parent_uuid).toBe(agent.uuid);
     expect(mark.category).toBe("evaluator");
-    expect(mark.data satisfies unknown).toEqual({ name: "Brevity", score: 0.9, explanation: "short enough (0.9)" } satisfies EvaluationData);
+    expect(mark.data satisfies unknown).toEqual({
+      name: "Brevity",
+      score: 0.9,
+      explanation: "short enough (0.9)",
+    } satisfies EvaluationData);
     expect(mark.metadata).toMatchObject({
       "mastra.scorer_id": "brevity",
       "mastra.score_source": "live",
@@ -295,7 +320,7 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(exporter.diagnostics().map((d) => [d.code, d.count])).toEqual([["mastra.score_unmatched", 1]]);
   });
 
-  it("spans that never end are bounded: past maxOpenSpans the oldest ends with an error; shutdown ends the rest and reports them", async () => {
+  it("spans that never end are bounded: past maxOpenSpans the oldest ends with an error; shutdown ends and reports the rest", async () => {
     const run = integrationRun();
     const exporter = new RelaytraceExporter({ runtime: run.runtime, maxOpenSpans: 3 });
     const app = mastraWith(exporter, {});
@@ -318,19 +343,20 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     for (const end of endsByName.values()) expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
     // every stuck child still names the root as its parent
     const rootStart = starts(events, "function").find((e) => e.name === "root")!;
-    expect(starts(events, "function").filter((e) => e.name.startsWith("stuck")).every((e) => e.parent_uuid === rootStart.uuid)).toBe(true);
+    expect(
+      starts(events, "function")
+        .filter((e) => e.name.startsWith("stuck"))
+        .every((e) => e.parent_uuid === rootStart.uuid),
+    ).toBe(true);
   });
 
   it("telemetry never throws into the app: a malformed event is counted, not thrown", async () => {
     const run = integrationRun();
     const exporter = new RelaytraceExporter({ runtime: run.runtime });
-    const malformed = { type: "span_started", exportedSpan: null } as unknown as Parameters<
-      RelaytraceExporter["exportTracingEvent"]
-    >[0];
+    const malformed = { type: "span_started", exportedSpan: null } as unknown as Parameters<RelaytraceExporter["exportTracingEvent"]>[0];
     await expect(exporter.exportTracingEvent(malformed)).resolves.toBeUndefined();
     await expect(exporter.onScoreEvent(null as unknown as Parameters<RelaytraceExporter["onScoreEvent"]>[0])).resolves.toBeUndefined();
     expect(exporter.diagnostics().find((d) => d.code === "mastra.event_failed")?.count).toBe(2);
     await run.finish();
   });
 });
-

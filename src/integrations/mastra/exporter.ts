@@ -335,7 +335,11 @@ export class RelaytraceExporter implements ObservabilityExporter {
         }
         const generation = tracked.generation;
         if (generation && !error) {
-          generation.history.push({ role: "assistant", text: response.text, ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}) });
+          generation.history.push({
+            role: "assistant",
+            text: response.text,
+            ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
+          });
           generation.history.push(...generation.pendingResults.splice(0));
         }
         if (step) {
@@ -501,7 +505,11 @@ export class RelaytraceExporter implements ObservabilityExporter {
   private toolResult(tracked: Tracked, end: AnyExportedSpan, error: Error | undefined): void {
     const callId = stringOf(end.attributes, "toolCallId");
     if (!tracked.generation || callId === undefined) return;
-    tracked.generation.pendingResults.push({ role: "tool", toolCallId: callId, text: error ? error.message : toolOutputText(end.output ?? null) });
+    tracked.generation.pendingResults.push({
+      role: "tool",
+      toolCallId: callId,
+      text: error ? error.message : toolOutputText(end.output ?? null),
+    });
   }
 
   /** A point-in-time Mastra span (an agent signal, say): a mark under its parent's scope. */
@@ -558,7 +566,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
     if (parent === undefined) {
       this.counter.record(
         "mastra.score_unmatched",
-        `score ${score.name} names a span relaytrace does not know (trace ${score.traceId ?? "-"}, span ${score.spanId ?? "-"}): marked under the current scope`,
+        `score ${score.name} names a span relaytrace does not know ` +
+          `(trace ${score.traceId ?? "-"}, span ${score.spanId ?? "-"}): marked under the current scope`,
       );
       parent = currentScopeUuid();
     }
@@ -615,4 +624,3 @@ function errorOf(info: { message: string; name?: string }): Error {
   if (info.name) error.name = info.name;
   return error;
 }
-

@@ -46,7 +46,9 @@ function resultText(part: Loose): string {
         return str(output["reason"]) ?? "execution denied";
       case "content":
         return Array.isArray(value)
-          ? value.map((p) => (asObject(p)?.["type"] === "text" ? String(asObject(p)?.["text"] ?? "") : `[${String(asObject(p)?.["type"])}]`)).join("\n")
+          ? value
+              .map((p) => (asObject(p)?.["type"] === "text" ? String(asObject(p)?.["text"] ?? "") : `[${String(asObject(p)?.["type"])}]`))
+              .join("\n")
           : toolOutputText(value);
     }
     return toolOutputText(output);
@@ -87,7 +89,11 @@ function messagesOf(message: unknown): CallMessage[] {
   const content = m["content"];
   if (role !== "system" && role !== "user" && role !== "assistant" && role !== "tool") return [];
   if (typeof content === "string") return [role === "tool" ? { role, text: content, toolCallId: "" } : { role, text: content }];
-  const parts: unknown[] = Array.isArray(content) ? content : asObject(content) && Array.isArray(asObject(content)!["parts"]) ? (asObject(content)!["parts"] as unknown[]) : [];
+  const parts: unknown[] = Array.isArray(content)
+    ? content
+    : asObject(content) && Array.isArray(asObject(content)!["parts"])
+      ? (asObject(content)!["parts"] as unknown[])
+      : [];
   const text: string[] = [];
   const calls: CallToolCall[] = [];
   const results: CallMessage[] = [];
