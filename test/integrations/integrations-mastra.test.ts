@@ -135,7 +135,7 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
       "start llm",
       "end llm",
     ]);
-    const times = calls.map((e) => Date.parse(e.timestamp));
+    const times = calls.map((e) => (typeof e.timestamp === "number" ? e.timestamp : Date.parse(e.timestamp)));
     expect([...times].sort((a, b) => a - b)).toEqual(times);
 
     // tool scopes: the model's call ids, the arguments (masked by the sanitizer), results, the failure
@@ -307,6 +307,8 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     });
     // the older hook, called directly, with a trace-level score
     await exporter.addScoreToTrace({ traceId: span.traceId, score: 0.5, scorerName: "trace-judge" });
+    // a span Mastra did not export: the score lands on its trace's root
+    await exporter.addScoreToTrace({ traceId: span.traceId, spanId: "feedfacefeedface", score: 0.25, scorerName: "internal-judge" });
     await exporter.addScoreToTrace({ traceId: "f".repeat(32), spanId: "0".repeat(16), score: 0, scorerName: "lost" });
     await exporter.flush();
     const { events } = await run.finish();
@@ -315,6 +317,7 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(marks.map((m) => [m.parent_uuid === scope.uuid, m.data])).toEqual([
       [true, { name: "manual", score: 1, explanation: "exact" }],
       [true, { name: "trace-judge", score: 0.5, explanation: null }],
+      [true, { name: "internal-judge", score: 0.25, explanation: null }],
       [false, { name: "lost", score: 0, explanation: null }],
     ]);
     expect(exporter.diagnostics().map((d) => [d.code, d.count])).toEqual([["mastra.score_unmatched", 1]]);

@@ -562,7 +562,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
       const open = this.open.get(score.spanId);
       parent = open ? this.uuidOf(open) : this.ended.get(score.spanId);
     }
-    if (parent === undefined && score.traceId !== undefined && score.spanId === undefined) parent = this.traceRoots.get(score.traceId);
+    // A trace's score, or a score of a span Mastra did not export (internal, filtered): on the trace's root.
+    if (parent === undefined && score.traceId !== undefined) parent = this.traceRoots.get(score.traceId);
     if (parent === undefined) {
       this.counter.record(
         "mastra.score_unmatched",
