@@ -190,7 +190,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
   }
 
   async flush(): Promise<void> {
-    await this.runtime.flush();
+    await this.flushRuntime();
   }
 
   /**
@@ -211,7 +211,15 @@ export class RelaytraceExporter implements ObservabilityExporter {
       const error = new Error("ended at shutdown: Mastra never ended the span");
       for (const tracked of unfinished) if (this.open.get(tracked.span.id) === tracked) this.finish(tracked, undefined, error);
     });
-    await this.runtime.flush();
+    await this.flushRuntime();
+  }
+
+  private async flushRuntime(): Promise<void> {
+    try {
+      await this.runtime.flush();
+    } catch (error) {
+      this.counter.recordError("mastra.flush_failed", error);
+    }
   }
 
   private guard(fn: () => void): void {
