@@ -200,6 +200,92 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(attr(llmSpan, "llm.token_count.prompt")).toBe(40);
   });
 
+  it("an agent called from a tool nests under that tool's scope, after the call that asked for the tool", async () => {
+    provider = await startScriptedProvider({
+      model: "gpt-4.1-mini",
+      turns: [
+        { toolCalls: [{ id: "call_x", name: "ask_expert", arguments: { question: "meaning of life?" } }] },
+        { text: "42" },
+        { text: "The expert says 42." },
+      ],
+    });
+    const run = integrationRun();
+    const exporter = new RelaytraceExporter({ runtime: run.runtime });
+    const expert = new Agent({
+      id: "expert",
+      name: "expert",
+      instructions: "Answer in one word.",
+      model: { id: "openai/gpt-4.1-mini", url: provider.url, apiKey: "sk-test-key" },
+    });
+    const askExpert = createTool({
+      id: "ask_expert",
+      description: "Ask the expert",
+      inputSchema: z.object({ question: z.string() }),
+      execute: async ({ question }, context) => {
+        const answer = await expert.generate(question, { ...(context.tracingContext ? { tracingContext: context.tracingContext } : {}) });
+        return { answer: answer.text };
+      },
+    });
+    const host = new Agent({
+      id: "host",
+      name: "host",
+      instructions: "Ask the expert.",
+      model: { id: "openai/gpt-4.1-mini", url: provider.url, apiKey: "sk-test-key" },
+      tools: { ask_expert: askExpert },
+    });
+    const app = mastraWith(exporter, { agents: { host, expert } });
+    const result = await app.getAgent("host").generate("What is the meaning of life?");
+    expect(result.text).toBe("The expert says 42.");
+    await exporter.flush();
+    const { events } = await run.finish();
+    expect(exporter.diagnostics()).toEqual([]);
+
+    const tool = starts(events, "tool").find((e) => e.name === "ask_expert")!;
+    const inner = starts(events, "agent").find((e) => e.name === "expert")!;
+    expect(inner.parent_uuid).toBe(tool.uuid);
+    expect(ancestryOf(events)(inner.uuid)).toEqual(["expert", "ask_expert", "step: 0", "llm: 'gpt-4.1-mini'", "host"]);
+    // the host's first call ended (by its time) before the tool started, and the tool after the expert's call
+    const [hostStart, expertStart] = starts(events, "llm");
+    const hostCall = ends(events, "llm").find((e) => e.uuid === hostStart!.uuid);
+    const expertCall = ends(events, "llm").find((e) => e.uuid === expertStart!.uuid);
+    expect(ancestryOf(events)(expertStart!.parent_uuid)).toEqual([
+      "step: 0",
+      "llm: 'gpt-4.1-mini'",
+      "expert",
+      "ask_expert",
+      "step: 0",
+      "llm: 'gpt-4.1-mini'",
+      "host",
+    ]);
+    const toolEnd = ends(events, "tool")[0]!;
+    const at = (e: { timestamp: string | number }) => (typeof e.timestamp === "number" ? e.timestamp : Date.parse(e.timestamp));
+    expect(at(hostCall!)).toBeLessThanOrEqual(at(tool));
+    expect(at(expertCall!)).toBeLessThanOrEqual(at(toolEnd));
+    expect(toolEnd.data).toEqual({ answer: "42" });
+    expect(scopesOf(events).filter((e) => e.scope_category === "start").length).toBe(
+      scopesOf(events).filter((e) => e.scope_category === "end").length,
+    );
+  });
+
+  it("a failed span ends its scope with the error; an event span is a mark under its parent", async () => {
+    const run = integrationRun();
+    const exporter = new RelaytraceExporter({ runtime: run.runtime });
+    const app = mastraWith(exporter, {});
+    const root = app.observability.getDefaultInstance()!.startSpan({ type: SpanType.GENERIC, name: "batch" });
+    root.createEventSpan({ type: SpanType.GENERIC, name: "checkpoint", output: { done: 3 } });
+    root.error({ error: new Error("disk full"), endSpan: true });
+    await exporter.flush();
+    const { events } = await run.finish();
+    const batch = starts(events, "function").find((e) => e.name === "batch")!;
+    const mark = events.find((e): e is MarkEvent => e.kind === "mark" && e.name === "checkpoint")!;
+    expect(mark.parent_uuid).toBe(batch.uuid);
+    expect(mark.data).toEqual({ done: 3 });
+    const end = ends(events, "function").find((e) => e.name === "batch")!;
+    expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
+    expect(JSON.stringify(end.metadata)).toContain("disk full");
+    expect(exporter.diagnostics()).toEqual([]);
+  });
+
   it("a workflow run becomes a scope with its steps as scopes, their input, output and status", async () => {
     const run = integrationRun();
     const exporter = new RelaytraceExporter({ runtime: run.runtime });
