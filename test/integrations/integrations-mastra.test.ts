@@ -200,6 +200,36 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(attr(llmSpan, "llm.token_count.prompt")).toBe(40);
   });
 
+  it("a streamed agent run (agent.stream) is recorded the same way once the stream is read", async () => {
+    provider = await startScriptedProvider({
+      model: "gpt-4.1-mini",
+      turns: [{ toolCalls: [{ id: "call_s", name: "get_weather", arguments: { city: "Bergen" } }] }, { text: "Bergen: 4 °C." }],
+    });
+    const run = integrationRun();
+    const exporter = new RelaytraceExporter({ runtime: run.runtime });
+    const app = mastraWith(exporter, { agents: { weather: weatherAgent(provider.url) } });
+    const stream = await app.getAgent("weather").stream("Weather in Bergen?");
+    let text = "";
+    for await (const chunk of stream.textStream) text += chunk;
+    expect(text).toBe("Bergen: 4 °C.");
+    await exporter.flush();
+    const { events, trajectories } = await run.finish();
+    expect(exporter.openSpanCount()).toBe(0);
+    expect(exporter.diagnostics()).toEqual([]);
+    const calls = scopesOf(events).filter((e) => e.category === "llm" || e.category === "tool");
+    expect(calls.map((e) => `${e.scope_category} ${e.category}`)).toEqual([
+      "start llm",
+      "end llm",
+      "start tool",
+      "end tool",
+      "start llm",
+      "end llm",
+    ]);
+    expect(ends(events, "tool")[0]!.data).toEqual({ city: "Bergen", temp_c: 4 });
+    expect(ends(events, "llm")[1]!.data).toMatchObject({ choices: [{ message: { content: "Bergen: 4 °C." } }] });
+    expect(trajectories[0]!.steps.map((s) => s.source)).toEqual(["user", "agent", "agent"]);
+  });
+
   it("an agent called from a tool nests under that tool's scope, after the call that asked for the tool", async () => {
     provider = await startScriptedProvider({
       model: "gpt-4.1-mini",
