@@ -43,11 +43,17 @@ function weatherAgent(url: string, scorers?: ConstructorParameters<typeof Agent>
 }
 
 /** A Mastra instance whose only observability exporter is relaytrace's. */
-function mastraWith(exporter: RelaytraceExporter, parts: Omit<ConstructorParameters<typeof Mastra>[0] & object, "observability">) {
+function mastraWith(
+  exporter: RelaytraceExporter,
+  parts: Omit<ConstructorParameters<typeof Mastra>[0] & object, "observability">,
+  excludeSpanTypes: SpanType[] = [],
+) {
   mastra = new Mastra({
     ...parts,
     logger: false,
-    observability: new Observability({ configs: { relaytrace: { serviceName: "relaytrace-test", exporters: [exporter] } } }),
+    observability: new Observability({
+      configs: { relaytrace: { serviceName: "relaytrace-test", exporters: [exporter], excludeSpanTypes } },
+    }),
   });
   return mastra;
 }
@@ -199,6 +205,56 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(attr(llmSpan, "llm.model_name")).toBe("gpt-4.1-mini");
     expect(attr(llmSpan, "llm.token_count.prompt")).toBe(40);
   });
+
+  it.each([
+    { excluded: [SpanType.MODEL_STEP, SpanType.MODEL_CHUNK], parents: ["llm: 'gpt-4.1-mini'", "weather-agent"] },
+    { excluded: [SpanType.MODEL_INFERENCE], parents: ["step: 0", "llm: 'gpt-4.1-mini'", "weather-agent"] },
+  ])(
+    "with $excluded left out by Mastra's excludeSpanTypes, the calls are still llm scopes before their tools",
+    async ({ excluded, parents }) => {
+      provider = await startScriptedProvider({
+        model: "gpt-4.1-mini",
+        turns: [
+          {
+            toolCalls: [{ id: "call_t", name: "get_weather", arguments: { city: "Tromsø" } }],
+            usage: { promptTokens: 30, completionTokens: 7 },
+          },
+          { text: "Tromsø: 4 °C." },
+        ],
+      });
+      const run = integrationRun();
+      const exporter = new RelaytraceExporter({ runtime: run.runtime });
+      const app = mastraWith(exporter, { agents: { weather: weatherAgent(provider.url) } }, excluded);
+      const result = await app.getAgent("weather").generate("Weather in Tromsø?");
+      expect(result.text).toBe("Tromsø: 4 °C.");
+      await exporter.flush();
+      const { events, trajectories } = await run.finish();
+      expect(exporter.diagnostics()).toEqual([]);
+      expect(exporter.openSpanCount()).toBe(0);
+      const calls = scopesOf(events).filter((e) => e.category === "llm" || e.category === "tool");
+      expect(calls.map((e) => `${e.scope_category} ${e.category}`)).toEqual([
+        "start llm",
+        "end llm",
+        "start tool",
+        "end tool",
+        "start llm",
+        "end llm",
+      ]);
+      const llmStarts = starts(events, "llm");
+      expect(ancestryOf(events)(llmStarts[0]!.parent_uuid)).toEqual(parents);
+      const second = llmStarts[1]!.data as { content: { messages: { role: string; tool_call_id?: string }[] } };
+      expect(second.content.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+      expect(second.content.messages[3]!.tool_call_id).toBe("call_t");
+      const llmEnds = ends(events, "llm");
+      expect(llmEnds[0]!.category_profile).toEqual({ model_name: "gpt-4.1-mini" });
+      expect(llmEnds[0]!.data).toMatchObject({
+        choices: [{ message: { tool_calls: [{ id: "call_t" }] } }],
+        usage: { prompt_tokens: 30, completion_tokens: 7 },
+      });
+      expect(trajectories[0]!.steps.map((s) => s.source)).toEqual(["user", "agent", "agent"]);
+      expect(trajectories[0]!.steps[1]!.observation?.results.map((r) => r.source_call_id)).toEqual(["call_t"]);
+    },
+  );
 
   it("a streamed agent run (agent.stream) is recorded the same way once the stream is read", async () => {
     provider = await startScriptedProvider({

@@ -82,6 +82,9 @@ interface Step {
   inference?: Tracked;
   deferred: Tracked[];
   firstToolStart?: Date;
+  sawInference: boolean;
+  /** A `model_step` whose provider call was not exported: the step itself is recorded as the call. */
+  standsForCall: boolean;
 }
 
 interface Tracked {
@@ -244,7 +247,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
       tracked.kind = "tool";
       const step = parent?.step;
       this.open.set(span.id, tracked);
-      if (step?.inference) {
+      if (step && (step.inference || (step.standsForCall && !step.sawInference))) {
         // Mastra ends a provider call's span after the tools it asked for ran: hold them until it ends.
         tracked.deferredIn = step;
         step.deferred.push(tracked);
@@ -269,8 +272,12 @@ export class RelaytraceExporter implements ObservabilityExporter {
           settings: generationSettings(span.attributes),
           ...(model !== undefined ? { model } : {}),
         };
+        // Without exported steps, the provider calls and tool calls are the generation's children.
+        tracked.step = { deferred: [], sawInference: false, standsForCall: false };
       } else if (type === "model_step") {
-        tracked.step = { deferred: [] };
+        tracked.step = { deferred: [], sawInference: false, standsForCall: true };
+        // Tool results of the step before belong before this step's call.
+        if (tracked.generation) tracked.generation.history.push(...tracked.generation.pendingResults.splice(0));
       }
       this.openScope(tracked);
     }
@@ -327,29 +334,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
         break;
       }
       case "llm": {
-        const handle = tracked.llm!;
         const step = this.stepOf(tracked);
-        // The call's reply was complete when its first tool started.
-        const first = step?.firstToolStart;
-        const started = dateOf(tracked.span.startTime);
-        const at = first && first < timestamp && (!started || first >= started) ? first : timestamp;
-        const response = inferenceResponse(span.output, span.attributes);
-        if (error) runtime.endLlm(handle, null, { error, timestamp: at });
-        else {
-          runtime.endLlm(handle, chatCompletionsResponse(response), {
-            timestamp: at,
-            ...(response.model !== undefined ? { modelName: response.model } : {}),
-          });
-        }
-        const generation = tracked.generation;
-        if (generation && !error) {
-          generation.history.push({
-            role: "assistant",
-            text: response.text,
-            ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
-          });
-          generation.history.push(...generation.pendingResults.splice(0));
-        }
+        this.endCall(tracked.llm!, span, tracked.generation, step, timestamp, error);
         if (step) {
           if (step.inference === tracked) step.inference = undefined;
           this.releaseAll(step);
@@ -357,7 +343,13 @@ export class RelaytraceExporter implements ObservabilityExporter {
         break;
       }
       case "scope": {
-        if (tracked.step) this.releaseAll(tracked.step);
+        const step = tracked.step;
+        if (step?.standsForCall && !step.sawInference) {
+          // No provider call span was exported for this step: the step's own times, reply and usage stand for it.
+          const handle = this.startCall(span, tracked.generation, tracked.uuid!, false);
+          this.endCall(handle, span, tracked.generation, step, timestamp, error);
+        }
+        if (step) this.releaseAll(step);
         const output = span.output !== undefined && (span.type as string) !== "model_generation" ? jsonOf(span.output) : undefined;
         const metadata = endMetadata(span);
         closeDetached(runtime, tracked.scope!, {
@@ -460,9 +452,24 @@ export class RelaytraceExporter implements ObservabilityExporter {
   }
 
   private openLlm(tracked: Tracked, step: Step | undefined): void {
-    const { span } = tracked;
-    const generation = tracked.generation;
-    if (generation) generation.history.push(...generation.pendingResults.splice(0));
+    const handle = this.startCall(tracked.span, tracked.generation, tracked.parentUuid);
+    tracked.llm = handle;
+    tracked.uuid = handle.uuid;
+    if (step) {
+      step.inference = tracked;
+      step.sawInference = true;
+      step.firstToolStart = undefined;
+    }
+    this.rootOf(tracked.span, handle.uuid);
+  }
+
+  /**
+   * Starts the `llm` scope of one provider call: its request is what the generation has sent so
+   * far, with the tool results since the last reply (unless they are this step's own: a step that
+   * stands for its call is recorded at its end, after its tools).
+   */
+  private startCall(span: AnyExportedSpan, generation: Generation | undefined, parentUuid: string, withPending = true): LlmHandle {
+    if (generation && withPending) generation.history.push(...generation.pendingResults.splice(0));
     const model = stringOf(span.attributes, "model") ?? generation?.model;
     const provider = stringOf(span.attributes, "provider");
     const settings = { ...generation?.settings, ...generationSettings(span.attributes) };
@@ -474,11 +481,11 @@ export class RelaytraceExporter implements ObservabilityExporter {
       settings,
       ...(streaming ? { stream: true } : {}),
     });
-    const handle = this.runtime.startLlm(
+    return this.runtime.startLlm(
       `${provider ?? "mastra"}.chat`,
       { content: request },
       {
-        parent: { uuid: tracked.parentUuid },
+        parent: { uuid: parentUuid },
         dataSchema: CHAT_COMPLETIONS_SCHEMA,
         metadata: baseMetadata(span),
         ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
@@ -486,13 +493,39 @@ export class RelaytraceExporter implements ObservabilityExporter {
         ...(streaming ? { attributes: ["streaming"] } : {}),
       },
     );
-    tracked.llm = handle;
-    tracked.uuid = handle.uuid;
-    if (step) {
-      step.inference = tracked;
-      step.firstToolStart = undefined;
+  }
+
+  /**
+   * Ends a provider call's `llm` scope with its reply; the reply, then the results of the tools it
+   * asked for, join the conversation. The reply was complete when the first of those tools started.
+   */
+  private endCall(
+    handle: LlmHandle,
+    span: AnyExportedSpan,
+    generation: Generation | undefined,
+    step: Step | undefined,
+    timestamp: Date,
+    error: Error | undefined,
+  ): void {
+    const first = step?.firstToolStart;
+    const at = first && first < timestamp && first.getTime() * 1000 > handle.startedAtUs ? first : timestamp;
+    const response = inferenceResponse(span.output, span.attributes);
+    const model = response.model ?? handle.modelName;
+    if (error) this.runtime.endLlm(handle, null, { error, timestamp: at });
+    else {
+      this.runtime.endLlm(handle, chatCompletionsResponse({ ...response, ...(model !== undefined ? { model } : {}) }), {
+        timestamp: at,
+        ...(model !== undefined ? { modelName: model } : {}),
+      });
     }
-    this.rootOf(span, handle.uuid);
+    if (generation && !error) {
+      generation.history.push({
+        role: "assistant",
+        text: response.text,
+        ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
+      });
+      generation.history.push(...generation.pendingResults.splice(0));
+    }
   }
 
   private openTool(tracked: Tracked): void {
