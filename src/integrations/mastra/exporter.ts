@@ -242,7 +242,10 @@ export class RelaytraceExporter implements ObservabilityExporter {
     const parentUuid = this.parentUuidOf(span);
     const parent = span.parentSpanId !== undefined ? this.open.get(span.parentSpanId) : undefined;
     const tracked: Tracked = { span, kind: "scope", parentUuid };
-    if (parent?.generation) tracked.generation = parent.generation;
+    // A generation's steps, calls and tools share its conversation (an agent run inside a tool has its own).
+    if (parent?.generation && (type === "model_step" || type === "model_inference" || TOOL_TYPES.has(type))) {
+      tracked.generation = parent.generation;
+    }
     if (TOOL_TYPES.has(type)) {
       tracked.kind = "tool";
       const step = parent?.step;
