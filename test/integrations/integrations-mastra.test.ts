@@ -12,6 +12,9 @@ import { RelaytraceExporter, type EvaluationData } from "relaytrace/mastra";
 import { startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
 import { attr, ends, integrationRun, scopesOf, starts } from "../support/integration-run.js";
 
+// Mastra's usage analytics stay off: no traffic leaves the loopback server.
+process.env["MASTRA_TELEMETRY_DISABLED"] = "1";
+
 let provider: ScriptedProvider | undefined;
 let mastra: Mastra | undefined;
 afterEach(async () => {
