@@ -6,8 +6,8 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PEERS = ["ai", "@openai/agents-core", "@langchain/core", "@modelcontextprotocol/sdk"];
-const SUBPATHS = ["ai-sdk", "openai-agents", "langchain", "mcp"];
+const PEERS = ["ai", "@openai/agents-core", "@langchain/core", "@modelcontextprotocol/sdk", "@mastra/core", "@mastra/observability"];
+const SUBPATHS = ["ai-sdk", "openai-agents", "langchain", "mcp", "mastra"];
 
 let dir: string;
 beforeAll(async () => {

@@ -1,0 +1,671 @@
+import type { AnyExportedSpan, ObservabilityExporter, ScoreEvent, TracingEvent } from "@mastra/core/observability";
+import type { JsonObject } from "../../events/json.js";
+import type { Category } from "../../events/types.js";
+import { toJsonSafe } from "../../runtime/json-safe.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
+import { DiagnosticCounter, type Diagnostic } from "../../wire/diagnostics.js";
+import {
+  CHAT_COMPLETIONS_SCHEMA,
+  chatCompletionsRequest,
+  chatCompletionsResponse,
+  toolOutputText,
+  type CallMessage,
+  type CallToolDefinition,
+} from "../chat-completions-body.js";
+import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
+import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { generationMessages, generationSettings, generationTools, inferenceResponse, jsonOf } from "./model-call.js";
+
+/** Options of `RelaytraceExporter`. */
+export interface RelaytraceExporterOptions extends AdapterOptions {
+  /** The exporter's name in Mastra's logs (default `relaytrace`). */
+  name?: string;
+  /**
+   * Most Mastra spans held open at once (default 10,000). A span that never ends would otherwise be
+   * held forever: past the bound the oldest open span is ended with an error and counted as
+   * `mastra.unended_span_dropped`.
+   */
+  maxOpenSpans?: number;
+  /** How many ended spans (and traces) are remembered, so late children and scores still find their scope (default 10,000). */
+  maxEndedSpans?: number;
+}
+
+/**
+ * The `data` of an `evaluation` mark: one Mastra score, on the scope of the span it scores (or of
+ * the trace's root span, for a score of the whole trace). The scorer's id, the score's source and
+ * Mastra's trace and span ids are in the mark's metadata (`mastra.scorer_id`, `mastra.score_source`,
+ * `mastra.trace_id`, `mastra.span_id`).
+ */
+export interface EvaluationData {
+  /** The scorer's name (its id when it has none). */
+  name: string;
+  score: number;
+  /** The scorer's reason, or null. */
+  explanation: string | null;
+}
+
+/** The arguments of `addScoreToTrace`, Mastra's older score hook. */
+export interface MastraTraceScore {
+  traceId: string;
+  spanId?: string;
+  score: number;
+  reason?: string;
+  scorerName: string;
+  metadata?: Record<string, unknown>;
+}
+
+/** The tool calls Mastra traces: each becomes a relaytrace `tool` scope. */
+const TOOL_TYPES: ReadonlySet<string> = new Set(["tool_call", "mcp_tool_call", "client_tool_call", "provider_tool_call"]);
+
+/** Span types that become scopes of a category other than `function`. */
+const CATEGORIES: Readonly<Record<string, Category>> = {
+  agent_run: "agent",
+  scorer_run: "evaluator",
+  classifier_evaluation: "evaluator",
+  rag_embedding: "embedder",
+  rag_vector_operation: "retriever",
+};
+
+/** What one model generation (an agent's loop) has sent so far: each provider call's request grows from it. */
+interface Generation {
+  history: CallMessage[];
+  /** Tool results not yet placed after the assistant message that asked for them. */
+  pendingResults: CallMessage[];
+  tools: CallToolDefinition[];
+  settings: JsonObject;
+  model?: string;
+}
+
+/** One model step: its provider call, and the tool calls that started while that call was still open. */
+interface Step {
+  inference?: Tracked;
+  deferred: Tracked[];
+  firstToolStart?: Date;
+  sawInference: boolean;
+  /** A `model_step` whose provider call was not exported: the step itself is recorded as the call. */
+  standsForCall: boolean;
+}
+
+interface Tracked {
+  span: AnyExportedSpan;
+  kind: "scope" | "llm" | "tool";
+  parentUuid: string;
+  uuid?: string;
+  scope?: DetachedScope;
+  llm?: LlmHandle;
+  tool?: ToolHandle;
+  generation?: Generation;
+  step?: Step;
+  /** A tool call waiting for its step's provider call to end, so the call is recorded before its tools. */
+  deferredIn?: Step;
+  /** The end a deferred tool call already had. */
+  ended?: AnyExportedSpan;
+}
+
+const DEFAULT_LIMIT = 10_000;
+
+/**
+ * An `ObservabilityExporter` for `@mastra/observability`: pass it in an `Observability` config's
+ * `exporters`. Mastra's span stream becomes relaytrace scopes with Mastra's own times and parent
+ * links: an agent run an `agent` scope, its model generation and steps `function` scopes, each
+ * provider call (`model_inference`) an `llm` scope in the Chat Completions shape (messages, tool
+ * definitions, text, tool calls, usage with cached tokens, model), tool calls `tool` scopes with
+ * their arguments, results and call ids, workflow runs and steps `function` scopes, scorer runs
+ * `evaluator` scopes. Scores become `evaluation` marks (`EvaluationData`) on the scored span's scope.
+ * Telemetry never throws into the app: failures are counted in `diagnostics()`.
+ */
+export class RelaytraceExporter implements ObservabilityExporter {
+  readonly name: string;
+  private readonly open = new Map<string, Tracked>();
+  private readonly ended = new Map<string, string>();
+  private readonly traceRoots = new Map<string, string>();
+  private readonly counter = new DiagnosticCounter();
+  private readonly maxOpen: number;
+  private readonly maxEnded: number;
+
+  constructor(private readonly options: RelaytraceExporterOptions = {}) {
+    this.name = options.name ?? "relaytrace";
+    this.maxOpen = Math.max(1, Math.floor(options.maxOpenSpans ?? DEFAULT_LIMIT));
+    this.maxEnded = Math.max(1, Math.floor(options.maxEndedSpans ?? DEFAULT_LIMIT));
+  }
+
+  private get runtime(): Runtime {
+    return runtimeOf(this.options);
+  }
+
+  /** Counted problems: failed events, spans ended by the bound or at shutdown, scores whose span was unknown. */
+  diagnostics(): Diagnostic[] {
+    return this.counter.list();
+  }
+
+  /** How many Mastra spans are open now. */
+  openSpanCount(): number {
+    return this.open.size;
+  }
+
+  async exportTracingEvent(event: TracingEvent): Promise<void> {
+    this.guard(() => {
+      const span = event.exportedSpan;
+      switch (event.type as string) {
+        case "span_started":
+          this.start(span);
+          return;
+        case "span_ended":
+          this.end(span);
+          return;
+        default: {
+          const tracked = this.open.get(span.id);
+          if (tracked) tracked.span = span;
+        }
+      }
+    });
+  }
+
+  async onScoreEvent(event: ScoreEvent): Promise<void> {
+    this.guard(() => {
+      const s = event.score;
+      this.evaluation({
+        traceId: s.traceId,
+        spanId: s.spanId,
+        name: s.scorerName ?? s.scorerId,
+        scorerId: s.scorerId,
+        score: s.score,
+        reason: s.reason,
+        source: s.scoreSource ?? s.source,
+        timestamp: s.timestamp,
+        metadata: s.metadata,
+      });
+    });
+  }
+
+  async addScoreToTrace(args: MastraTraceScore): Promise<void> {
+    this.guard(() => {
+      this.evaluation({
+        traceId: args.traceId,
+        spanId: args.spanId,
+        name: args.scorerName,
+        score: args.score,
+        reason: args.reason,
+        metadata: args.metadata,
+      });
+    });
+  }
+
+  async flush(): Promise<void> {
+    await this.flushRuntime();
+  }
+
+  /**
+   * Ends every scope Mastra left open (innermost first) with an error saying so, counted as
+   * `mastra.unended_at_shutdown`, then flushes the runtime.
+   */
+  async shutdown(): Promise<void> {
+    this.guard(() => {
+      const unfinished = [...this.open.values()].reverse();
+      if (unfinished.length > 0) {
+        const names = unfinished.map((t) => t.span.name).slice(0, 5);
+        this.counter.record(
+          "mastra.unended_at_shutdown",
+          `${unfinished.length} Mastra span(s) never ended, ended at shutdown: ${names.join(", ")}`,
+          unfinished.length,
+        );
+      }
+      const error = new Error("ended at shutdown: Mastra never ended the span");
+      for (const tracked of unfinished) if (this.open.get(tracked.span.id) === tracked) this.finish(tracked, undefined, error);
+    });
+    await this.flushRuntime();
+  }
+
+  private async flushRuntime(): Promise<void> {
+    try {
+      await this.runtime.flush();
+    } catch (error) {
+      this.counter.recordError("mastra.flush_failed", error);
+    }
+  }
+
+  private guard(fn: () => void): void {
+    try {
+      fn();
+    } catch (error) {
+      this.counter.recordError("mastra.event_failed", error);
+    }
+  }
+
+  // ---- spans --------------------------------------------------------------------------------
+
+  private start(span: AnyExportedSpan): Tracked | undefined {
+    const type = span.type as string;
+    if (type === "model_chunk" || span.isEvent || this.open.has(span.id)) return this.open.get(span.id);
+    if (this.open.size >= this.maxOpen) this.evictOldest();
+    const parentUuid = this.parentUuidOf(span);
+    const parent = span.parentSpanId !== undefined ? this.open.get(span.parentSpanId) : undefined;
+    const tracked: Tracked = { span, kind: "scope", parentUuid };
+    // A generation's steps, calls and tools share its conversation (an agent run inside a tool has its own).
+    if (parent?.generation && (type === "model_step" || type === "model_inference" || TOOL_TYPES.has(type))) {
+      tracked.generation = parent.generation;
+    }
+    if (TOOL_TYPES.has(type)) {
+      tracked.kind = "tool";
+      const step = parent?.step;
+      this.open.set(span.id, tracked);
+      if (step && (step.inference || (step.standsForCall && !step.sawInference))) {
+        // Mastra ends a provider call's span after the tools it asked for ran: hold them until it ends.
+        tracked.deferredIn = step;
+        step.deferred.push(tracked);
+        step.firstToolStart ??= dateOf(span.startTime);
+      } else {
+        if (step) step.firstToolStart ??= dateOf(span.startTime);
+        this.openTool(tracked);
+      }
+      return tracked;
+    }
+    if (type === "model_inference") {
+      tracked.kind = "llm";
+      this.openLlm(tracked, parent?.step);
+    } else {
+      if (type === "model_generation") {
+        const messages = generationMessages(span.input);
+        const model = stringOf(span.attributes, "model");
+        tracked.generation = {
+          history: messages,
+          pendingResults: [],
+          tools: generationTools(span.attributes),
+          settings: generationSettings(span.attributes),
+          ...(model !== undefined ? { model } : {}),
+        };
+        // Without exported steps, the provider calls and tool calls are the generation's children.
+        tracked.step = { deferred: [], sawInference: false, standsForCall: false };
+      } else if (type === "model_step") {
+        tracked.step = { deferred: [], sawInference: false, standsForCall: true };
+        // Tool results of the step before belong before this step's call.
+        if (tracked.generation) tracked.generation.history.push(...tracked.generation.pendingResults.splice(0));
+      }
+      this.openScope(tracked);
+    }
+    this.open.set(span.id, tracked);
+    return tracked;
+  }
+
+  private end(span: AnyExportedSpan): void {
+    const type = span.type as string;
+    if (type === "model_chunk") return;
+    let tracked = this.open.get(span.id);
+    if (!tracked) {
+      if (this.ended.has(span.id)) {
+        this.counter.record("mastra.late_end", `span ${span.name} ended after relaytrace had ended it`);
+        return;
+      }
+      if (span.isEvent) {
+        this.eventMark(span);
+        return;
+      }
+      // A span that started before the exporter saw it: recorded from its end.
+      tracked = this.start(span);
+      if (!tracked) return;
+    }
+    tracked.span = span;
+    const error = span.errorInfo ? errorOf(span.errorInfo) : undefined;
+    this.finish(tracked, span, error);
+  }
+
+  /** Ends a tracked span (with Mastra's end, or at eviction or shutdown without one) and remembers its scope. */
+  private finish(tracked: Tracked, end: AnyExportedSpan | undefined, error: Error | undefined): void {
+    const runtime = this.runtime;
+    const span = end ?? tracked.span;
+    const timestamp = end ? (dateOf(end.endTime) ?? new Date()) : new Date();
+    if (tracked.deferredIn) {
+      if (end) {
+        // Still waiting for its provider call: it is recorded when that call ends.
+        tracked.ended = end;
+        this.toolResult(tracked, end, error);
+        return;
+      }
+      // Ended at eviction or shutdown while waiting: recorded now (and ended now, unless Mastra had).
+      const hadEnd = tracked.ended !== undefined;
+      this.release(tracked);
+      if (hadEnd) return;
+    }
+    this.open.delete(span.id);
+    switch (tracked.kind) {
+      case "tool": {
+        if (end) this.toolResult(tracked, end, error);
+        const handle = tracked.tool!;
+        if (error) runtime.endTool(handle, { error }, { timestamp, data: error.message });
+        else runtime.endTool(handle, { result: jsonOf(span.output) }, { timestamp, metadata: { "otel.status_code": "OK" } });
+        break;
+      }
+      case "llm": {
+        const step = this.stepOf(tracked);
+        this.endCall(tracked.llm!, span, tracked.generation, step, timestamp, error);
+        if (step) {
+          if (step.inference === tracked) step.inference = undefined;
+          this.releaseAll(step);
+        }
+        break;
+      }
+      case "scope": {
+        const step = tracked.step;
+        if (step?.standsForCall && !step.sawInference) {
+          // No provider call span was exported for this step: the step's own times, reply and usage stand for it.
+          const handle = this.startCall(span, tracked.generation, tracked.uuid!, false);
+          this.endCall(handle, span, tracked.generation, step, timestamp, error);
+        }
+        if (step) this.releaseAll(step);
+        const output = span.output !== undefined && (span.type as string) !== "model_generation" ? jsonOf(span.output) : undefined;
+        const metadata = endMetadata(span);
+        closeDetached(runtime, tracked.scope!, {
+          timestamp,
+          ...(output !== undefined ? { output } : {}),
+          ...(metadata ? { metadata } : {}),
+          ...(error ? { error } : {}),
+        });
+        break;
+      }
+    }
+    this.remember(span, tracked.uuid!);
+  }
+
+  /** Records the tool calls a step held: every start, then the ends they already had, in time order (they may run concurrently). */
+  private releaseAll(step: Step): void {
+    const waiting = step.deferred.splice(0);
+    for (const tracked of waiting) {
+      tracked.deferredIn = undefined;
+      this.openTool(tracked);
+    }
+    const ended = waiting.filter((t) => t.ended !== undefined);
+    ended.sort((a, b) => (dateOf(a.ended!.endTime)?.getTime() ?? 0) - (dateOf(b.ended!.endTime)?.getTime() ?? 0));
+    for (const tracked of ended) this.endReleased(tracked);
+  }
+
+  /** Records one deferred tool call now (a child needs its scope): its start, and its end if it had one. */
+  private release(tracked: Tracked): void {
+    const step = tracked.deferredIn;
+    if (!step) return;
+    tracked.deferredIn = undefined;
+    const at = step.deferred.indexOf(tracked);
+    if (at >= 0) step.deferred.splice(at, 1);
+    this.openTool(tracked);
+    if (tracked.ended) this.endReleased(tracked);
+  }
+
+  /** Ends a released tool call with the end Mastra gave it while it waited (its result already joined the conversation). */
+  private endReleased(tracked: Tracked): void {
+    const end = tracked.ended!;
+    const error = end.errorInfo ? errorOf(end.errorInfo) : undefined;
+    this.open.delete(end.id);
+    const timestamp = dateOf(end.endTime) ?? new Date();
+    if (error) this.runtime.endTool(tracked.tool!, { error }, { timestamp, data: error.message });
+    else this.runtime.endTool(tracked.tool!, { result: jsonOf(end.output) }, { timestamp, metadata: { "otel.status_code": "OK" } });
+    this.remember(end, tracked.uuid!);
+  }
+
+  private stepOf(tracked: Tracked): Step | undefined {
+    const parentId = tracked.span.parentSpanId;
+    return parentId !== undefined ? this.open.get(parentId)?.step : undefined;
+  }
+
+  /** The uuid of a tracked span's scope, recording a deferred tool call now if a child needs it. */
+  private uuidOf(tracked: Tracked): string {
+    if (tracked.deferredIn) this.release(tracked);
+    return tracked.uuid!;
+  }
+
+  private parentUuidOf(span: AnyExportedSpan): string {
+    const parentId = span.parentSpanId;
+    if (parentId !== undefined) {
+      const parent = this.open.get(parentId);
+      if (parent) return this.uuidOf(parent);
+      const ended = this.ended.get(parentId);
+      if (ended !== undefined) return ended;
+      // A parent Mastra did not export (internal, filtered): the trace's root span, else the app's scope.
+      const root = this.traceRoots.get(span.traceId);
+      if (root !== undefined) return root;
+    }
+    return currentScopeUuid();
+  }
+
+  private openScope(tracked: Tracked): void {
+    const { span } = tracked;
+    const type = span.type as string;
+    const category = CATEGORIES[type] ?? "function";
+    const metadata = baseMetadata(span);
+    if (category === "agent") {
+      const session = stringOf(span.attributes, "conversationId") ?? stringOf(span.metadata, "threadId");
+      metadata["session_id"] = session ?? span.traceId;
+    }
+    if (type === "model_generation" || type === "model_step") {
+      const model = stringOf(span.attributes, "model");
+      const provider = stringOf(span.attributes, "provider");
+      if (model !== undefined) metadata["mastra.model"] = model;
+      if (provider !== undefined) metadata["mastra.provider"] = provider;
+    }
+    const input = type === "model_generation" || type === "model_step" || span.input === undefined ? undefined : jsonOf(span.input);
+    const scope = openDetached(this.runtime, category === "agent" ? entityName(span) : span.name, {
+      category,
+      parentUuid: tracked.parentUuid,
+      ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
+      ...(input !== undefined ? { input } : {}),
+      metadata,
+    });
+    tracked.scope = scope;
+    tracked.uuid = scope.handle.uuid;
+    this.rootOf(span, tracked.uuid);
+  }
+
+  private openLlm(tracked: Tracked, step: Step | undefined): void {
+    const handle = this.startCall(tracked.span, tracked.generation, tracked.parentUuid);
+    tracked.llm = handle;
+    tracked.uuid = handle.uuid;
+    if (step) {
+      step.inference = tracked;
+      step.sawInference = true;
+      step.firstToolStart = undefined;
+    }
+    this.rootOf(tracked.span, handle.uuid);
+  }
+
+  /**
+   * Starts the `llm` scope of one provider call: its request is what the generation has sent so
+   * far, with the tool results since the last reply (unless they are this step's own: a step that
+   * stands for its call is recorded at its end, after its tools).
+   */
+  private startCall(span: AnyExportedSpan, generation: Generation | undefined, parentUuid: string, withPending = true): LlmHandle {
+    if (generation && withPending) generation.history.push(...generation.pendingResults.splice(0));
+    const model = stringOf(span.attributes, "model") ?? generation?.model;
+    const provider = stringOf(span.attributes, "provider");
+    const settings = { ...generation?.settings, ...generationSettings(span.attributes) };
+    const streaming = (span.attributes as { streaming?: unknown } | undefined)?.streaming === true;
+    const request = chatCompletionsRequest({
+      ...(model !== undefined ? { model } : {}),
+      messages: generation ? [...generation.history] : [],
+      tools: generation?.tools ?? [],
+      settings,
+      ...(streaming ? { stream: true } : {}),
+    });
+    return this.runtime.startLlm(
+      `${provider ?? "mastra"}.chat`,
+      { content: request },
+      {
+        parent: { uuid: parentUuid },
+        dataSchema: CHAT_COMPLETIONS_SCHEMA,
+        metadata: baseMetadata(span),
+        ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
+        ...(model !== undefined ? { modelName: model } : {}),
+        ...(streaming ? { attributes: ["streaming"] } : {}),
+      },
+    );
+  }
+
+  /**
+   * Ends a provider call's `llm` scope with its reply; the reply, then the results of the tools it
+   * asked for, join the conversation. The reply was complete when the first of those tools started.
+   */
+  private endCall(
+    handle: LlmHandle,
+    span: AnyExportedSpan,
+    generation: Generation | undefined,
+    step: Step | undefined,
+    timestamp: Date,
+    error: Error | undefined,
+  ): void {
+    const first = step?.firstToolStart;
+    const at = first && first < timestamp && first.getTime() * 1000 > handle.startedAtUs ? first : timestamp;
+    const response = inferenceResponse(span.output, span.attributes);
+    const model = response.model ?? handle.modelName;
+    if (error) this.runtime.endLlm(handle, null, { error, timestamp: at });
+    else {
+      this.runtime.endLlm(handle, chatCompletionsResponse({ ...response, ...(model !== undefined ? { model } : {}) }), {
+        timestamp: at,
+        ...(model !== undefined ? { modelName: model } : {}),
+      });
+    }
+    if (generation && !error) {
+      generation.history.push({
+        role: "assistant",
+        text: response.text,
+        ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
+      });
+      generation.history.push(...generation.pendingResults.splice(0));
+    }
+  }
+
+  private openTool(tracked: Tracked): void {
+    const { span } = tracked;
+    const callId = stringOf(span.attributes, "toolCallId");
+    const handle = this.runtime.startTool(entityName(span), jsonOf(span.input), {
+      parent: { uuid: tracked.parentUuid },
+      metadata: baseMetadata(span),
+      ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
+      ...(callId !== undefined ? { toolCallId: callId } : {}),
+    });
+    tracked.tool = handle;
+    tracked.uuid = handle.uuid;
+    this.rootOf(span, handle.uuid);
+  }
+
+  /** A tool call's result, as the `tool` message the next provider call sends. */
+  private toolResult(tracked: Tracked, end: AnyExportedSpan, error: Error | undefined): void {
+    const callId = stringOf(end.attributes, "toolCallId");
+    if (!tracked.generation || callId === undefined) return;
+    tracked.generation.pendingResults.push({
+      role: "tool",
+      toolCallId: callId,
+      text: error ? error.message : toolOutputText(end.output ?? null),
+    });
+  }
+
+  /** A point-in-time Mastra span (an agent signal, say): a mark under its parent's scope. */
+  private eventMark(span: AnyExportedSpan): void {
+    this.runtime.mark(span.name, {
+      parent: { uuid: this.parentUuidOf(span) },
+      ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
+      data: jsonOf(span.output ?? span.input ?? span.attributes),
+      metadata: baseMetadata(span),
+    });
+  }
+
+  /** Ends the oldest open span: a span Mastra never ends must not be held forever. */
+  private evictOldest(): void {
+    const oldest = this.open.values().next().value;
+    if (!oldest) return;
+    this.counter.record(
+      "mastra.unended_span_dropped",
+      `more than ${this.maxOpen} Mastra spans open: ${oldest.span.name} (${oldest.span.id}) was ended before Mastra ended it`,
+    );
+    this.finish(oldest, undefined, new Error(`relaytrace ended it: more than ${this.maxOpen} Mastra spans were open`));
+  }
+
+  private remember(span: AnyExportedSpan, uuid: string): void {
+    this.ended.set(span.id, uuid);
+    if (this.ended.size > this.maxEnded) this.ended.delete(this.ended.keys().next().value!);
+  }
+
+  private rootOf(span: AnyExportedSpan, uuid: string): void {
+    if (span.parentSpanId !== undefined || this.traceRoots.has(span.traceId)) return;
+    this.traceRoots.set(span.traceId, uuid);
+    if (this.traceRoots.size > this.maxEnded) this.traceRoots.delete(this.traceRoots.keys().next().value!);
+  }
+
+  // ---- scores -------------------------------------------------------------------------------
+
+  private evaluation(score: {
+    traceId?: string;
+    spanId?: string;
+    name: string;
+    scorerId?: string;
+    score: number;
+    reason?: string;
+    source?: string;
+    timestamp?: Date | string;
+    metadata?: Record<string, unknown>;
+  }): void {
+    let parent: string | undefined;
+    if (score.spanId !== undefined) {
+      const open = this.open.get(score.spanId);
+      parent = open ? this.uuidOf(open) : this.ended.get(score.spanId);
+    }
+    // A trace's score, or a score of a span Mastra did not export (internal, filtered): on the trace's root.
+    if (parent === undefined && score.traceId !== undefined) parent = this.traceRoots.get(score.traceId);
+    if (parent === undefined) {
+      this.counter.record(
+        "mastra.score_unmatched",
+        `score ${score.name} names a span relaytrace does not know ` +
+          `(trace ${score.traceId ?? "-"}, span ${score.spanId ?? "-"}): marked under the current scope`,
+      );
+      parent = currentScopeUuid();
+    }
+    const data: EvaluationData = { name: score.name, score: score.score, explanation: score.reason ?? null };
+    const metadata: JsonObject = {};
+    if (score.scorerId !== undefined) metadata["mastra.scorer_id"] = score.scorerId;
+    if (score.source !== undefined) metadata["mastra.score_source"] = score.source;
+    if (score.traceId !== undefined) metadata["mastra.trace_id"] = score.traceId;
+    if (score.spanId !== undefined) metadata["mastra.span_id"] = score.spanId;
+    if (score.metadata !== undefined) metadata["mastra.score_metadata"] = toJsonSafe(score.metadata);
+    const timestamp = dateOf(score.timestamp);
+    this.runtime.mark("evaluation", {
+      parent: { uuid: parent },
+      category: "evaluator",
+      data: { ...data },
+      metadata,
+      ...(timestamp ? { timestamp } : {}),
+    });
+  }
+}
+
+function dateOf(value: unknown): Date | undefined {
+  const date = value instanceof Date ? value : typeof value === "string" || typeof value === "number" ? new Date(value) : undefined;
+  return date && !Number.isNaN(date.getTime()) ? date : undefined;
+}
+
+function stringOf(value: unknown, key: string): string | undefined {
+  const v = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
+  return typeof v === "string" ? v : undefined;
+}
+
+/** The name Mastra quoted in a span's name (`tool: 'weather'`), else the entity's name, else the span's. */
+function entityName(span: AnyExportedSpan): string {
+  const quoted = /'(.+)'$/.exec(span.name)?.[1];
+  if ((span.type as string) === "agent_run") return span.entityName ?? quoted ?? span.name;
+  return quoted ?? span.entityName ?? span.name;
+}
+
+function baseMetadata(span: AnyExportedSpan): JsonObject {
+  const metadata: JsonObject = { "mastra.span_type": span.type as string, "mastra.trace_id": span.traceId, "mastra.span_id": span.id };
+  const runId = stringOf(span.metadata, "runId");
+  if (runId !== undefined) metadata["mastra.run_id"] = runId;
+  return metadata;
+}
+
+/** What Mastra learned by a scope's end: a workflow's status, a scorer's result. */
+function endMetadata(span: AnyExportedSpan): JsonObject | undefined {
+  const status = stringOf(span.attributes, "status");
+  return status !== undefined ? { "mastra.status": status } : undefined;
+}
+
+function errorOf(info: { message: string; name?: string }): Error {
+  const error = new Error(info.message);
+  if (info.name) error.name = info.name;
+  return error;
+}

@@ -1,0 +1,3 @@
+// relaytrace/mastra — an observability exporter for Mastra (`@mastra/core` 1.x with `@mastra/observability` 1.x).
+export { RelaytraceExporter } from "./exporter.js";
+export type { EvaluationData, MastraTraceScore, RelaytraceExporterOptions } from "./exporter.js";
