@@ -71,11 +71,11 @@ function ancestryOf(events: AtofEvent[]) {
   };
 }
 
-/** Resolves with the first `evaluation` mark the runtime delivers (the score is emitted after the run, by Mastra's hook). */
+/** Resolves with the first evaluation mark the runtime delivers (the score is emitted after the run, by Mastra's hook). */
 function nextEvaluation(runtime: Runtime): Promise<MarkEvent> {
   return new Promise((resolve) => {
     const remove = runtime.subscribe("await-evaluation", (e) => {
-      if (e.kind === "mark" && e.name === "evaluation") {
+      if (e.kind === "mark" && e.name === "gen_ai.evaluation.result") {
         remove();
         resolve(e);
       }
@@ -450,7 +450,7 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
 
     const agent = starts(events, "agent").find((e) => e.name === "weather-agent")!;
     expect(mark.parent_uuid).toBe(agent.uuid);
-    expect(mark.category).toBe("evaluator");
+    expect(mark.data_schema).toEqual({ name: "relaytrace.evaluation", version: "1" });
     expect(mark.data satisfies unknown).toEqual({
       name: "Brevity",
       score: 0.9,
@@ -488,12 +488,12 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     await exporter.flush();
     const { events } = await run.finish();
     const scope = starts(events, "function").find((e) => e.name === "judge-me")!;
-    const marks = events.filter((e): e is MarkEvent => e.kind === "mark" && e.name === "evaluation");
+    const marks = events.filter((e): e is MarkEvent => e.kind === "mark" && e.name === "gen_ai.evaluation.result");
     expect(marks.map((m) => [m.parent_uuid === scope.uuid, m.data])).toEqual([
       [true, { name: "manual", score: 1, explanation: "exact" }],
-      [true, { name: "trace-judge", score: 0.5, explanation: null }],
-      [true, { name: "internal-judge", score: 0.25, explanation: null }],
-      [false, { name: "lost", score: 0, explanation: null }],
+      [true, { name: "trace-judge", score: 0.5 }],
+      [true, { name: "internal-judge", score: 0.25 }],
+      [false, { name: "lost", score: 0 }],
     ]);
     expect(exporter.diagnostics().map((d) => [d.code, d.count])).toEqual([["mastra.score_unmatched", 1]]);
   });

@@ -1,3 +1,4 @@
+import { EVALUATION_EVENT, EVALUATION_SCHEMA } from "../../runtime/evaluation.js";
 import type { AnyExportedSpan, ObservabilityExporter, ScoreEvent, TracingEvent } from "@mastra/core/observability";
 import type { JsonObject } from "../../events/json.js";
 import type { Category } from "../../events/types.js";
@@ -32,17 +33,18 @@ export interface RelaytraceExporterOptions extends AdapterOptions {
 }
 
 /**
- * The `data` of an `evaluation` mark: one Mastra score, on the scope of the span it scores (or of
- * the trace's root span, for a score of the whole trace). The scorer's id, the score's source and
- * Mastra's trace and span ids are in the mark's metadata (`mastra.scorer_id`, `mastra.score_source`,
- * `mastra.trace_id`, `mastra.span_id`).
+ * The `data` of an evaluation mark (`gen_ai.evaluation.result`, data schema `relaytrace.evaluation`,
+ * the shape `runtime.recordEvaluation` records): one Mastra score, on the scope of the span it
+ * scores (or of the trace's root span, for a score of the whole trace). The scorer's id, the
+ * score's source and Mastra's trace and span ids are in the mark's metadata (`mastra.scorer_id`,
+ * `mastra.score_source`, `mastra.trace_id`, `mastra.span_id`).
  */
 export interface EvaluationData {
   /** The scorer's name (its id when it has none). */
   name: string;
   score: number;
-  /** The scorer's reason, or null. */
-  explanation: string | null;
+  /** The scorer's reason, when it gave one. */
+  explanation?: string;
 }
 
 /** The arguments of `addScoreToTrace`, Mastra's older score hook. */
@@ -112,7 +114,7 @@ const DEFAULT_LIMIT = 10_000;
  * provider call (`model_inference`) an `llm` scope in the Chat Completions shape (messages, tool
  * definitions, text, tool calls, usage with cached tokens, model), tool calls `tool` scopes with
  * their arguments, results and call ids, workflow runs and steps `function` scopes, scorer runs
- * `evaluator` scopes. Scores become `evaluation` marks (`EvaluationData`) on the scored span's scope.
+ * `evaluator` scopes. Scores become evaluation marks (`EvaluationData`) on the scored span's scope.
  * Telemetry never throws into the app: failures are counted in `diagnostics()`.
  */
 export class RelaytraceExporter implements ObservabilityExporter {
@@ -616,7 +618,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
       );
       parent = currentScopeUuid();
     }
-    const data: EvaluationData = { name: score.name, score: score.score, explanation: score.reason ?? null };
+    const data: EvaluationData = { name: score.name, score: score.score };
+    if (score.reason !== undefined && score.reason !== null) data.explanation = score.reason;
     const metadata: JsonObject = {};
     if (score.scorerId !== undefined) metadata["mastra.scorer_id"] = score.scorerId;
     if (score.source !== undefined) metadata["mastra.score_source"] = score.source;
@@ -624,9 +627,9 @@ export class RelaytraceExporter implements ObservabilityExporter {
     if (score.spanId !== undefined) metadata["mastra.span_id"] = score.spanId;
     if (score.metadata !== undefined) metadata["mastra.score_metadata"] = toJsonSafe(score.metadata);
     const timestamp = dateOf(score.timestamp);
-    this.runtime.mark("evaluation", {
+    this.runtime.mark(EVALUATION_EVENT, {
       parent: { uuid: parent },
-      category: "evaluator",
+      dataSchema: EVALUATION_SCHEMA,
       data: { ...data },
       metadata,
       ...(timestamp ? { timestamp } : {}),
