@@ -8,7 +8,9 @@ import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
 import { convertToAtif } from "./convert-atif.js";
 import { detectViewInput } from "./viewer/load.js";
-import { UsageError } from "./args.js";
+import { oneOf, parseArgs, PROJECTIONS, requireFiles, UsageError } from "./args.js";
+import { CONVERT_HELP, TREE_HELP, VALIDATE_HELP } from "./help.js";
+import { describeWriteError, type Io } from "./io.js";
 import { describeReadError, detectKind, InputError, readJsonDocument } from "./input.js";
 import { readablePath } from "./input-spool.js";
 import { openOutput, type TextOutput } from "./output.js";
@@ -21,20 +23,6 @@ import { readWarningLine } from "./read-warnings.js";
 import { StreamingTree } from "./streaming-tree.js";
 import { eventsInTimeOrder, type TimeOrderedReadOptions } from "./time-ordered-input.js";
 import { splitFileLines } from "../events/line-splitter.js";
-
-export interface Io {
-  out(line: string): void;
-  err(line: string): void;
-  /** Progress on long work (stderr; overwritten in place on a terminal). */
-  progress(line: string): void;
-  /**
-   * Resolves once what `out` wrote has been taken by the reader: a command that prints much more
-   * than it holds waits here, so a slow reader (a pipe) never makes the output pile up in memory.
-   */
-  drained?(): Promise<void>;
-}
-
-export const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
 
 /** How the commands that merge files read them: progress, warnings by the one rule (see readWarningLine), `--lenient`. */
 function timeOrderedOptions(io: Io, lenient: boolean): TimeOrderedReadOptions {
@@ -285,18 +273,52 @@ export async function tree(io: Io, file: string, projection: ProjectionName, len
   return 0;
 }
 
-export function requireFiles(positionals: string[], command: string): string[] {
-  if (positionals.length === 0) throw new UsageError(`${command} needs a FILE (see 'relaytrace ${command} --help')`);
-  return positionals;
+/** `relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] …`: see CONVERT_HELP. */
+export async function convertCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, {
+    command: "convert",
+    values: ["to", "output", "projection", "agent-name", "service-name"],
+    switches: ["lenient"],
+    aliases: { o: "output" },
+  });
+  if (args.switches.has("help")) return printHelp(io, CONVERT_HELP);
+  const files = requireFiles(args.positionals, "convert");
+  const to = args.values.get("to");
+  if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
+  const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
+  const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+  return await convert(
+    io,
+    files,
+    target,
+    args.values.get("output"),
+    projection,
+    args.values.get("agent-name"),
+    args.values.get("service-name"),
+    args.switches.has("lenient"),
+  );
 }
 
-/** One line for a failed write: the usual causes by name, else the system's message. */
-export function describeWriteError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "its directory does not exist";
-  if (code === "EACCES" || code === "EPERM") return "permission denied";
-  if (code === "EISDIR") return "it is a directory";
-  if (code === "ENOTDIR") return "a part of the path is a file, not a directory";
-  if (code === "ENOSPC") return "no space left on the device";
-  return error instanceof Error ? error.message : String(error);
+/** `relaytrace validate FILE... [--lenient]`: see VALIDATE_HELP. */
+export async function validateCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { command: "validate", switches: ["lenient"] });
+  if (args.switches.has("help")) return printHelp(io, VALIDATE_HELP);
+  let status = 0;
+  for (const file of requireFiles(args.positionals, "validate"))
+    status = Math.max(status, await validate(io, file, args.switches.has("lenient")));
+  return status;
+}
+
+/** `relaytrace tree FILE... [--projection P] [--lenient]`: see TREE_HELP. */
+export async function treeCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { command: "tree", values: ["projection"], switches: ["lenient"] });
+  if (args.switches.has("help")) return printHelp(io, TREE_HELP);
+  const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+  for (const file of requireFiles(args.positionals, "tree")) await tree(io, file, projection, args.switches.has("lenient"));
+  return 0;
+}
+
+function printHelp(io: Io, text: string): number {
+  io.out(text);
+  return 0;
 }

@@ -10,7 +10,7 @@ import { makeDirectory } from "../../exporters/files/make-directory.js";
 import { safeFileNamePart } from "../../exporters/files/safe-file-name.js";
 import { UsageError } from "./args.js";
 import { InputError } from "./input.js";
-import type { Io } from "./commands.js";
+import type { Io } from "./io.js";
 
 /**
  * The file name a trajectory gets in an output directory: the exporter's own naming, with the id

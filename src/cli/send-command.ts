@@ -3,11 +3,11 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { request } from "undici";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
-import { oneOf, parseArgs, UsageError } from "./args.js";
+import { oneOf, parseArgs, PROJECTIONS, requireFiles, UsageError } from "./args.js";
 import type { AtofEvent } from "../events/types.js";
 import { atofFileEvents } from "./atof-file-reader.js";
 import { projectSpans } from "./span-stream.js";
-import { PROJECTIONS, requireFiles, type Io } from "./commands.js";
+import type { Io } from "./io.js";
 import { byteProgress } from "./progress.js";
 
 export const SEND_HELP = `Usage: relaytrace send FILE... --otlp URL [--projection P] [--protocol http/json|http/protobuf] [--service-name NAME]
