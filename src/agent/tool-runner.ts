@@ -9,7 +9,8 @@ import { toToolResult } from "./tool.js";
 import { failureOf } from "./tool-failure.js";
 import { recordFailureData } from "../runtime/failure-data.js";
 import { markSkillLoad } from "./skill-mark.js";
-import { emitMetric, raceAbort, type RunContext } from "./loop-context.js";
+import { emitMetric, type RunContext } from "./loop-context.js";
+import { raceAbort } from "./race-abort.js";
 
 /** The outcome of one tool call of a turn, kept in its call-order slot. */
 export interface CallSlot {
