@@ -166,28 +166,40 @@ async function writeOtlpJson(
 
 /** `relaytrace validate FILE`: ATIF or ATOF; every problem with its JSON path or line number. */
 export async function validate(io: Io, file: string, lenient = false): Promise<number> {
-  const kind = await detectKind(file);
-  if (kind === "atif") {
-    const doc = await readJsonDocument(file);
-    const docs = Array.isArray(doc) ? doc : [doc];
-    let problems = 0;
-    docs.forEach((d, i) => {
-      const { errors } = validateAtif(d);
-      for (const e of errors) {
-        problems++;
-        io.out(`${file}: ${docs.length > 1 ? `[${i}]` : ""}${e.path || "/"}: ${e.message}`);
-      }
-    });
-    if (problems > 0) {
-      io.err(`${file}: invalid ATIF (${problems} problem${problems === 1 ? "" : "s"})`);
-      return 1;
+  return (await detectKind(file)) === "atif" ? await validateAtifFile(io, file) : await validateAtofFile(io, file, lenient);
+}
+
+/** An ATIF document (or an array of them): every schema and cross-field problem, with its JSON path. */
+async function validateAtifFile(io: Io, file: string): Promise<number> {
+  const doc = await readJsonDocument(file);
+  const docs = Array.isArray(doc) ? doc : [doc];
+  let problems = 0;
+  docs.forEach((d, i) => {
+    const { errors } = validateAtif(d);
+    for (const e of errors) {
+      problems++;
+      io.out(`${file}: ${docs.length > 1 ? `[${i}]` : ""}${e.path || "/"}: ${e.message}`);
     }
-    io.out(
-      `${file}: valid ATIF (${docs.map((d) => (d as AtifTrajectory).schema_version).join(", ")}, ${docs.reduce((n, d) => n + ((d as AtifTrajectory).steps?.length ?? 0), 0)} steps)`,
-    );
-    return 0;
+  });
+  if (problems > 0) {
+    io.err(`${file}: invalid ATIF (${problems} problem${problems === 1 ? "" : "s"})`);
+    return 1;
   }
-  // ATOF: keep going past a bad line so every problem is listed.
+  const versions = docs.map((d) => (d as AtifTrajectory).schema_version).join(", ");
+  const steps = docs.reduce((n, d) => n + ((d as AtifTrajectory).steps?.length ?? 0), 0);
+  io.out(`${file}: valid ATIF (${versions}, ${steps} steps)`);
+  return 0;
+}
+
+/** What checking one ATOF line found: whether it held an event, how many problems it had, whether it was skipped. */
+interface AtofLineCheck {
+  event: boolean;
+  problems: number;
+  skipped: boolean;
+}
+
+/** An ATOF event log, line by line: keeps going past a bad line so every problem is listed. */
+async function validateAtofFile(io: Io, file: string, lenient: boolean): Promise<number> {
   const pairing = new AtofPairingChecker();
   let lineNo = 0;
   let events = 0;
@@ -206,32 +218,10 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
         io.err(`relaytrace: warning: ${file}:${lineNo}: ${tornLastLineMessage(line.bytes)}`);
         continue;
       }
-      try {
-        const findings: AtofWarning[] = [];
-        const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo, findings);
-        pairing.check(event, lineNo);
-        events++;
-        // What a reader only warns about (it keeps the event) is still not valid ATOF: a custom event needs its subtype.
-        for (const finding of findings) {
-          const reason =
-            finding.code === "atof.custom_without_subtype"
-              ? 'category "custom" without a string category_profile.subtype (ATOF requires one)'
-              : finding.message;
-          if (lenient) {
-            io.err(`relaytrace: warning: ${file}:${lineNo}: ${reason}`);
-          } else {
-            problems++;
-            io.out(`${file}:${lineNo}: ${reason}`);
-          }
-        }
-      } catch (error) {
-        if (lenient && error instanceof AtofParseError) {
-          io.err(`relaytrace: warning: ${file}:${lineNo}: skipped: ${error.reason}`);
-          continue;
-        }
-        problems++;
-        io.out(`${file}:${lineNo}: ${(error as Error).message}`);
-      }
+      const checked = checkAtofLine(io, file, lineNo, text, pairing, lenient);
+      if (checked.event) events++;
+      problems += checked.problems;
+      if (checked.skipped) continue;
       if (lineNo % 50_000 === 0) io.progress(`validating ${file}: ${lineNo.toLocaleString("en-US")} lines`);
     }
   } catch (error) {
@@ -248,6 +238,37 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
   }
   io.out(`${file}: valid ATOF (${events} events)`);
   return 0;
+}
+
+/** One line of an ATOF log: parsed, paired with its start or end, its problems printed (as warnings with `--lenient`). */
+function checkAtofLine(io: Io, file: string, lineNo: number, text: string, pairing: AtofPairingChecker, lenient: boolean): AtofLineCheck {
+  let problems = 0;
+  try {
+    const findings: AtofWarning[] = [];
+    const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo, findings);
+    pairing.check(event, lineNo);
+    // What a reader only warns about (it keeps the event) is still not valid ATOF: a custom event needs its subtype.
+    for (const finding of findings) {
+      const reason =
+        finding.code === "atof.custom_without_subtype"
+          ? 'category "custom" without a string category_profile.subtype (ATOF requires one)'
+          : finding.message;
+      if (lenient) {
+        io.err(`relaytrace: warning: ${file}:${lineNo}: ${reason}`);
+      } else {
+        problems++;
+        io.out(`${file}:${lineNo}: ${reason}`);
+      }
+    }
+    return { event: true, problems, skipped: false };
+  } catch (error) {
+    if (lenient && error instanceof AtofParseError) {
+      io.err(`relaytrace: warning: ${file}:${lineNo}: skipped: ${error.reason}`);
+      return { event: false, problems, skipped: true };
+    }
+    io.out(`${file}:${lineNo}: ${(error as Error).message}`);
+    return { event: false, problems: problems + 1, skipped: false };
+  }
 }
 
 /** `relaytrace tree FILE`: the span tree of an ATOF file, or the step tree of an ATIF file. */
