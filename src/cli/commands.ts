@@ -51,7 +51,8 @@ export async function convert(
     const kind = await detectViewInput(f);
     if (kind !== "atof")
       throw new InputError(
-        `${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`,
+        `${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: ` +
+          `convert reads ATOF (see it with 'relaytrace view ${f}')`,
       );
   }
   const file = files.join(", ");

@@ -137,7 +137,8 @@ export async function convertToAtif(io: Io, events: AsyncIterable<AtofEvent>, op
   await stream?.end();
   if (stream !== undefined && stream.late > 0) {
     io.err(
-      `relaytrace: warning: ${stream.late} mark or end event${stream.late === 1 ? "" : "s"} came when no run of theirs was open (it had ended, or never started) and are in no trajectory`,
+      `relaytrace: warning: ${stream.late} mark or end event${stream.late === 1 ? "" : "s"} came when no run of theirs was open ` +
+        "(it had ended, or never started) and are in no trajectory",
     );
   }
   const eventCount = options.eventCount();
