@@ -170,7 +170,8 @@ export class AtofExporter implements Exporter {
     if (fitted.omitted > 0) {
       this.counter.record(
         "atof.payload_omitted",
-        `event ${String(event.uuid)}: larger than ${this.maxLineBytes} bytes; its largest payload fields are replaced by a marker with their size`,
+        `event ${String(event.uuid)}: larger than ${this.maxLineBytes} bytes; ` +
+          "its largest payload fields are replaced by a marker with their size",
       );
     }
     if (!this.sink.enqueue(fitted.line)) this.counter.record("atof.events_dropped", "buffer full: the sink is not keeping up");

@@ -242,7 +242,8 @@ export class FileSink implements AtofSink, SyncWriter {
       this.claimPending = false;
       this.diagnostics.record(
         "atof.claim_failed",
-        `${this.filePath}: could not create the writer claim beside it (${messageOf(outcome.error)}); another process writing this file would not be detected`,
+        `${this.filePath}: could not create the writer claim beside it (${messageOf(outcome.error)}); ` +
+          "another process writing this file would not be detected",
       );
       return;
     }

@@ -18,7 +18,8 @@ interface SdkTracerShape {
 }
 
 const NOT_SDK =
-  "tracerProvider must be an OpenTelemetry SDK 2.x TracerProvider (NodeTracerProvider, BasicTracerProvider, or the global provider a started NodeSDK registered)";
+  "tracerProvider must be an OpenTelemetry SDK 2.x TracerProvider " +
+  "(NodeTracerProvider, BasicTracerProvider, or the global provider a started NodeSDK registered)";
 
 /**
  * Reads the pipeline of an SDK 2.x provider through the tracer it hands out. relaytrace builds its

@@ -19,8 +19,10 @@ const CONTENT_KEYS = new Set([
   "gen_ai.tool.definitions",
 ]);
 /** OpenInference message content and tool-call arguments inside `llm.input_messages.*` / `llm.output_messages.*`. */
-const MESSAGE_CONTENT =
-  /^llm\.(?:input|output)_messages\.\d+\.message\.(?:content$|contents\.|tool_calls\.\d+\.tool_call\.function\.arguments$)|^llm\.tools\.\d+\.tool\.json_schema$/;
+const MESSAGE_CONTENT = new RegExp(
+  String.raw`^llm\.(?:input|output)_messages\.\d+\.message\.(?:content$|contents\.|tool_calls\.\d+\.tool_call\.function\.arguments$)` +
+    String.raw`|^llm\.tools\.\d+\.tool\.json_schema$`,
+);
 /** OpenInference's JSON of a request's invocation parameters: off, only its structural entries stay. */
 const INVOCATION_PARAMETERS = "llm.invocation_parameters";
 /** String-valued invocation parameters that name a setting rather than carry content. */

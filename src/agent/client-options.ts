@@ -40,7 +40,8 @@ export function checkClientOptions(options: unknown): asserts options is ClientO
   if (typeof o.baseUrl !== "string" || o.baseUrl === "") throw new TypeError('createClient: option "baseUrl" must be a non-empty string');
   if (typeof o.style !== "string" || !(DIALECTS as readonly string[]).includes(o.style)) {
     throw new TypeError(
-      `createClient: option "style" must be one of ${DIALECTS.map((d) => `"${d}"`).join(", ")} (got ${JSON.stringify(o.style) ?? "undefined"})`,
+      `createClient: option "style" must be one of ${DIALECTS.map((d) => `"${d}"`).join(", ")} ` +
+        `(got ${JSON.stringify(o.style) ?? "undefined"})`,
     );
   }
   if (typeof o.model !== "string" || o.model === "") throw new TypeError('createClient: option "model" must be a non-empty string');

@@ -26,7 +26,8 @@ export function checkRequestParams(params: unknown): Readonly<Record<string, unk
   const reserved = Object.keys(params).filter((k) => RESERVED_BODY_KEYS.includes(k));
   if (reserved.length > 0) {
     throw new TypeError(
-      `requestParams may not set ${reserved.map((k) => `"${k}"`).join(", ")}: the loop owns messages, tools and stream (use bodyTransform to rewrite them)`,
+      `requestParams may not set ${reserved.map((k) => `"${k}"`).join(", ")}: ` +
+        "the loop owns messages, tools and stream (use bodyTransform to rewrite them)",
     );
   }
   return Object.freeze({ ...(params as Record<string, unknown>) });

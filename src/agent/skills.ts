@@ -28,13 +28,15 @@ export interface SkillInventory {
 export const SKILL_TOOL_DESCRIPTION = [
   "Load a specialized skill when the task at hand matches one of the skills listed in the system prompt.",
   "",
-  "Use this tool to inject the skill's instructions and resources into current conversation. The output may contain detailed workflow guidance as well as references to scripts, files, etc in the same directory as the skill.",
+  "Use this tool to inject the skill's instructions and resources into current conversation. " +
+    "The output may contain detailed workflow guidance as well as references to scripts, files, etc in the same directory as the skill.",
   "",
   "The skill name must match one of the skills listed in your system prompt.",
 ].join("\n");
 
 const PROMPT_PREAMBLE =
-  "Skills provide specialized instructions and workflows for specific tasks.\nUse the skill tool to load a skill when a task matches its description.";
+  "Skills provide specialized instructions and workflows for specific tasks.\n" +
+  "Use the skill tool to load a skill when a task matches its description.";
 const NO_SKILLS = "No skills are currently available.";
 const SAMPLED_FILES = 10;
 const SKIPPED_DIRS = new Set(["node_modules", ".git"]);

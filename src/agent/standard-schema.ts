@@ -54,7 +54,8 @@ export function jsonSchemaOf(name: string, schema: StandardSchemaLike): JsonObje
     converted = props.jsonSchema.input({ target: "draft-07" });
   } catch (err) {
     throw new TypeError(
-      `defineTool: tool ${name}'s ${props.vendor} schema could not be converted to JSON Schema: ${err instanceof Error ? err.message : String(err)}`,
+      `defineTool: tool ${name}'s ${props.vendor} schema could not be converted to JSON Schema: ` +
+        (err instanceof Error ? err.message : String(err)),
       { cause: err },
     );
   }

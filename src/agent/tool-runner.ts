@@ -2,14 +2,15 @@ import { META_RETRY_OF, TOOL_ANSWER_MARK } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ParsedToolCall } from "./providers/types.js";
 import { isRequest, pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
-import type { ToolExecutionResult } from "../runtime/types.js";
+import type { ToolExecutionResult, ToolFunction } from "../runtime/types.js";
 import { GuardrailRejectedError } from "../runtime/errors.js";
 import { isRelayRequest, stampRelayRequest } from "./relay.js";
 import { toToolResult } from "./tool.js";
 import { failureOf } from "./tool-failure.js";
 import { recordFailureData } from "../runtime/failure-data.js";
 import { markSkillLoad } from "./skill-mark.js";
-import { emitMetric, raceAbort, type RunContext } from "./loop-context.js";
+import { emitMetric, type RunContext } from "./loop-context.js";
+import { raceAbort } from "./race-abort.js";
 
 /** The outcome of one tool call of a turn, kept in its call-order slot. */
 export interface CallSlot {
@@ -30,14 +31,14 @@ interface ManagedOptions {
   shortCircuit?: ToolResult;
 }
 
-/** One `runtime.executeTool` call for a loop tool call. */
-async function executeManaged(
-  run: RunContext,
-  call: ParsedToolCall,
-  args: Record<string, unknown>,
-  turn: number,
-  opts: ManagedOptions = {},
-): Promise<{ result: ToolResult; toolUuid: string; suspended?: Request }> {
+/** What the tool function reports back to executeManaged: the tool scope's uuid and a failure it threw. */
+interface ToolRunState {
+  toolUuid: string;
+  failed?: { error: unknown; result: ToolResult };
+}
+
+/** The tool scope's metadata: the turn, where the tool comes from, and which call it retries. */
+function toolMetadata(run: RunContext, call: ParsedToolCall, turn: number, retryOf: string | undefined): Record<string, Json> {
   const tool = run.toolkit.get(call.name);
   const source = tool?.source ?? "custom";
   const metadata: Record<string, Json> = {
@@ -46,73 +47,88 @@ async function executeManaged(
     tool_type: source === "relay" ? "function" : "extension",
     tool_description: tool?.description ?? "",
   };
-  if (opts.retryOf) metadata[META_RETRY_OF] = opts.retryOf;
-  let toolUuid = "";
-  let failed: { error: unknown; result: ToolResult } | undefined;
+  if (retryOf) metadata[META_RETRY_OF] = retryOf;
+  return metadata;
+}
+
+/**
+ * The function the runtime runs as the tool call: the `beforeTool` short-circuit, or the toolkit's tool
+ * on the (possibly intercepted) arguments; a relay request gets its call id, the annotation goes to the trace.
+ */
+function toolFunction(run: RunContext, call: ParsedToolCall, source: string, opts: ManagedOptions, state: ToolRunState): ToolFunction {
+  return async (effectiveArgs, ctx) => {
+    state.toolUuid = ctx.toolUuid;
+    if (source === "skill") markSkillLoad(run.settings.runtime, ctx.toolUuid, call.name, effectiveArgs);
+    if (opts.shortCircuit)
+      return suspensionOf(opts.shortCircuit, {
+        result: opts.shortCircuit as unknown as Json,
+        annotation: { short_circuit: "beforeTool" },
+      });
+    const argsObject = (
+      typeof effectiveArgs === "object" && effectiveArgs !== null && !Array.isArray(effectiveArgs) ? effectiveArgs : {}
+    ) as Record<string, unknown>;
+    const toolCtx: { signal: AbortSignal; toolCallId: string; toolUuid: string; answer?: Answer } = {
+      signal: ctx.signal,
+      toolCallId: call.id,
+      toolUuid: ctx.toolUuid,
+    };
+    if (opts.answer) toolCtx.answer = opts.answer;
+    const unparseable = source !== "relay" ? invalidArgumentsText(call.arguments) : undefined;
+    if (unparseable !== undefined) {
+      // The provider sent arguments that are not JSON: say so, rather than run the tool on `{}`.
+      return { result: { output: `invalid arguments for ${call.name}: not valid JSON (${unparseable})`, isError: true } };
+    }
+    let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
+    const failure = failureOf(result);
+    if (failure) {
+      // The tool threw: the trace records the failure; the model still reads the error result (below).
+      state.failed = { error: failure.error, result };
+      recordFailureData(failure.error, result as unknown as Json);
+      throw failure.error;
+    }
+    const req = pendingOf(result);
+    // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the runtime records the suspension.
+    if (req && isRelayRequest(req)) {
+      result = { ...result, metadata: { ...result.metadata, pending: stampRelayRequest(req, call.id, call.arguments) } };
+    }
+    // The annotation is observability data: it goes to the end event's profile, not into the model's result.
+    const { annotation, ...plain } = result;
+    return suspensionOf(
+      result,
+      annotation === undefined
+        ? { result: plain as unknown as Json }
+        : { result: plain as unknown as Json, annotation: annotation as Json },
+    );
+  };
+}
+
+/** One `runtime.executeTool` call for a loop tool call. */
+async function executeManaged(
+  run: RunContext,
+  call: ParsedToolCall,
+  args: Record<string, unknown>,
+  turn: number,
+  opts: ManagedOptions = {},
+): Promise<{ result: ToolResult; toolUuid: string; suspended?: Request }> {
+  const source = run.toolkit.get(call.name)?.source ?? "custom";
+  const state: ToolRunState = { toolUuid: "" };
   const outcome = await run.settings.runtime
-    .executeTool(
-      call.name,
-      args as Json,
-      async (effectiveArgs, ctx) => {
-        toolUuid = ctx.toolUuid;
-        if (source === "skill") markSkillLoad(run.settings.runtime, ctx.toolUuid, call.name, effectiveArgs);
-        if (opts.shortCircuit)
-          return suspensionOf(opts.shortCircuit, {
-            result: opts.shortCircuit as unknown as Json,
-            annotation: { short_circuit: "beforeTool" },
-          });
-        const argsObject = (
-          typeof effectiveArgs === "object" && effectiveArgs !== null && !Array.isArray(effectiveArgs) ? effectiveArgs : {}
-        ) as Record<string, unknown>;
-        const toolCtx: { signal: AbortSignal; toolCallId: string; toolUuid: string; answer?: Answer } = {
-          signal: ctx.signal,
-          toolCallId: call.id,
-          toolUuid: ctx.toolUuid,
-        };
-        if (opts.answer) toolCtx.answer = opts.answer;
-        const unparseable = source !== "relay" ? invalidArgumentsText(call.arguments) : undefined;
-        if (unparseable !== undefined) {
-          // The provider sent arguments that are not JSON: say so, rather than run the tool on `{}`.
-          return { result: { output: `invalid arguments for ${call.name}: not valid JSON (${unparseable})`, isError: true } };
-        }
-        let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
-        const failure = failureOf(result);
-        if (failure) {
-          // The tool threw: the trace records the failure; the model still reads the error result (below).
-          failed = { error: failure.error, result };
-          recordFailureData(failure.error, result as unknown as Json);
-          throw failure.error;
-        }
-        const req = pendingOf(result);
-        // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the runtime records the suspension.
-        if (req && isRelayRequest(req)) {
-          result = { ...result, metadata: { ...result.metadata, pending: stampRelayRequest(req, call.id, call.arguments) } };
-        }
-        // The annotation is observability data: it goes to the end event's profile, not into the model's result.
-        const { annotation, ...plain } = result;
-        return suspensionOf(
-          result,
-          annotation === undefined
-            ? { result: plain as unknown as Json }
-            : { result: plain as unknown as Json, annotation: annotation as Json },
-        );
-      },
-      {
-        toolCallId: call.id,
-        attributes: REMOTE_SOURCES.has(source) ? ["remote"] : [],
-        metadata,
-        signal: run.signal,
-      },
-    )
+    .executeTool(call.name, args as Json, toolFunction(run, call, source, opts, state), {
+      toolCallId: call.id,
+      attributes: REMOTE_SOURCES.has(source) ? ["remote"] : [],
+      metadata: toolMetadata(run, call, turn, opts.retryOf),
+      signal: run.signal,
+    })
     .catch((error: unknown) => {
       // A guardrail's refusal is the model's to read, as any tool error is: the run goes on. The
       // runtime has already recorded the guardrail scope and its rejection mark.
       if (error instanceof GuardrailRejectedError) return refusal(error);
-      if (failed && error === failed.error) return { result: failed.result as unknown as Json };
+      if (state.failed && error === state.failed.error) return { result: state.failed.result as unknown as Json };
       throw error;
     });
   // The runtime hands the suspension back; an execution intercept may have resolved it.
   const suspended = isRequest(outcome.pending) ? outcome.pending : undefined;
+  const { toolUuid } = state;
   return suspended ? { result: toToolResult(outcome.result), toolUuid, suspended } : { result: toToolResult(outcome.result), toolUuid };
 }
 

@@ -1,7 +1,7 @@
 import { Ajv, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../events/json.js";
 import type { Answer, ToolResult } from "./pending.js";
-import { raceAbort } from "./loop-context.js";
+import { raceAbort } from "./race-abort.js";
 import { failedResult } from "./tool-failure.js";
 import type { FromJsonSchema } from "./schema-types.js";
 import { isStandardSchema, jsonSchemaOf, validateStandard, type StandardSchemaLike } from "./standard-schema.js";

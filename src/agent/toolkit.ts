@@ -63,7 +63,8 @@ function collisionGuard(tools: readonly Tool[]): void {
     .sort();
   if (clashing.length > 0) {
     throw new Error(
-      `toolnexus: relay tool name collides with a built-in tool: [${clashing.join(" ")}] — rename the relay tool so the model cannot confuse it with the built-in`,
+      `toolnexus: relay tool name collides with a built-in tool: [${clashing.join(" ")}] — ` +
+        "rename the relay tool so the model cannot confuse it with the built-in",
     );
   }
 }

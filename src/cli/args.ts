@@ -1,3 +1,4 @@
+import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { closestKey } from "../events/option-keys.js";
 
 /** A command-line mistake: printed as one line, exit code 2. */
@@ -80,4 +81,13 @@ export function oneOf<T extends string>(value: string | undefined, allowed: read
   if (value === undefined) return fallback;
   if ((allowed as readonly string[]).includes(value)) return value as T;
   throw new UsageError(`--${flag} must be one of ${allowed.join(", ")} (got "${value}")`);
+}
+
+/** The span projections `--projection` accepts. */
+export const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
+
+/** The FILE arguments, or a usage error when there are none. */
+export function requireFiles(positionals: string[], command: string): string[] {
+  if (positionals.length === 0) throw new UsageError(`${command} needs a FILE (see 'relaytrace ${command} --help')`);
+  return positionals;
 }

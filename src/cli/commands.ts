@@ -8,7 +8,9 @@ import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
 import { convertToAtif } from "./convert-atif.js";
 import { detectViewInput } from "./viewer/load.js";
-import { UsageError } from "./args.js";
+import { oneOf, parseArgs, PROJECTIONS, requireFiles, UsageError } from "./args.js";
+import { CONVERT_HELP, TREE_HELP, VALIDATE_HELP } from "./help.js";
+import { describeWriteError, type Io } from "./io.js";
 import { describeReadError, detectKind, InputError, readJsonDocument } from "./input.js";
 import { readablePath } from "./input-spool.js";
 import { openOutput, type TextOutput } from "./output.js";
@@ -21,20 +23,6 @@ import { readWarningLine } from "./read-warnings.js";
 import { StreamingTree } from "./streaming-tree.js";
 import { eventsInTimeOrder, type TimeOrderedReadOptions } from "./time-ordered-input.js";
 import { splitFileLines } from "../events/line-splitter.js";
-
-export interface Io {
-  out(line: string): void;
-  err(line: string): void;
-  /** Progress on long work (stderr; overwritten in place on a terminal). */
-  progress(line: string): void;
-  /**
-   * Resolves once what `out` wrote has been taken by the reader: a command that prints much more
-   * than it holds waits here, so a slow reader (a pipe) never makes the output pile up in memory.
-   */
-  drained?(): Promise<void>;
-}
-
-export const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
 
 /** How the commands that merge files read them: progress, warnings by the one rule (see readWarningLine), `--lenient`. */
 function timeOrderedOptions(io: Io, lenient: boolean): TimeOrderedReadOptions {
@@ -63,7 +51,8 @@ export async function convert(
     const kind = await detectViewInput(f);
     if (kind !== "atof")
       throw new InputError(
-        `${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: convert reads ATOF (see it with 'relaytrace view ${f}')`,
+        `${f} is ${kind === "atif" ? "an ATIF trajectory" : "an OTLP/JSON request"}, not an ATOF event log: ` +
+          `convert reads ATOF (see it with 'relaytrace view ${f}')`,
       );
   }
   const file = files.join(", ");
@@ -178,28 +167,40 @@ async function writeOtlpJson(
 
 /** `relaytrace validate FILE`: ATIF or ATOF; every problem with its JSON path or line number. */
 export async function validate(io: Io, file: string, lenient = false): Promise<number> {
-  const kind = await detectKind(file);
-  if (kind === "atif") {
-    const doc = await readJsonDocument(file);
-    const docs = Array.isArray(doc) ? doc : [doc];
-    let problems = 0;
-    docs.forEach((d, i) => {
-      const { errors } = validateAtif(d);
-      for (const e of errors) {
-        problems++;
-        io.out(`${file}: ${docs.length > 1 ? `[${i}]` : ""}${e.path || "/"}: ${e.message}`);
-      }
-    });
-    if (problems > 0) {
-      io.err(`${file}: invalid ATIF (${problems} problem${problems === 1 ? "" : "s"})`);
-      return 1;
+  return (await detectKind(file)) === "atif" ? await validateAtifFile(io, file) : await validateAtofFile(io, file, lenient);
+}
+
+/** An ATIF document (or an array of them): every schema and cross-field problem, with its JSON path. */
+async function validateAtifFile(io: Io, file: string): Promise<number> {
+  const doc = await readJsonDocument(file);
+  const docs = Array.isArray(doc) ? doc : [doc];
+  let problems = 0;
+  docs.forEach((d, i) => {
+    const { errors } = validateAtif(d);
+    for (const e of errors) {
+      problems++;
+      io.out(`${file}: ${docs.length > 1 ? `[${i}]` : ""}${e.path || "/"}: ${e.message}`);
     }
-    io.out(
-      `${file}: valid ATIF (${docs.map((d) => (d as AtifTrajectory).schema_version).join(", ")}, ${docs.reduce((n, d) => n + ((d as AtifTrajectory).steps?.length ?? 0), 0)} steps)`,
-    );
-    return 0;
+  });
+  if (problems > 0) {
+    io.err(`${file}: invalid ATIF (${problems} problem${problems === 1 ? "" : "s"})`);
+    return 1;
   }
-  // ATOF: keep going past a bad line so every problem is listed.
+  const versions = docs.map((d) => (d as AtifTrajectory).schema_version).join(", ");
+  const steps = docs.reduce((n, d) => n + ((d as AtifTrajectory).steps?.length ?? 0), 0);
+  io.out(`${file}: valid ATIF (${versions}, ${steps} steps)`);
+  return 0;
+}
+
+/** What checking one ATOF line found: whether it held an event, how many problems it had, whether it was skipped. */
+interface AtofLineCheck {
+  event: boolean;
+  problems: number;
+  skipped: boolean;
+}
+
+/** An ATOF event log, line by line: keeps going past a bad line so every problem is listed. */
+async function validateAtofFile(io: Io, file: string, lenient: boolean): Promise<number> {
   const pairing = new AtofPairingChecker();
   let lineNo = 0;
   let events = 0;
@@ -218,32 +219,10 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
         io.err(`relaytrace: warning: ${file}:${lineNo}: ${tornLastLineMessage(line.bytes)}`);
         continue;
       }
-      try {
-        const findings: AtofWarning[] = [];
-        const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo, findings);
-        pairing.check(event, lineNo);
-        events++;
-        // What a reader only warns about (it keeps the event) is still not valid ATOF: a custom event needs its subtype.
-        for (const finding of findings) {
-          const reason =
-            finding.code === "atof.custom_without_subtype"
-              ? 'category "custom" without a string category_profile.subtype (ATOF requires one)'
-              : finding.message;
-          if (lenient) {
-            io.err(`relaytrace: warning: ${file}:${lineNo}: ${reason}`);
-          } else {
-            problems++;
-            io.out(`${file}:${lineNo}: ${reason}`);
-          }
-        }
-      } catch (error) {
-        if (lenient && error instanceof AtofParseError) {
-          io.err(`relaytrace: warning: ${file}:${lineNo}: skipped: ${error.reason}`);
-          continue;
-        }
-        problems++;
-        io.out(`${file}:${lineNo}: ${(error as Error).message}`);
-      }
+      const checked = checkAtofLine(io, file, lineNo, text, pairing, lenient);
+      if (checked.event) events++;
+      problems += checked.problems;
+      if (checked.skipped) continue;
       if (lineNo % 50_000 === 0) io.progress(`validating ${file}: ${lineNo.toLocaleString("en-US")} lines`);
     }
   } catch (error) {
@@ -260,6 +239,37 @@ export async function validate(io: Io, file: string, lenient = false): Promise<n
   }
   io.out(`${file}: valid ATOF (${events} events)`);
   return 0;
+}
+
+/** One line of an ATOF log: parsed, paired with its start or end, its problems printed (as warnings with `--lenient`). */
+function checkAtofLine(io: Io, file: string, lineNo: number, text: string, pairing: AtofPairingChecker, lenient: boolean): AtofLineCheck {
+  let problems = 0;
+  try {
+    const findings: AtofWarning[] = [];
+    const event = parseAtofLine(lineNo === 1 && text.charCodeAt(0) === 0xfeff ? text.slice(1) : text, lineNo, findings);
+    pairing.check(event, lineNo);
+    // What a reader only warns about (it keeps the event) is still not valid ATOF: a custom event needs its subtype.
+    for (const finding of findings) {
+      const reason =
+        finding.code === "atof.custom_without_subtype"
+          ? 'category "custom" without a string category_profile.subtype (ATOF requires one)'
+          : finding.message;
+      if (lenient) {
+        io.err(`relaytrace: warning: ${file}:${lineNo}: ${reason}`);
+      } else {
+        problems++;
+        io.out(`${file}:${lineNo}: ${reason}`);
+      }
+    }
+    return { event: true, problems, skipped: false };
+  } catch (error) {
+    if (lenient && error instanceof AtofParseError) {
+      io.err(`relaytrace: warning: ${file}:${lineNo}: skipped: ${error.reason}`);
+      return { event: false, problems, skipped: true };
+    }
+    io.out(`${file}:${lineNo}: ${(error as Error).message}`);
+    return { event: false, problems: problems + 1, skipped: false };
+  }
 }
 
 /** `relaytrace tree FILE`: the span tree of an ATOF file, or the step tree of an ATIF file. */
@@ -285,18 +295,52 @@ export async function tree(io: Io, file: string, projection: ProjectionName, len
   return 0;
 }
 
-export function requireFiles(positionals: string[], command: string): string[] {
-  if (positionals.length === 0) throw new UsageError(`${command} needs a FILE (see 'relaytrace ${command} --help')`);
-  return positionals;
+/** `relaytrace convert FILE.jsonl... --to atif|otlp-json|tree [-o OUT] [--projection P] …`: see CONVERT_HELP. */
+export async function convertCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, {
+    command: "convert",
+    values: ["to", "output", "projection", "agent-name", "service-name"],
+    switches: ["lenient"],
+    aliases: { o: "output" },
+  });
+  if (args.switches.has("help")) return printHelp(io, CONVERT_HELP);
+  const files = requireFiles(args.positionals, "convert");
+  const to = args.values.get("to");
+  if (to === undefined) throw new UsageError("convert needs --to atif|otlp-json|tree");
+  const target = oneOf(to, ["atif", "otlp-json", "tree"] as const, "to", "atif");
+  const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+  return await convert(
+    io,
+    files,
+    target,
+    args.values.get("output"),
+    projection,
+    args.values.get("agent-name"),
+    args.values.get("service-name"),
+    args.switches.has("lenient"),
+  );
 }
 
-/** One line for a failed write: the usual causes by name, else the system's message. */
-export function describeWriteError(error: unknown): string {
-  const code = (error as NodeJS.ErrnoException).code;
-  if (code === "ENOENT") return "its directory does not exist";
-  if (code === "EACCES" || code === "EPERM") return "permission denied";
-  if (code === "EISDIR") return "it is a directory";
-  if (code === "ENOTDIR") return "a part of the path is a file, not a directory";
-  if (code === "ENOSPC") return "no space left on the device";
-  return error instanceof Error ? error.message : String(error);
+/** `relaytrace validate FILE... [--lenient]`: see VALIDATE_HELP. */
+export async function validateCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { command: "validate", switches: ["lenient"] });
+  if (args.switches.has("help")) return printHelp(io, VALIDATE_HELP);
+  let status = 0;
+  for (const file of requireFiles(args.positionals, "validate"))
+    status = Math.max(status, await validate(io, file, args.switches.has("lenient")));
+  return status;
+}
+
+/** `relaytrace tree FILE... [--projection P] [--lenient]`: see TREE_HELP. */
+export async function treeCommand(io: Io, argv: string[]): Promise<number> {
+  const args = parseArgs(argv, { command: "tree", values: ["projection"], switches: ["lenient"] });
+  if (args.switches.has("help")) return printHelp(io, TREE_HELP);
+  const projection: ProjectionName = oneOf(args.values.get("projection"), PROJECTIONS, "projection", "full");
+  for (const file of requireFiles(args.positionals, "tree")) await tree(io, file, projection, args.switches.has("lenient"));
+  return 0;
+}
+
+function printHelp(io: Io, text: string): number {
+  io.out(text);
+  return 0;
 }

@@ -10,7 +10,7 @@ import { makeDirectory } from "../../exporters/files/make-directory.js";
 import { safeFileNamePart } from "../../exporters/files/safe-file-name.js";
 import { UsageError } from "./args.js";
 import { InputError } from "./input.js";
-import type { Io } from "./commands.js";
+import type { Io } from "./io.js";
 
 /**
  * The file name a trajectory gets in an output directory: the exporter's own naming, with the id
@@ -137,7 +137,8 @@ export async function convertToAtif(io: Io, events: AsyncIterable<AtofEvent>, op
   await stream?.end();
   if (stream !== undefined && stream.late > 0) {
     io.err(
-      `relaytrace: warning: ${stream.late} mark or end event${stream.late === 1 ? "" : "s"} came when no run of theirs was open (it had ended, or never started) and are in no trajectory`,
+      `relaytrace: warning: ${stream.late} mark or end event${stream.late === 1 ? "" : "s"} came when no run of theirs was open ` +
+        "(it had ended, or never started) and are in no trajectory",
     );
   }
   const eventCount = options.eventCount();

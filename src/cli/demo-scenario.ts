@@ -15,7 +15,7 @@ import { defineTool } from "../agent/tool.js";
 import { createToolkit } from "../agent/toolkit.js";
 import type { RunResult } from "../agent/types.js";
 import { redactPII } from "../redact/index.js";
-import { describeWriteError } from "./commands.js";
+import { describeWriteError } from "./io.js";
 import { InputError } from "./input.js";
 import type { Diagnostic, ToolExecutionInterceptOutcome } from "../runtime/types.js";
 import { createRuntime } from "../runtime/runtime.js";

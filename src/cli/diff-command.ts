@@ -1,9 +1,9 @@
 import { createWriteStream } from "node:fs";
 import { splitFileLines } from "../events/line-splitter.js";
 import { once } from "node:events";
-import { parseArgs, UsageError } from "./args.js";
+import { parseArgs, requireFiles, UsageError } from "./args.js";
 import { atofFileEvents } from "./atof-file-reader.js";
-import { requireFiles, type Io } from "./commands.js";
+import type { Io } from "./io.js";
 import { SpillDirectory } from "./spill-directory.js";
 import { diffRunStreams, type RunChange, type RunTotals } from "../diff/index.js";
 import type { Json } from "../events/json.js";

@@ -1,6 +1,5 @@
 import { closeSync, openSync, writeSync } from "node:fs";
-import type { Io } from "./commands.js";
-import { describeWriteError } from "./commands.js";
+import { describeWriteError, type Io } from "./io.js";
 import { InputError } from "./input.js";
 
 /** Where a command's result goes, written piece by piece so a large result is never one string. */

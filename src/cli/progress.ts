@@ -1,4 +1,4 @@
-import type { Io } from "./commands.js";
+import type { Io } from "./io.js";
 
 export interface ProgressState {
   label: string;

@@ -1,6 +1,6 @@
-import { parseArgs, UsageError } from "./args.js";
+import { parseArgs, requireFiles, UsageError } from "./args.js";
 import { atofFileEvents } from "./atof-file-reader.js";
-import { requireFiles, type Io } from "./commands.js";
+import type { Io } from "./io.js";
 import { InputError } from "./input.js";
 import { releaseInputCopies } from "./input-spool.js";
 import { collectRecording, ReplayRecordingError, serveReplay, type ReplayServer } from "../replay/index.js";

@@ -3,15 +3,16 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { request } from "undici";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
-import { oneOf, parseArgs, UsageError } from "./args.js";
+import { oneOf, parseArgs, PROJECTIONS, requireFiles, UsageError } from "./args.js";
 import type { AtofEvent } from "../events/types.js";
 import { atofFileEvents } from "./atof-file-reader.js";
 import { projectSpans } from "./span-stream.js";
-import { PROJECTIONS, requireFiles, type Io } from "./commands.js";
+import type { Io } from "./io.js";
 import { byteProgress } from "./progress.js";
 
-export const SEND_HELP = `Usage: relaytrace send FILE... --otlp URL [--projection P] [--protocol http/json|http/protobuf] [--service-name NAME]
-                       [--lenient] [--request-timeout MS] [--max-answer-bytes N]
+export const SEND_HELP =
+  "Usage: relaytrace send FILE... --otlp URL [--projection P] [--protocol http/json|http/protobuf] [--service-name NAME]\n" +
+  `                       [--lenient] [--request-timeout MS] [--max-answer-bytes N]
 
 Replays ATOF files to an OpenTelemetry collector over OTLP/HTTP, in the order given, as the
 spans they project to. Reading waits for the collector (bounded memory for any file size);
@@ -257,7 +258,8 @@ export async function sendCommand(io: Io, argv: string[]): Promise<number> {
   };
   const outcome = await sendFiles(io, files, { url, projection, protocol, serviceName, lenient: args.switches.has("lenient"), bounds });
   for (const note of outcome.notes) io.err(`relaytrace: warning: ${note}`);
-  const summary = `sent ${outcome.sent.toLocaleString("en-US")} spans to ${shownUrl(url)}: ${outcome.accepted.toLocaleString("en-US")} accepted`;
+  const accepted = outcome.accepted.toLocaleString("en-US");
+  const summary = `sent ${outcome.sent.toLocaleString("en-US")} spans to ${shownUrl(url)}: ${accepted} accepted`;
   if (outcome.rejected === 0) {
     io.err(summary);
     return 0;

@@ -1,7 +1,7 @@
 import { spawn } from "node:child_process";
 import { basename, join, resolve } from "node:path";
-import { parseArgs, UsageError } from "./args.js";
-import { describeWriteError, requireFiles, type Io } from "./commands.js";
+import { parseArgs, requireFiles, UsageError } from "./args.js";
+import { describeWriteError, type Io } from "./io.js";
 import { InputError } from "./input.js";
 import { byteProgress } from "./progress.js";
 import { formatDuration } from "./viewer/client-logic.js";

@@ -9,7 +9,7 @@ import { parseAtof } from "../../src/events/atof-reader.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { runDemo } from "../../src/cli/demo-scenario.js";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/commands.js";
+import type { Io } from "../../src/cli/io.js";
 import { launchChromium, type BrowserSession, type OpenedPage } from "../support/browser.js";
 
 /** Screenshots are kept for people to look at (the folder is ignored by git). */

@@ -3,7 +3,7 @@ import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/commands.js";
+import type { Io } from "../../src/cli/io.js";
 import { natTrajectoryProblems } from "../support/nat-trajectory.js";
 import { runHaltedAndResumed, runWithSubagent } from "../support/loop-trajectories.js";
 import { scopeLine, writeLines } from "../support/atof-files.js";

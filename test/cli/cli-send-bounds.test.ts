@@ -66,6 +66,8 @@ function sendInChild(args: string[]): Promise<{ code: number; stderr: string[]; 
     const { main } = await import(${JSON.stringify(MAIN)});
     const stderr = [];
     const io = { out: () => {}, err: (l) => stderr.push(l), progress: () => {} };
+    // main loads a command's module when it first runs: load send's now, so the growth measured is the answer's, not the code's.
+    await main(["send", "--help"], { out: () => {}, err: () => {}, progress: () => {} });
     globalThis.gc?.();
     const before = process.memoryUsage().rss;
     const code = await main(${JSON.stringify(["send", ...args])}, io);

@@ -8,7 +8,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateAtif } from "../../exporters/atif/validate.js";
 import { main } from "../../src/cli/main.js";
-import type { Io } from "../../src/cli/commands.js";
+import type { Io } from "../../src/cli/io.js";
 import { decodeOtlp } from "../support/otlp.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));

@@ -1,4 +1,4 @@
-import type { Io } from "../../src/cli/commands.js";
+import type { Io } from "../../src/cli/io.js";
 
 export interface CapturedIo extends Io {
   stdout: string[];

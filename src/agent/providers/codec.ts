@@ -1,8 +1,8 @@
-import type { Json } from "../../events/json.js";
+import type { Json, JsonObject } from "../../events/json.js";
 import { cachedTokensOf, codecForDialect, WireShapeError } from "../../wire/index.js";
 import type { WireCodec, WireResponse, WireToolCall, WireUsage } from "../../wire/index.js";
 import { ProviderConnectionError, ProviderResponseError } from "./errors.js";
-import type { ParsedToolCall, ParsedTurn, ProviderCodec, ProviderStyle, SseEvent, StreamDelta, Usage } from "./types.js";
+import type { BodyOptions, ParsedToolCall, ParsedTurn, ProviderCodec, ProviderStyle, SseEvent, StreamDelta, Usage } from "./types.js";
 
 /** The loop's view of a dialect: everything it reads or writes on the wire goes through `src/wire`. */
 
@@ -65,6 +65,69 @@ function callsIn(wire: WireCodec, messages: unknown[], first: number, last: numb
   return calls;
 }
 
+/** The first messages of a run: the history (if any) and the user's prompt; the system prompt where the dialect puts it. */
+function startMessages(wire: WireCodec, { systemPrompt, prompt, history }: Parameters<ProviderCodec["startMessages"]>[0]): unknown[] {
+  const user = wire.userMessage(prompt);
+  if (history !== undefined && history.length > 0) return [...history, user];
+  // Other dialects carry the system prompt in the body, on every call.
+  if (wire.systemInTranscript && systemPrompt !== "") return [{ role: "system", content: systemPrompt }, user];
+  return [user];
+}
+
+/** A model call's request body, in the dialect's shape. */
+function requestBody(wire: WireCodec, opts: BodyOptions): JsonObject {
+  return wire.encodeRequest({
+    model: opts.model,
+    system: opts.systemPrompt,
+    messages: opts.messages as Json[],
+    tools: opts.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, raw: null })),
+    ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
+    ...(opts.stream === true ? { stream: true } : {}),
+  });
+}
+
+/** The tool results in the messages after `index`, by tool call id. */
+function toolResultsAfter(wire: WireCodec, messages: unknown[], index: number): Map<string, { output: string; isError: boolean }> {
+  const out = new Map<string, { output: string; isError: boolean }>();
+  for (const m of wire.decodeMessages(messages.slice(index + 1))) {
+    for (const p of m.parts) {
+      if (p.type !== "tool_result") continue;
+      out.set(p.toolCallId, {
+        output: p.text !== "" || typeof p.output === "string" ? p.text : JSON.stringify(p.output),
+        isError: p.isError === true,
+      });
+    }
+  }
+  return out;
+}
+
+/** A streamed reply: its first chunk and text deltas as they come, then the assembled turn. */
+async function* parseStream(wire: WireCodec, events: AsyncIterable<SseEvent>): AsyncGenerator<StreamDelta, ParsedTurn> {
+  const assembler = wire.streamAssembler();
+  let first = true;
+  for await (const ev of events) {
+    let deltas: string[];
+    try {
+      deltas = assembler.push(ev);
+    } catch (err) {
+      throw providerError(err);
+    }
+    if (first && ev.data.trim() !== "") {
+      first = false;
+      yield { type: "first_chunk" };
+    }
+    for (const delta of deltas) yield { type: "text", delta };
+    if (assembler.finished) break;
+  }
+  const cut = assembler.incomplete();
+  if (cut !== undefined) throw new ProviderConnectionError(cut);
+  try {
+    return turnOf(wire, assembler.result());
+  } catch (err) {
+    throw providerError(err);
+  }
+}
+
 /** Makes the loop's codec for a dialect. */
 export function providerCodec(wire: WireCodec): ProviderCodec {
   return {
@@ -73,27 +136,8 @@ export function providerCodec(wire: WireCodec): ProviderCodec {
     wire,
     url: (baseUrl, model = "", stream = false) => wire.endpoint(baseUrl, model, stream),
     authHeaders: (apiKey) => wire.authHeaders(apiKey),
-
-    startMessages({ systemPrompt, prompt, history }) {
-      const user = wire.userMessage(prompt);
-      if (history !== undefined && history.length > 0) return [...history, user];
-      // Other dialects carry the system prompt in the body, on every call.
-      if (wire.systemInTranscript && systemPrompt !== "") return [{ role: "system", content: systemPrompt }, user];
-      return [user];
-    },
-
-    buildBody(opts) {
-      const body = wire.encodeRequest({
-        model: opts.model,
-        system: opts.systemPrompt,
-        messages: opts.messages as Json[],
-        tools: opts.tools.map((t) => ({ name: t.name, description: t.description, inputSchema: t.inputSchema, raw: null })),
-        ...(opts.maxTokens !== undefined ? { maxTokens: opts.maxTokens } : {}),
-        ...(opts.stream === true ? { stream: true } : {}),
-      });
-      return body;
-    },
-
+    startMessages: (opts) => startMessages(wire, opts),
+    buildBody: (opts) => requestBody(wire, opts),
     parseResponse(body) {
       try {
         return turnOf(wire, wire.decodeResponse(body, true));
@@ -101,58 +145,17 @@ export function providerCodec(wire: WireCodec): ProviderCodec {
         throw providerError(err);
       }
     },
-
     toolResultMessages: (results) => wire.toolResultMessages(results),
-
     lastToolTurn(messages) {
       const bounds = turnBounds(wire, messages, messages.length - 1);
       return bounds ? { index: bounds[1], calls: callsIn(wire, messages, bounds[0], bounds[1]) } : undefined;
     },
-
     toolCallsAt(messages, index) {
       const bounds = turnBounds(wire, messages, index);
       return bounds ? callsIn(wire, messages, bounds[0], bounds[1]) : [];
     },
-
-    toolResultsAfter(messages, index) {
-      const out = new Map<string, { output: string; isError: boolean }>();
-      for (const m of wire.decodeMessages(messages.slice(index + 1))) {
-        for (const p of m.parts) {
-          if (p.type !== "tool_result") continue;
-          out.set(p.toolCallId, {
-            output: p.text !== "" || typeof p.output === "string" ? p.text : JSON.stringify(p.output),
-            isError: p.isError === true,
-          });
-        }
-      }
-      return out;
-    },
-
-    async *parseStream(events: AsyncIterable<SseEvent>): AsyncGenerator<StreamDelta, ParsedTurn> {
-      const assembler = wire.streamAssembler();
-      let first = true;
-      for await (const ev of events) {
-        let deltas: string[];
-        try {
-          deltas = assembler.push(ev);
-        } catch (err) {
-          throw providerError(err);
-        }
-        if (first && ev.data.trim() !== "") {
-          first = false;
-          yield { type: "first_chunk" };
-        }
-        for (const delta of deltas) yield { type: "text", delta };
-        if (assembler.finished) break;
-      }
-      const cut = assembler.incomplete();
-      if (cut !== undefined) throw new ProviderConnectionError(cut);
-      try {
-        return turnOf(wire, assembler.result());
-      } catch (err) {
-        throw providerError(err);
-      }
-    },
+    toolResultsAfter: (messages, index) => toolResultsAfter(wire, messages, index),
+    parseStream: (events) => parseStream(wire, events),
   };
 }
 

@@ -151,7 +151,8 @@ async function readBody(res: Dispatcher.ResponseData, ctx: CallContext): Promise
     throw (
       abortFailure(ctx) ??
       new ProviderConnectionError(
-        `connection closed while reading the LLM reply from ${ctx.url} (status ${res.statusCode}, ${received} bytes received): ${errorText(err)}`,
+        `connection closed while reading the LLM reply from ${ctx.url} ` +
+          `(status ${res.statusCode}, ${received} bytes received): ${errorText(err)}`,
         { cause: err },
       )
     );
@@ -161,7 +162,8 @@ async function readBody(res: Dispatcher.ResponseData, ctx: CallContext): Promise
 
 function tooLarge(ctx: CallContext): ProviderResponseError {
   return new ProviderResponseError(
-    `LLM reply from ${ctx.url} exceeds maxResponseBytes (${ctx.maxResponseBytes} bytes); raise the client's maxResponseBytes if this reply is expected`,
+    `LLM reply from ${ctx.url} exceeds maxResponseBytes (${ctx.maxResponseBytes} bytes); ` +
+      "raise the client's maxResponseBytes if this reply is expected",
   );
 }
 
@@ -268,7 +270,8 @@ export async function postJson(opts: PostOptions): Promise<PostJsonResult> {
     json = JSON.parse(text);
   } catch (cause) {
     throw new ProviderResponseError(
-      `LLM reply (status ${res.statusCode}) is not JSON: ${text.trim() === "" ? "<empty body>" : preview(scrubCredentials(text, opts.headers))}`,
+      `LLM reply (status ${res.statusCode}) is not JSON: ` +
+        (text.trim() === "" ? "<empty body>" : preview(scrubCredentials(text, opts.headers))),
       { cause },
     );
   }

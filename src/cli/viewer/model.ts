@@ -1,6 +1,7 @@
 import type { Json } from "../../events/json.js";
 import type { AtifTrajectory } from "../../../exporters/atif/types.js";
-import type { ViewRunDiff } from "./run-diff.js";
+import type { RunChange } from "../../diff/changes.js";
+import type { RunStep } from "../../diff/steps.js";
 
 /** What the viewer page is given: everything it shows, already resolved (the page only lays it out). */
 
@@ -113,4 +114,13 @@ export interface ViewDoc {
   notes: string[];
   /** `view A --diff B`: both runs step by step, with their changes. */
   diff?: ViewRunDiff;
+}
+
+/** The step-by-step comparison of two ATOF files (run-diff.ts), for the viewer's diff pane. */
+export interface ViewRunDiff {
+  a: string;
+  b: string;
+  equal: boolean;
+  changeCount: number;
+  steps: { step: number; a: RunStep | null; b: RunStep | null; changes: RunChange[] }[];
 }

@@ -18,7 +18,9 @@ function sha256(text: string): string {
  * No network of any kind: everything is denied except this exact script and stylesheet (by
  * hash) and inline images; the embedded data is a JSON block, which is never executed.
  */
-export const VIEWER_CSP = `default-src 'none'; script-src 'sha256-${sha256(VIEWER_SCRIPT)}'; style-src 'sha256-${sha256(VIEWER_CSS)}'; img-src data:; base-uri 'none'; form-action 'none'`;
+export const VIEWER_CSP =
+  `default-src 'none'; script-src 'sha256-${sha256(VIEWER_SCRIPT)}'; style-src 'sha256-${sha256(VIEWER_CSS)}'; ` +
+  "img-src data:; base-uri 'none'; form-action 'none'";
 
 /** JSON that cannot end its `<script>` element or open a comment: every `<` is escaped. */
 export function embeddableJson(value: unknown): string {

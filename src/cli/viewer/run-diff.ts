@@ -1,21 +1,13 @@
 import { basename } from "node:path";
 import { spanIdFromUuid } from "../../../exporters/otel/ids.js";
-import { stepChanges, type RunChange } from "../../diff/changes.js";
+import { stepChanges } from "../../diff/changes.js";
 import { streamRunSteps, type RunStep } from "../../diff/steps.js";
 import { atofFileEvents, type AtofFileReadOptions } from "../atof-file-reader.js";
 import { detectViewInput } from "./load.js";
 import { InputError } from "../input.js";
-import type { ViewDoc } from "./model.js";
+import type { ViewDoc, ViewRunDiff } from "./model.js";
 
 /** Two runs side by side: each step of both, with what changed between them. */
-export interface ViewRunDiff {
-  a: string;
-  b: string;
-  equal: boolean;
-  changeCount: number;
-  steps: { step: number; a: RunStep | null; b: RunStep | null; changes: RunChange[] }[];
-}
-
 async function stepsOf(file: string, options: AtofFileReadOptions): Promise<RunStep[]> {
   if ((await detectViewInput(file)) !== "atof") throw new InputError(`--diff compares ATOF event logs; ${file} is not one`);
   const steps: RunStep[] = [];

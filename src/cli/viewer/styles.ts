@@ -1,12 +1,14 @@
 /** The page's stylesheet (inline; the CSP allows exactly this text by its hash). */
 export const VIEWER_CSS = `
 :root { --bg:#fff; --fg:#1d232a; --muted:#6a737d; --line:#e3e6ea; --sel:#e8f0fe; --ok:#1a7f37; --err:#cf222e; --unset:#8c959f;
-  --agent:#8250df; --llm:#0969da; --tool:#bf8700; --function:#57606a; --mark:#6e7781; --other:#3b8eea; font: 13px/1.4 system-ui, sans-serif; }
+  --agent:#8250df; --llm:#0969da; --tool:#bf8700; --function:#57606a; --mark:#6e7781; --other:#3b8eea;\
+ font: 13px/1.4 system-ui, sans-serif; }
 @media (prefers-color-scheme: dark) { :root { --bg:#0d1117; --fg:#e6edf3; --muted:#8b949e; --line:#30363d; --sel:#1f2d3d; } }
 * { box-sizing: border-box; }
 body { margin: 0; background: var(--bg); color: var(--fg); }
 #relaytrace-viewer { display: flex; flex-direction: column; height: 100vh; }
-.top { display: flex; justify-content: space-between; align-items: center; gap: 16px; padding: 10px 16px; border-bottom: 1px solid var(--line); }
+.top { display: flex; justify-content: space-between; align-items: center; gap: 16px; padding: 10px 16px;\
+ border-bottom: 1px solid var(--line); }
 .top h1 { font-size: 16px; margin: 0; }
 .sources { color: var(--muted); font-size: 12px; }
 .stats { display: flex; gap: 18px; }
@@ -15,7 +17,8 @@ body { margin: 0; background: var(--bg); color: var(--fg); }
 .stat-label { color: var(--muted); font-size: 11px; }
 .notes { margin: 0; padding: 6px 32px; background: #fff8c5; color: #4d2d00; font-size: 12px; }
 .tabs { display: flex; gap: 4px; padding: 6px 16px 0; border-bottom: 1px solid var(--line); }
-.tabs button { border: 1px solid transparent; border-bottom: none; background: none; color: var(--fg); padding: 6px 12px; cursor: pointer; border-radius: 6px 6px 0 0; font: inherit; }
+.tabs button { border: 1px solid transparent; border-bottom: none; background: none; color: var(--fg); padding: 6px 12px;\
+ cursor: pointer; border-radius: 6px 6px 0 0; font: inherit; }
 .tabs button[aria-selected="true"] { border-color: var(--line); background: var(--sel); font-weight: 600; }
 .pane { flex: 1; min-height: 0; display: flex; flex-direction: column; }
 .pane[hidden] { display: none; }
@@ -27,7 +30,8 @@ body { margin: 0; background: var(--bg); color: var(--fg); }
 .scroller { flex: 1; overflow-y: auto; overflow-x: hidden; outline: none; }
 .spacer { position: relative; }
 .layer { position: absolute; inset: 0; }
-.row, .trace-row { position: absolute; left: 0; right: 0; height: 26px; display: grid; grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); border-bottom: 1px solid var(--line); cursor: default; }
+.row, .trace-row { position: absolute; left: 0; right: 0; height: 26px; display: grid;\
+ grid-template-columns: minmax(0, 2fr) minmax(0, 3fr); border-bottom: 1px solid var(--line); cursor: default; }
 .trace-row .cell.name { padding-left: 6px; }
 .trace-row { background: color-mix(in srgb, var(--line) 45%, var(--bg)); font-size: 12px; }
 .row:hover { background: color-mix(in srgb, var(--sel) 60%, var(--bg)); }
@@ -53,7 +57,8 @@ body { margin: 0; background: var(--bg); color: var(--fg); }
 .gap { position: absolute; top: 12px; height: 0; border-top: 2px dashed var(--muted); }
 .duration { position: absolute; top: 5px; padding: 0 4px; font-size: 11px; color: var(--muted); }
 .duration.inside { color: #fff; }
-.mark { position: absolute; top: 6px; width: 9px; height: 9px; margin-left: -4px; transform: rotate(45deg); background: var(--fg); border: 1px solid var(--fg); }
+.mark { position: absolute; top: 6px; width: 9px; height: 9px; margin-left: -4px; transform: rotate(45deg);\
+ background: var(--fg); border: 1px solid var(--fg); }
 .mark.pending { background: var(--bg); }
 .axis .tick { position: absolute; top: 6px; font-size: 10px; color: var(--muted); border-left: 1px solid var(--muted); padding-left: 2px; }
 .detail { overflow: auto; padding: 10px 16px; min-height: 0; }
@@ -62,7 +67,8 @@ body { margin: 0; background: var(--bg); color: var(--fg); }
 .facts dt { color: var(--muted); }
 .facts dd { margin: 0; word-break: break-all; font-variant-numeric: tabular-nums; }
 .block h3 { font-size: 12px; text-transform: uppercase; color: var(--muted); margin: 14px 0 4px; }
-pre.json { margin: 0; padding: 6px 8px; background: color-mix(in srgb, var(--line) 40%, var(--bg)); border-radius: 4px; white-space: pre-wrap; word-break: break-word; font: 12px/1.4 ui-monospace, monospace; max-height: 360px; overflow: auto; }
+pre.json { margin: 0; padding: 6px 8px; background: color-mix(in srgb, var(--line) 40%, var(--bg)); border-radius: 4px;\
+ white-space: pre-wrap; word-break: break-word; font: 12px/1.4 ui-monospace, monospace; max-height: 360px; overflow: auto; }
 .error { color: var(--err); font-weight: 600; }
 .link { background: none; border: none; padding: 0; color: var(--llm); cursor: pointer; font: inherit; text-decoration: underline; }
 .messages, .steps { list-style: none; margin: 0; padding: 0; display: flex; flex-direction: column; gap: 6px; }

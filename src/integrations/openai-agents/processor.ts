@@ -22,6 +22,15 @@ export type RelaytraceProcessorOptions = AdapterOptions;
 
 type AnySpan = Span<SpanData>;
 
+/** The span data of the given span types. */
+type SpanDataOf<T extends SpanData["type"]> = Extract<SpanData, { type: T }>;
+
+/** Where a span opens: its parent's uuid and its start time. */
+interface OpenAt {
+  parentUuid: string;
+  timestamp: string | Date;
+}
+
 type Opened =
   | { kind: "scope"; uuid: string; scope: DetachedScope }
   | { kind: "llm"; uuid: string; handle: LlmHandle }
@@ -177,92 +186,101 @@ export class RelaytraceProcessor implements TracingProcessor {
   private ensureSpan(state: TraceState, entry: SpanState): Opened {
     if (entry.opened) return entry.opened;
     const { span } = entry;
-    const runtime = this.runtime;
-    const parentUuid = this.parentUuid(state, span);
-    const timestamp = span.startedAt ?? new Date();
+    const at: OpenAt = { parentUuid: this.parentUuid(state, span), timestamp: span.startedAt ?? new Date() };
     const data = span.spanData;
     let opened: Opened;
+    switch (data.type) {
+      case "generation":
+      case "response":
+        opened = this.openLlm(data, at);
+        break;
+      case "function":
+        opened = this.openTool(state, data, at);
+        break;
+      case "handoff": {
+        const payload: JsonObject = {};
+        if (data.from_agent !== undefined) payload.from_agent = data.from_agent;
+        if (data.to_agent !== undefined) payload.to_agent = data.to_agent;
+        const uuid = this.runtime.mark("handoff", { parent: { uuid: at.parentUuid }, timestamp: at.timestamp, data: payload });
+        opened = { kind: "mark", uuid };
+        break;
+      }
+      default:
+        opened = this.openScope(state, data, at);
+    }
+    entry.opened = opened;
+    return opened;
+  }
+
+  /** A generation (Chat Completions) or response (Responses API) span: an LLM call. */
+  private openLlm(data: SpanDataOf<"generation" | "response">, { parentUuid, timestamp }: OpenAt): Opened {
+    const handle =
+      data.type === "generation"
+        ? this.runtime.startLlm(
+            "openai.chat_completions",
+            { content: generationRequest(data) },
+            {
+              parent: { uuid: parentUuid },
+              timestamp,
+              dataSchema: CHAT_COMPLETIONS_SCHEMA,
+              ...(data.model !== undefined ? { modelName: data.model } : {}),
+            },
+          )
+        : this.runtime.startLlm(
+            "openai.responses",
+            { content: responseRequest(data) },
+            { parent: { uuid: parentUuid }, timestamp, dataSchema: openaiResponsesCodec.schema },
+          );
+    return { kind: "llm", uuid: handle.uuid, handle };
+  }
+
+  /** A function span: a tool call, with the model's call id when one matches. */
+  private openTool(state: TraceState, data: SpanDataOf<"function">, { parentUuid, timestamp }: OpenAt): Opened {
+    const callId = this.claimCall(state, data.name, data.input);
+    const handle = this.runtime.startTool(data.name, parseJsonText(data.input), {
+      parent: { uuid: parentUuid },
+      timestamp,
+      ...(callId !== undefined ? { toolCallId: callId } : {}),
+      ...(data.mcp_data ? { metadata: { "openai_agents.mcp_data": parseJsonText(data.mcp_data) } } : {}),
+    });
+    return { kind: "tool", uuid: handle.uuid, handle };
+  }
+
+  /** Agent, guardrail, custom and every other span type: a scope. */
+  private openScope(state: TraceState, data: SpanData, { parentUuid, timestamp }: OpenAt): Opened {
+    let scope: DetachedScope;
     switch (data.type) {
       case "agent": {
         const metadata: JsonObject = { session_id: state.trace.groupId ?? state.trace.traceId };
         if (data.tools) metadata["openai_agents.tools"] = data.tools;
         if (data.handoffs) metadata["openai_agents.handoffs"] = data.handoffs;
-        const scope = openDetached(runtime, data.name, { category: "agent", parentUuid, timestamp, metadata });
-        opened = { kind: "scope", uuid: scope.handle.uuid, scope };
+        scope = openDetached(this.runtime, data.name, { category: "agent", parentUuid, timestamp, metadata });
         break;
       }
-      case "generation": {
-        const handle = runtime.startLlm(
-          "openai.chat_completions",
-          { content: generationRequest(data) },
-          {
-            parent: { uuid: parentUuid },
-            timestamp,
-            dataSchema: CHAT_COMPLETIONS_SCHEMA,
-            ...(data.model !== undefined ? { modelName: data.model } : {}),
-          },
-        );
-        opened = { kind: "llm", uuid: handle.uuid, handle };
+      case "guardrail":
+        scope = openDetached(this.runtime, data.name, { category: "guardrail", parentUuid, timestamp });
         break;
-      }
-      case "response": {
-        const handle = runtime.startLlm(
-          "openai.responses",
-          { content: responseRequest(data) },
-          { parent: { uuid: parentUuid }, timestamp, dataSchema: openaiResponsesCodec.schema },
-        );
-        opened = { kind: "llm", uuid: handle.uuid, handle };
-        break;
-      }
-      case "function": {
-        const callId = this.claimCall(state, data.name, data.input);
-        const handle = runtime.startTool(data.name, parseJsonText(data.input), {
-          parent: { uuid: parentUuid },
-          timestamp,
-          ...(callId !== undefined ? { toolCallId: callId } : {}),
-          ...(data.mcp_data ? { metadata: { "openai_agents.mcp_data": parseJsonText(data.mcp_data) } } : {}),
-        });
-        opened = { kind: "tool", uuid: handle.uuid, handle };
-        break;
-      }
-      case "handoff": {
-        const payload: JsonObject = {};
-        if (data.from_agent !== undefined) payload.from_agent = data.from_agent;
-        if (data.to_agent !== undefined) payload.to_agent = data.to_agent;
-        const uuid = runtime.mark("handoff", { parent: { uuid: parentUuid }, timestamp, data: payload });
-        opened = { kind: "mark", uuid };
-        break;
-      }
-      case "guardrail": {
-        const scope = openDetached(runtime, data.name, { category: "guardrail", parentUuid, timestamp });
-        opened = { kind: "scope", uuid: scope.handle.uuid, scope };
-        break;
-      }
-      case "custom": {
-        const scope = openDetached(runtime, data.name, {
+      case "custom":
+        scope = openDetached(this.runtime, data.name, {
           category: "custom",
           parentUuid,
           timestamp,
           categoryProfile: { subtype: data.name },
           input: toJsonSafe(data.data),
         });
-        opened = { kind: "scope", uuid: scope.handle.uuid, scope };
         break;
-      }
       default: {
         const named = data as { type: string; name?: string; turn?: number };
         const name = named.name ?? (named.turn !== undefined ? `turn ${named.turn}` : named.type);
-        const scope = openDetached(runtime, name, {
+        scope = openDetached(this.runtime, name, {
           category: "function",
           parentUuid,
           timestamp,
           metadata: { "openai_agents.span_type": named.type },
         });
-        opened = { kind: "scope", uuid: scope.handle.uuid, scope };
       }
     }
-    entry.opened = opened;
-    return opened;
+    return { kind: "scope", uuid: scope.handle.uuid, scope };
   }
 
   private close(state: TraceState, span: AnySpan, opened: Opened): void {
