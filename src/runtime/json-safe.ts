@@ -77,6 +77,9 @@ function setMember(out: JsonObject, key: string, value: Json): void {
 }
 
 // `freeze` freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
+// One function on purpose: it runs for every object of every payload, and its cases share the
+// cycle path and depth bookkeeping that helpers would have to pass around.
+// eslint-disable-next-line max-lines-per-function
 function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
   // A recurring tree the runtime already copied and froze is taken as it is (it fits below this depth).
   if (freeze && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;

@@ -4,7 +4,7 @@ import { META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
 import { CANCELLED, raceAbort } from "./abort.js";
 import type { ExecuteLlmOptions, LlmLifecycle } from "./llm-lifecycle.js";
 import { cancellationMessage, openManagedCall } from "./managed-call.js";
-import type { RuntimeCore } from "./runtime-core.js";
+import type { LlmStreamIntercept, RuntimeCore } from "./runtime-core.js";
 import { streamRecorder, type StreamAssembly } from "./stream-record.js";
 import type { LlmRequest } from "./types.js";
 
@@ -14,15 +14,7 @@ export type LlmStreamFunction<C> = (
   ctx: { signal: AbortSignal; llmUuid: string },
 ) => AsyncIterable<C> | Promise<AsyncIterable<C>>;
 
-/**
- * Wraps a managed stream (lowest priority outermost): call `next(request)` for the downstream
- * chunks and return the chunks the caller should see — the same ones, observed, or transformed.
- */
-export type LlmStreamIntercept = (
-  request: LlmRequest,
-  next: (request: LlmRequest) => AsyncIterable<unknown>,
-  info: { name: string; llmUuid: string; modelName?: string },
-) => AsyncIterable<unknown>;
+export type { LlmStreamIntercept };
 
 export interface ExecuteLlmStreamOptions<C> extends ExecuteLlmOptions {
   /**

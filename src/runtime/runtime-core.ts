@@ -17,7 +17,6 @@ import { FrozenJson, toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
 import { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE, Publisher } from "./publisher.js";
 import { Registry } from "./registry.js";
-import type { LlmStreamIntercept } from "./llm-stream.js";
 import type {
   EventNameSanitizer,
   EventSanitizer,
@@ -39,6 +38,16 @@ export type LlmExecutionIntercept = (
   next: (request: LlmRequest) => Promise<Json>,
   info: { name: string; llmUuid: string; modelName?: string },
 ) => Json | Promise<Json>;
+
+/**
+ * Wraps a managed stream (lowest priority outermost): call `next(request)` for the downstream
+ * chunks and return the chunks the caller should see — the same ones, observed, or transformed.
+ */
+export type LlmStreamIntercept = (
+  request: LlmRequest,
+  next: (request: LlmRequest) => AsyncIterable<unknown>,
+  info: { name: string; llmUuid: string; modelName?: string },
+) => AsyncIterable<unknown>;
 
 /** Every registry of a runtime, by family. */
 export class Registries {

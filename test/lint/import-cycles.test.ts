@@ -9,9 +9,6 @@ import { describe, expect, it } from "vitest";
 
 const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
 
-/** Cycles wholly inside these folders are known and left for now (src/runtime is being rewritten). */
-const TOLERATED = ["src/runtime/"];
-
 function sourceFiles(dir: string): string[] {
   return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
     const path = `${dir}/${entry.name}`;
@@ -82,17 +79,11 @@ export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[
 }
 
 describe("import cycles", () => {
-  it("src/ and exporters/ have none (outside the tolerated folders)", () => {
+  it("src/ and exporters/ have none", () => {
     const graph = importGraph([...sourceFiles("src"), ...sourceFiles("exporters")]);
     expect(graph.size).toBeGreaterThan(100);
-    const cycles = cyclesOf(graph).filter((files) => !files.every((f) => TOLERATED.some((dir) => f.startsWith(dir))));
-    const described = cycles.map((files) => `files that import each other in a ring: ${files.join(", ")}`);
+    const described = cyclesOf(graph).map((files) => `files that import each other in a ring: ${files.join(", ")}`);
     expect(described).toEqual([]);
-  });
-
-  it("sees the known cycles of the tolerated folders", () => {
-    const graph = importGraph([...sourceFiles("src"), ...sourceFiles("exporters")]);
-    expect(cyclesOf(graph).flat()).toContain("src/runtime/llm-stream.ts");
   });
 
   it("finds a cycle when there is one", () => {

@@ -71,26 +71,24 @@ function stackUnder(run: Run, handle: LlmHandle | ToolHandle, category: string):
   return stack;
 }
 
-/**
- * A telemetry integration for `ai` 7: `registerTelemetry(relaytraceTelemetry({ runtime }))`, or
- * per call in `telemetry: { integrations: [relaytraceTelemetry({ runtime })] }`. Every
- * `generateText` and `streamText` run — and so every `ToolLoopAgent` run — becomes one `agent`
- * scope under the scope the app is in, holding one `llm` scope per model call (Chat Completions
- * request and reply, usage, finish reason) and one `tool` scope per tool execution (its call id),
- * in the order the SDK ran them. Errors end their scopes with the error; a streamed run ends when
- * its stream ends, fails or is aborted (a low-memory stream also when the app cancels it). Times
- * are the SDK's own when it gives them (a durable run). Code a tool runs nests under its `tool` scope.
- */
-export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): RelaytraceTelemetry {
-  const captureContent = options.captureContent !== false;
-  const runs = new Map<string, Run>();
-  const content = (value: () => Json): Json => (captureContent ? value() : null);
+/** The runs in flight of one integration, and what each SDK callback does to them. */
+class TelemetryRuns {
+  private readonly runs = new Map<string, Run>();
+  private readonly captureContent: boolean;
+
+  constructor(private readonly options: RelaytraceTelemetryOptions) {
+    this.captureContent = options.captureContent !== false;
+  }
+
+  private content(value: () => Json): Json {
+    return this.captureContent ? value() : null;
+  }
 
   /** Ends the open model call and tools of a run with `error`, then its agent scope. */
-  const finish = (callId: string, when: { timestamp?: Date }, error: unknown, output: Json | undefined, metadata?: JsonObject) => {
-    const run = runs.get(callId);
+  finish(callId: string, when: { timestamp?: Date }, error: unknown, output: Json | undefined, metadata?: JsonObject): void {
+    const run = this.runs.get(callId);
     if (run === undefined) return;
-    runs.delete(callId);
+    this.runs.delete(callId);
     withScopeStack(run.agent.stack, () => {
       const failure = error ?? new Error("the run ended before this call did");
       if (run.llm !== undefined) guard(() => run.runtime.endLlm(run.llm!, null, { error: failure, ...when }));
@@ -104,172 +102,187 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
       ...(output !== undefined ? { output } : {}),
       ...(metadata !== undefined ? { metadata } : {}),
     });
-  };
+  }
 
   /** The model call of a run ends with `error` (a failed or cancelled step); the run goes on or ends. */
-  const failLlm = (run: Run, error: unknown, when: { timestamp?: Date }) => {
+  failLlm(run: Run, error: unknown, when: { timestamp?: Date }): void {
     const llm = run.llm;
     if (llm === undefined) return;
     run.llm = undefined;
     withScopeStack(run.agent.stack, () => run.runtime.endLlm(llm, null, { error, ...when }));
-  };
+  }
 
-  return {
-    onStart(event: RunStartEvent) {
-      guard(() => {
-        if (typeof event.callId !== "string" || !RUN_OPERATIONS.has(event.operationId) || runs.has(event.callId)) return;
-        const runtime = runtimeOf(options);
-        const stream = event.operationId === "ai.streamText";
-        const metadata: JsonObject = { "ai.operation.id": event.operationId };
-        if (typeof event.provider === "string") metadata["gen_ai.provider.name"] = event.provider;
-        if (typeof event.modelId === "string") metadata["gen_ai.request.model"] = event.modelId;
-        if (typeof event.functionId === "string") metadata["ai.telemetry.function_id"] = event.functionId;
-        const agent = openDetached(runtime, options.name ?? event.functionId ?? event.operationId, {
-          category: "agent",
-          input: content(() => userText(event.messages) ?? null),
-          metadata,
-          ...(stream ? { attributes: ["streaming"] } : {}),
+  runOf(callId: string): Run | undefined {
+    return this.runs.get(callId);
+  }
+
+  onStart(event: RunStartEvent): void {
+    if (typeof event.callId !== "string" || !RUN_OPERATIONS.has(event.operationId) || this.runs.has(event.callId)) return;
+    const runtime = runtimeOf(this.options);
+    const stream = event.operationId === "ai.streamText";
+    const metadata: JsonObject = { "ai.operation.id": event.operationId };
+    if (typeof event.provider === "string") metadata["gen_ai.provider.name"] = event.provider;
+    if (typeof event.modelId === "string") metadata["gen_ai.request.model"] = event.modelId;
+    if (typeof event.functionId === "string") metadata["ai.telemetry.function_id"] = event.functionId;
+    const agent = openDetached(runtime, this.options.name ?? event.functionId ?? event.operationId, {
+      category: "agent",
+      input: this.content(() => userText(event.messages) ?? null),
+      metadata,
+      ...(stream ? { attributes: ["streaming"] } : {}),
+      ...at(event),
+    });
+    this.runs.set(event.callId, { runtime, agent, stream, llm: undefined, tools: new Map() });
+  }
+
+  onLanguageModelCallStart(event: ModelCallStartEvent): void {
+    const run = this.runs.get(event.callId);
+    if (run === undefined || typeof event.provider !== "string") return;
+    if (run.llm !== undefined) this.failLlm(run, new Error("a new model call started before this one ended"), at(event));
+    const request = telemetryRequest(event, run.stream, this.captureContent);
+    run.llm = withScopeStack(run.agent.stack, () =>
+      run.runtime.startLlm(
+        event.provider,
+        { content: chatCompletionsRequest(request) },
+        {
+          parent: { uuid: run.agent.handle.uuid },
+          modelName: event.modelId,
+          dataSchema: CHAT_COMPLETIONS_SCHEMA,
+          metadata: { "gen_ai.provider.name": event.provider },
+          ...(run.stream ? { attributes: ["streaming"] } : {}),
           ...at(event),
-        });
-        runs.set(event.callId, { runtime, agent, stream, llm: undefined, tools: new Map() });
-      });
-    },
+        },
+      ),
+    );
+  }
 
-    onLanguageModelCallStart(event: ModelCallStartEvent) {
-      guard(() => {
-        const run = runs.get(event.callId);
-        if (run === undefined || typeof event.provider !== "string") return;
-        if (run.llm !== undefined) failLlm(run, new Error("a new model call started before this one ended"), at(event));
-        const request = telemetryRequest(event, run.stream, captureContent);
-        run.llm = withScopeStack(run.agent.stack, () =>
-          run.runtime.startLlm(
-            event.provider,
-            { content: chatCompletionsRequest(request) },
-            {
-              parent: { uuid: run.agent.handle.uuid },
-              modelName: event.modelId,
-              dataSchema: CHAT_COMPLETIONS_SCHEMA,
-              metadata: { "gen_ai.provider.name": event.provider },
-              ...(run.stream ? { attributes: ["streaming"] } : {}),
-              ...at(event),
-            },
-          ),
+  onLanguageModelCallEnd(event: ModelCallEndEvent): void {
+    const run = this.runs.get(event.callId);
+    const llm = run?.llm;
+    if (run === undefined || llm === undefined) return;
+    run.llm = undefined;
+    const firstChunk = event.performance?.timeToFirstOutputMs;
+    const metadata: JsonObject | undefined = typeof firstChunk === "number" ? { time_to_first_chunk_ms: firstChunk } : undefined;
+    const response = chatCompletionsResponse(telemetryResponse(event, this.captureContent));
+    // A provider's error chunk does not fail the step: it finishes with the reason "error".
+    const failed = event.finishReason === "error" ? { error: new Error("the model call finished with an error"), data: response } : {};
+    withScopeStack(run.agent.stack, () =>
+      run.runtime.endLlm(llm, response, { ...(metadata !== undefined ? { metadata } : {}), ...failed, ...at(event) }),
+    );
+  }
+
+  onToolExecutionStart(event: ToolStartEvent): void {
+    const run = this.runs.get(event.callId);
+    if (run === undefined) return;
+    const call = event.toolCall;
+    const handle = withScopeStack(run.agent.stack, () =>
+      run.runtime.startTool(
+        call.toolName,
+        this.content(() => toJsonSafe(call.input ?? null)),
+        { parent: { uuid: run.agent.handle.uuid }, toolCallId: call.toolCallId, ...at(event) },
+      ),
+    );
+    run.tools.set(call.toolCallId, handle);
+  }
+
+  onToolExecutionEnd(event: ToolEndEvent): void {
+    const run = this.runs.get(event.callId);
+    const handle = run?.tools.get(event.toolCall.toolCallId);
+    if (run === undefined || handle === undefined) return;
+    run.tools.delete(event.toolCall.toolCallId);
+    const outcome = event.toolOutput;
+    withScopeStack(run.agent.stack, () => {
+      if (outcome.type === "tool-error") {
+        const error = asError(outcome.error);
+        run.runtime.endTool(handle, { error }, { data: this.content(() => error.message), ...at(event) });
+      } else {
+        run.runtime.endTool(
+          handle,
+          { result: this.content(() => toJsonSafe(outcome.output ?? null)) },
+          { metadata: OK_STATUS, ...at(event) },
         );
-      });
-    },
+      }
+    });
+  }
 
-    onLanguageModelCallEnd(event: ModelCallEndEvent) {
+  onEnd(event: RunEndEvent): void {
+    if (typeof event.callId !== "string" || !this.runs.has(event.callId)) return;
+    const metadata: JsonObject = {};
+    const finishReason = finishReasonOf(event.finishReason);
+    if (finishReason !== undefined) metadata["ai.finish_reason"] = finishReason;
+    const usage = usageOf(event.usage as Parameters<typeof usageOf>[0]);
+    if (usage?.inputTokens !== undefined) metadata["ai.usage.input_tokens"] = usage.inputTokens;
+    if (usage?.outputTokens !== undefined) metadata["ai.usage.output_tokens"] = usage.outputTokens;
+    this.finish(
+      event.callId,
+      at(event),
+      event.finishReason === "error" ? new Error("the run finished with an error") : undefined,
+      this.content(() => (typeof event.text === "string" ? event.text : null)),
+      metadata,
+    );
+  }
+
+  onError(event: unknown): void {
+    if (event === null || typeof event !== "object") return;
+    const { callId, error } = event as { callId?: unknown; error?: unknown };
+    if (typeof callId === "string") this.finish(callId, at(event), error ?? new Error("the run failed"), undefined);
+  }
+
+  /** The stack code run for `callId` nests on: under its model call (`toolCallId` absent) or under that tool. */
+  stackFor(callId: string, toolCallId?: string): ScopeStack | undefined {
+    const run = this.runs.get(callId);
+    if (run === undefined) return undefined;
+    if (toolCallId === undefined) return run.llm === undefined ? undefined : stackUnder(run, run.llm, "llm");
+    const tool = run.tools.get(toolCallId);
+    return tool === undefined ? undefined : stackUnder(run, tool, "tool");
+  }
+}
+
+/** `fn()` on `stack` when there is one (what `stackFor` found, never throwing), else as it is. */
+async function nestedOn<T>(find: () => ScopeStack | undefined, fn: () => PromiseLike<T> | T): Promise<T> {
+  let stack: ScopeStack | undefined;
+  guard(() => {
+    stack = find();
+  });
+  return stack !== undefined ? await withScopeStack(stack, fn) : await fn();
+}
+
+/**
+ * A telemetry integration for `ai` 7: `registerTelemetry(relaytraceTelemetry({ runtime }))`, or
+ * per call in `telemetry: { integrations: [relaytraceTelemetry({ runtime })] }`. Every
+ * `generateText` and `streamText` run — and so every `ToolLoopAgent` run — becomes one `agent`
+ * scope under the scope the app is in, holding one `llm` scope per model call (Chat Completions
+ * request and reply, usage, finish reason) and one `tool` scope per tool execution (its call id),
+ * in the order the SDK ran them. Errors end their scopes with the error; a streamed run ends when
+ * its stream ends, fails or is aborted (a low-memory stream also when the app cancels it). Times
+ * are the SDK's own when it gives them (a durable run). Code a tool runs nests under its `tool` scope.
+ */
+export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): RelaytraceTelemetry {
+  const runs = new TelemetryRuns(options);
+  return {
+    onStart: (event: RunStartEvent) => guard(() => runs.onStart(event)),
+    onLanguageModelCallStart: (event: ModelCallStartEvent) => guard(() => runs.onLanguageModelCallStart(event)),
+    onLanguageModelCallEnd: (event: ModelCallEndEvent) => guard(() => runs.onLanguageModelCallEnd(event)),
+    onToolExecutionStart: (event: ToolStartEvent) => guard(() => runs.onToolExecutionStart(event)),
+    onToolExecutionEnd: (event: ToolEndEvent) => guard(() => runs.onToolExecutionEnd(event)),
+    onStepError: (event: StepErrorEvent) =>
       guard(() => {
-        const run = runs.get(event.callId);
-        const llm = run?.llm;
-        if (run === undefined || llm === undefined) return;
-        run.llm = undefined;
-        const firstChunk = event.performance?.timeToFirstOutputMs;
-        const metadata: JsonObject | undefined = typeof firstChunk === "number" ? { time_to_first_chunk_ms: firstChunk } : undefined;
-        const response = chatCompletionsResponse(telemetryResponse(event, captureContent));
-        // A provider's error chunk does not fail the step: it finishes with the reason "error".
-        const failed = event.finishReason === "error" ? { error: new Error("the model call finished with an error"), data: response } : {};
-        withScopeStack(run.agent.stack, () =>
-          run.runtime.endLlm(llm, response, { ...(metadata !== undefined ? { metadata } : {}), ...failed, ...at(event) }),
-        );
-      });
-    },
-
-    onToolExecutionStart(event: ToolStartEvent) {
-      guard(() => {
-        const run = runs.get(event.callId);
-        if (run === undefined) return;
-        const call = event.toolCall;
-        const handle = withScopeStack(run.agent.stack, () =>
-          run.runtime.startTool(
-            call.toolName,
-            content(() => toJsonSafe(call.input ?? null)),
-            { parent: { uuid: run.agent.handle.uuid }, toolCallId: call.toolCallId, ...at(event) },
-          ),
-        );
-        run.tools.set(call.toolCallId, handle);
-      });
-    },
-
-    onToolExecutionEnd(event: ToolEndEvent) {
-      guard(() => {
-        const run = runs.get(event.callId);
-        const handle = run?.tools.get(event.toolCall.toolCallId);
-        if (run === undefined || handle === undefined) return;
-        run.tools.delete(event.toolCall.toolCallId);
-        const outcome = event.toolOutput;
-        withScopeStack(run.agent.stack, () => {
-          if (outcome.type === "tool-error") {
-            const error = asError(outcome.error);
-            run.runtime.endTool(handle, { error }, { data: content(() => error.message), ...at(event) });
-          } else {
-            run.runtime.endTool(
-              handle,
-              { result: content(() => toJsonSafe(outcome.output ?? null)) },
-              { metadata: OK_STATUS, ...at(event) },
-            );
-          }
-        });
-      });
-    },
-
-    onStepError(event: StepErrorEvent) {
-      guard(() => {
-        const run = runs.get(event.callId);
-        if (run !== undefined) failLlm(run, event.error, at(event));
-      });
-    },
-
-    onEnd(event: RunEndEvent) {
-      guard(() => {
-        if (typeof event.callId !== "string" || !runs.has(event.callId)) return;
-        const metadata: JsonObject = {};
-        const finishReason = finishReasonOf(event.finishReason);
-        if (finishReason !== undefined) metadata["ai.finish_reason"] = finishReason;
-        const usage = usageOf(event.usage as Parameters<typeof usageOf>[0]);
-        if (usage?.inputTokens !== undefined) metadata["ai.usage.input_tokens"] = usage.inputTokens;
-        if (usage?.outputTokens !== undefined) metadata["ai.usage.output_tokens"] = usage.outputTokens;
-        finish(
-          event.callId,
-          at(event),
-          event.finishReason === "error" ? new Error("the run finished with an error") : undefined,
-          content(() => (typeof event.text === "string" ? event.text : null)),
-          metadata,
-        );
-      });
-    },
-
-    onAbort(event: RunAbortEvent) {
-      guard(() => finish(event.callId, at(event), event.reason ?? new Error("the run was aborted"), undefined));
-    },
-
-    onError(event: unknown) {
-      guard(() => {
-        if (event === null || typeof event !== "object") return;
-        const { callId, error } = event as { callId?: unknown; error?: unknown };
-        if (typeof callId === "string") finish(callId, at(event), error ?? new Error("the run failed"), undefined);
-      });
-    },
-
-    async executeLanguageModelCall<T>(call: ModelCallExecution<T>): Promise<T> {
-      // The provider request runs under the llm scope: HTTP instrumentation and nested scopes land there.
-      const run = runs.get(call.callId);
-      const llm = run?.llm;
-      let stack: ScopeStack | undefined;
-      guard(() => {
-        if (run !== undefined && llm !== undefined) stack = stackUnder(run, llm, "llm");
-      });
-      return stack !== undefined ? await withScopeStack(stack, () => call.execute()) : await call.execute();
-    },
-
-    async executeTool<T>(execution: ToolExecution<T>): Promise<T> {
-      const run = runs.get(execution.callId);
-      const tool = run?.tools.get(execution.toolCallId);
-      let stack: ScopeStack | undefined;
-      guard(() => {
-        if (run !== undefined && tool !== undefined) stack = stackUnder(run, tool, "tool");
-      });
-      return stack !== undefined ? await withScopeStack(stack, () => execution.execute()) : await execution.execute();
-    },
+        const run = runs.runOf(event.callId);
+        if (run !== undefined) runs.failLlm(run, event.error, at(event));
+      }),
+    onEnd: (event: RunEndEvent) => guard(() => runs.onEnd(event)),
+    onAbort: (event: RunAbortEvent) =>
+      guard(() => runs.finish(event.callId, at(event), event.reason ?? new Error("the run was aborted"), undefined)),
+    onError: (event: unknown) => guard(() => runs.onError(event)),
+    // The provider request and a tool's code run under their scopes: HTTP instrumentation and nested scopes land there.
+    executeLanguageModelCall: <T>(call: ModelCallExecution<T>): Promise<T> =>
+      nestedOn(
+        () => runs.stackFor(call.callId),
+        () => call.execute(),
+      ),
+    executeTool: <T>(execution: ToolExecution<T>): Promise<T> =>
+      nestedOn(
+        () => runs.stackFor(execution.callId, execution.toolCallId),
+        () => execution.execute(),
+      ),
   };
 }
