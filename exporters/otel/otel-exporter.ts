@@ -7,6 +7,7 @@ import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { parseTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { traceLinkOf } from "../../src/events/trace-link.js";
+import { packageVersion } from "../../src/events/package-version.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FinishedSpan, type InstrumentationScope } from "./finished-span.js";
 import { createProjection } from "./projections.js";
@@ -37,7 +38,6 @@ import { newSpanAttributes } from "./span-attributes.js";
 export { DEFAULT_NAMESPACE };
 /** Status description of spans that `shutdown()` ends because their end event never came. */
 export const UNENDED_SPAN_DESCRIPTION = "span not ended before shutdown";
-const VERSION = "0.1.0";
 
 export type { OtelExporterOptions } from "./options.js";
 
@@ -88,7 +88,7 @@ export class OtelExporter implements Exporter {
     const captureEventContent = options.captureContent ?? fromEnv?.events ?? true;
     this.contentFilter = ContentFilter.create(captureContent, options.aliases ?? true, this.namespace);
     this.timeoutMillis = options.timeoutMillis ?? 3000;
-    this.scope = { name: options.instrumentationScope ?? "relaytrace", version: VERSION };
+    this.scope = { name: options.instrumentationScope ?? "relaytrace", version: packageVersion() };
     this.disabled = sdkDisabled();
     if (this.disabled) return; // OTEL_SDK_DISABLED: every signal off, nothing built
     this.pipeline = tracePipeline(options, endpoints.endpoint, this.scope, this.counter);

@@ -7,7 +7,7 @@ import { MAIN_HELP } from "./help.js";
 import { InputError } from "./input.js";
 import { releaseInputCopies } from "./input-spool.js";
 import type { Io } from "./io.js";
-import { packageVersion } from "./version.js";
+import { packageVersion } from "../events/package-version.js";
 
 type Command = (io: Io, argv: string[]) => Promise<number>;
 

@@ -1,6 +1,7 @@
 // Every signal over OTLP/HTTP: marks as log records at /v1/logs, metric marks and the GenAI client
 // metrics at /v1/metrics, spans at /v1/traces; decoded at a loopback receiver with the official
 // OTLP protobuf schema (and as JSON for http/json).
+import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { OtelExporter } from "../../exporters/otel/index.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
@@ -101,6 +102,15 @@ describe.each(["http/protobuf", "http/json"] as const)("all three signals over %
     expect(r.received.every((x) => x.contentType.includes(mime))).toBe(true);
     const spans = r.received.filter((x) => x.signal === "traces").flatMap((x) => spansOf(x.body));
     expect(spans.map((s) => s["name"]).sort()).toEqual(["agent", "mark:orphan.note", "openai.chat"]);
+    // Every signal names relaytrace as its instrumentation scope, at the version package.json says.
+    const { version } = JSON.parse(readFileSync(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
+    const scopes = r.received.flatMap((x) =>
+      list(x.body["resourceSpans"] ?? x.body["resourceLogs"] ?? x.body["resourceMetrics"]).flatMap((rs) =>
+        list(rs["scopeSpans"] ?? rs["scopeLogs"] ?? rs["scopeMetrics"]).map((ss) => ss["scope"] as Obj),
+      ),
+    );
+    expect(scopes.length).toBeGreaterThanOrEqual(3);
+    for (const scope of scopes) expect(scope).toMatchObject({ name: "relaytrace", version });
   });
 
   it("turns each non-metric mark into a log record: severity, body, NeMo Relay's attributes, the enclosing span's ids", async () => {

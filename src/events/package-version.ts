@@ -2,9 +2,24 @@ import { readFileSync } from "node:fs";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
-/** This package's version, from its package.json (found upward: the sources and the build sit at different depths). */
+let cached: string | undefined;
+
+/**
+ * This package's version, from its package.json (found upward: the sources and the build sit at
+ * different depths), read once when first asked. "unknown" where there is no file system to read
+ * it from (a bundle on Workers): the version is a label, never a reason to fail.
+ */
 export function packageVersion(): string {
-  let dir = dirname(fileURLToPath(import.meta.url));
+  return (cached ??= readPackageVersion());
+}
+
+function readPackageVersion(): string {
+  let dir: string;
+  try {
+    dir = dirname(fileURLToPath(import.meta.url));
+  } catch {
+    return "unknown";
+  }
   for (let i = 0; i < 6; i++) {
     try {
       const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
