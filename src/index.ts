@@ -12,6 +12,7 @@ export { uuidv7, spanIdOf } from "./events/uuid.js";
 export type { ScopeHandle } from "./events/scope-stack.js";
 export type { RunContext } from "./events/run-context.js";
 export type { Evaluation, SpanIds } from "./runtime/evaluation.js";
+export type { PromptRef } from "./runtime/prompt.js";
 export { serializeEvent, parseAtofLine } from "./events/atof-codec.js";
 export { DEFAULT_MAX_LINE_BYTES, parseAtof, readAtofFile, streamAtofFile, TORN_LAST_LINE } from "./events/atof-reader.js";
 export type { AtofReadResult, ParseAtofOptions, StreamAtofOptions } from "./events/atof-reader.js";

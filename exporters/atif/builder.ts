@@ -1,3 +1,4 @@
+import { PROFILE_PROMPT } from "../../src/events/wire-names.js";
 import {
   ANNOTATION_PENDING,
   PROFILE_MODEL_NAME,
@@ -131,6 +132,9 @@ export class TrajectoryBuilder {
         framework: this.ctx.framework,
       },
     };
+    // The prompt template the call was made from (`prompt` option), as its start recorded it.
+    const prompt = start ? profileOf(start.event)[PROFILE_PROMPT] : undefined;
+    if (prompt !== undefined && prompt !== null) step.extra["prompt"] = prompt;
     this.steps.push(step);
     this.current = step;
     this.stepByCallScope.set(e.uuid, step);

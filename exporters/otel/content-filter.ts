@@ -17,6 +17,9 @@ const CONTENT_KEYS = new Set([
   // The tools a request offered, with their parameter schemas (a tool's name and description stay
   // on its own span as gen_ai.tool.name / gen_ai.tool.description).
   "gen_ai.tool.definitions",
+  // A prompt's template and the values filled in (its name and version stay).
+  "llm.prompt_template.template",
+  "llm.prompt_template.variables",
 ]);
 /** OpenInference message content and tool-call arguments inside `llm.input_messages.*` / `llm.output_messages.*`. */
 const MESSAGE_CONTENT = new RegExp(
@@ -51,6 +54,8 @@ export class ContentFilter {
     if (stripContent) {
       this.prefixes.push(attributeKey(ns, "start.data"), attributeKey(ns, "end.data"), attributeKey(ns, "mark.data"));
       this.prefixes.push(attributeKey(ns, "tool.result.annotation"));
+      // full flattens an llm start's profile: a prompt's template and variables are content there too.
+      this.prefixes.push(attributeKey(ns, "start.category_profile.prompt"));
     }
   }
 

@@ -17,6 +17,7 @@ import type { OpenSpan } from "./open-span.js";
 import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
 import { writeRunContext } from "./run-context-attributes.js";
+import { writePrompt } from "./prompt-attributes.js";
 import { isEvaluationMark } from "./mark-logs.js";
 import { SpanRegistry } from "./span-registry.js";
 import { scopeTypeOf } from "./scope-attributes.js";
@@ -203,6 +204,7 @@ export class OtelExporter implements Exporter {
     };
     this.impl.onStart(start, span);
     writeRunContext(span.attributes, this.impl.name, start.metadata);
+    writePrompt(span.attributes, this.impl.name, start);
     if (span.isTraceRoot && this.impl.writesSessionIdentity) {
       writeSessionIdentity(span.attributes, this.namespace, start.metadata, start.parent_uuid ?? undefined);
     }

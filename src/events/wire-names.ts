@@ -10,6 +10,8 @@ export const DEFAULT_NAMESPACE = "nemo_relay";
 
 export const PROFILE_TOOL_CALL_ID = "tool_call_id";
 export const PROFILE_TOOL_RESULT_ANNOTATION = "tool_result_annotation";
+/** The prompt template an `llm` call was made from (`{name, version?, template?, variables?}`), on its start. */
+export const PROFILE_PROMPT = "prompt";
 export const PROFILE_MODEL_NAME = "model_name";
 export const PROFILE_SUBTYPE = "subtype";
 export const PROFILE_ANNOTATED_REQUEST = "annotated_request";

@@ -1,4 +1,4 @@
-import { PROFILE_MODEL_NAME } from "../events/wire-names.js";
+import { PROFILE_MODEL_NAME, PROFILE_PROMPT } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
@@ -8,6 +8,7 @@ import { NEVER_ABORTED } from "./abort.js";
 import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
+import { promptProfile } from "./prompt.js";
 import type { ManagedCall } from "./managed-call.js";
 import { runManagedCall } from "./managed-call.js";
 import { traceFlagsIn, traceparentOf } from "./propagation.js";
@@ -27,6 +28,8 @@ export function recordableRequest(
 
 export interface InternalLlmHandle extends LlmHandle {
   ended: boolean;
+  /** The checked `prompt` option, recorded on the start event's profile. */
+  prompt?: JsonObject;
 }
 
 export interface ExecuteLlmOptions extends LlmOptions {
@@ -185,6 +188,7 @@ export class LlmLifecycle {
       ...(options.modelName !== undefined ? { modelName: options.modelName } : {}),
       ...(options.dataSchema !== undefined ? { dataSchema: options.dataSchema } : {}),
     };
+    if (options.prompt !== undefined) handle.prompt = promptProfile(options.prompt);
     if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
     this.core.emitScope(
       stack,
@@ -194,7 +198,8 @@ export class LlmLifecycle {
       {
         data: recordableRequest(request, this.core.headerPolicy),
         metadata: handle.metadata,
-        profile: llmProfile(handle.modelName),
+        profile:
+          handle.prompt === undefined ? llmProfile(handle.modelName) : { ...llmProfile(handle.modelName), [PROFILE_PROMPT]: handle.prompt },
         dataSchema: handle.dataSchema ?? null,
       },
       this.payloadTransform(stack, "request", undefined, handle.name),

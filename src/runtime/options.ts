@@ -41,7 +41,17 @@ export const MARK_OPTIONS = set("parent", "category", "categoryProfile", "data",
 export const METRIC_OPTIONS = set("parent", "metadata", "timestamp");
 export const TOOL_OPTIONS = set("toolCallId", "attributes", "metadata", "data", "parent", "signal", "timestamp");
 export const END_TOOL_OPTIONS = set("data", "metadata", "timestamp");
-export const LLM_OPTIONS = set("modelName", "dataSchema", "attributes", "metadata", "parent", "signal", "timestamp", "injectTraceparent");
+export const LLM_OPTIONS = set(
+  "modelName",
+  "dataSchema",
+  "attributes",
+  "metadata",
+  "parent",
+  "signal",
+  "timestamp",
+  "injectTraceparent",
+  "prompt",
+);
 export const LLM_STREAM_OPTIONS = set(
   "modelName",
   "dataSchema",
@@ -52,6 +62,7 @@ export const LLM_STREAM_OPTIONS = set(
   "timestamp",
   "injectTraceparent",
   "assemble",
+  "prompt",
 );
 export const END_LLM_OPTIONS = set("data", "metadata", "modelName", "timestamp", "error");
 export const SHUTDOWN_OPTIONS = set("timeoutMs");

@@ -5,6 +5,7 @@ import type { ScopeHandle } from "../events/scope-stack.js";
 import type { AtofEvent, Category, DataSchema, LogSeverity } from "../events/types.js";
 import type { Diagnostic } from "../wire/diagnostics.js";
 import type { Exporter } from "./exporter.js";
+import type { PromptRef } from "./prompt.js";
 
 export type { ScopeHandle };
 
@@ -137,6 +138,8 @@ export interface LlmRequest {
 
 export interface LlmOptions {
   modelName?: string;
+  /** The prompt template the request was made from (`{ name, version?, template?, variables? }`), recorded on the start. */
+  prompt?: PromptRef;
   /** the provider dialect of the request and response (`openai/chat-completions`…), written as the events' `data_schema` */
   dataSchema?: DataSchema;
   attributes?: string[];
