@@ -1,4 +1,4 @@
-import { PROFILE_PROMPT } from "../../src/events/wire-names.js";
+import { PROFILE_PROMPT, SCHEMA_EVALUATION } from "../../src/events/wire-names.js";
 import {
   ANNOTATION_PENDING,
   PROFILE_MODEL_NAME,
@@ -69,6 +69,8 @@ export class TrajectoryBuilder {
   private readonly callIdByTool = new Map<string, string>();
   private readonly stepByCallScope = new Map<string, AtifStep>();
   private readonly marks: AtofEvent[] = [];
+  /** `runtime.recordEvaluation` marks: kept whatever `includeMarks` says, as `extra.evaluations`. */
+  private readonly evaluations: AtofEvent[] = [];
   /** Tool scopes started and not yet ended, in start order, with their call ids. */
   private readonly openTools = new Map<string, string | undefined>();
 
@@ -80,7 +82,8 @@ export class TrajectoryBuilder {
   process(te: TimedEvent): void {
     const e = te.event;
     if (e.kind === "mark") {
-      if (this.ctx.includeMarks) this.marks.push(e);
+      if (e.data_schema?.name === SCHEMA_EVALUATION && isJsonObject(e.data)) this.evaluations.push(e);
+      else if (this.ctx.includeMarks) this.marks.push(e);
       return;
     }
     if (e.category === "llm") {
@@ -313,8 +316,8 @@ export class TrajectoryBuilder {
     return out;
   }
 
-  /** Steps numbered 1..N, and the marks that belong to no step (when marks are kept). */
-  finish(): { steps: AtifStep[]; unownedMarks: JsonObject[] } {
+  /** Steps numbered 1..N, and the marks and evaluations that belong to no step (the run's own). */
+  finish(): { steps: AtifStep[]; unownedMarks: JsonObject[]; unownedEvaluations: JsonObject[] } {
     this.flushPending();
     const rest = [...this.leftovers, ...[...this.deferred.values()].flat()].sort((a, b) => a.us - b.us);
     if (rest.length > 0) {
@@ -335,7 +338,18 @@ export class TrajectoryBuilder {
         list.push(copy);
       } else unownedMarks.push(copy);
     }
-    return { steps: this.steps, unownedMarks };
+    const unownedEvaluations: JsonObject[] = [];
+    for (const mark of this.evaluations) {
+      // The evaluation itself: { name, score?, label?, explanation? }.
+      const evaluation = cloneJson(mark.data as JsonObject);
+      const step = this.owningStep(mark.parent_uuid);
+      if (step) {
+        const extra = (step.extra ??= {});
+        const list = Array.isArray(extra["evaluations"]) ? extra["evaluations"] : (extra["evaluations"] = []);
+        list.push(evaluation);
+      } else unownedEvaluations.push(evaluation);
+    }
+    return { steps: this.steps, unownedMarks, unownedEvaluations };
   }
 
   private owningStep(parentUuid: string | null): AtifStep | undefined {

@@ -243,6 +243,8 @@ function buildTrajectory(p: Projection, uuid: string, topLevel: boolean): AtifTr
   if (subagents.length > 0) trajectory.subagent_trajectories = subagents;
   const extra: JsonObject = {};
   if (finished.unownedMarks.length > 0) extra["marks"] = finished.unownedMarks;
+  // Evaluations of the run as a whole (or of a part that is no step).
+  if (finished.unownedEvaluations.length > 0) extra["evaluations"] = finished.unownedEvaluations;
   const resumeOf = metaString(scope.start, RESUME_OF_KEY);
   const previous = p.ownerOf(scope.parentUuid);
   if (topLevel && (resumeOf !== undefined || previous !== undefined)) {

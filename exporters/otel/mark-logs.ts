@@ -4,7 +4,7 @@ import type { Resource } from "@opentelemetry/resources";
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
-import { severityKey } from "../../src/events/wire-names.js";
+import { SCHEMA_EVALUATION, severityKey } from "../../src/events/wire-names.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { attributeKey, jsonText } from "./flatten.js";
 import type { InstrumentationScope } from "./finished-span.js";
@@ -125,10 +125,8 @@ export class MarkLogs {
 
 /** Whether a mark is a `runtime.recordEvaluation` (its data schema says so). */
 export function isEvaluationMark(mark: MarkEvent): boolean {
-  return mark.data_schema?.name === EVALUATION_SCHEMA_NAME && isJsonObject(mark.data);
+  return mark.data_schema?.name === SCHEMA_EVALUATION && isJsonObject(mark.data);
 }
-
-const EVALUATION_SCHEMA_NAME = "relaytrace.evaluation";
 
 /**
  * The GenAI conventions' evaluation attributes (`gen_ai.evaluation.name`, `.score.value`,

@@ -72,3 +72,7 @@ export const GUARDRAIL_KIND_LLM = "llm_conditional_execution";
 export const META_SESSION_ID = "session_id";
 export const META_USER_ID = "user_id";
 export const META_TAGS = "tags";
+
+/** The data schema name of an evaluation mark (`runtime.recordEvaluation`), and its mark name: the GenAI conventions' event. */
+export const SCHEMA_EVALUATION = "relaytrace.evaluation";
+export const MARK_EVALUATION = "gen_ai.evaluation.result";

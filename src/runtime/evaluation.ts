@@ -3,6 +3,7 @@ import { currentScopeContext, type ScopeHandle } from "../events/scope-stack.js"
 import { formatTraceparent, TRACEPARENT_KEY } from "../events/traceparent.js";
 import { otelIdHex } from "../events/otel-ids.js";
 import { spanIdOf } from "../events/uuid.js";
+import { MARK_EVALUATION, SCHEMA_EVALUATION } from "../events/wire-names.js";
 import { RelaytraceError } from "./errors.js";
 import { checkOptions } from "./options.js";
 import { remoteParentUuids, traceRootUuid } from "./otel-context.js";
@@ -10,9 +11,9 @@ import type { RuntimeCore } from "./runtime-core.js";
 import { TRACE_ROOT } from "./trace-root.js";
 
 /** The data schema of an evaluation mark. */
-export const EVALUATION_SCHEMA = Object.freeze({ name: "relaytrace.evaluation", version: "1" });
+export const EVALUATION_SCHEMA = Object.freeze({ name: SCHEMA_EVALUATION, version: "1" });
 /** The mark's name: the GenAI conventions' event name, which the OTel logs signal carries. */
-export const EVALUATION_EVENT = "gen_ai.evaluation.result";
+export const EVALUATION_EVENT = MARK_EVALUATION;
 
 /** A span recorded elsewhere (another process, a trace read from a backend), by its W3C ids. */
 export interface SpanIds {

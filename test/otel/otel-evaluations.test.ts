@@ -3,6 +3,7 @@
 // ids, also when that span ended long ago or was recorded by another process. A real OTLP/HTTP
 // receiver on loopback.
 import { afterEach, describe, expect, it } from "vitest";
+import { atofToAtif } from "../../exporters/atif/index.js";
 import { OtelExporter } from "../../exporters/otel/index.js";
 import type { MarkEvent } from "../../src/events/types.js";
 import { RelaytraceError } from "../../src/runtime/errors.js";
@@ -77,6 +78,26 @@ describe("recordEvaluation", () => {
     // An evaluation is an event, never a span of its own.
     const spanNames = r.received.filter((x) => x.signal === "traces").flatMap((x) => spansOf(x.body).map((s) => String(s["name"])));
     expect(spanNames.some((n) => n.includes("evaluation"))).toBe(false);
+  });
+
+  it("lands in the ATIF trajectory: on the evaluated model call's step, and the run's own on the trajectory", async () => {
+    const { rt, settle } = capturingRuntime();
+    const reply = { choices: [{ message: { role: "assistant", content: "Done." } }], usage: { prompt_tokens: 1, completion_tokens: 1 } };
+    await rt.withScope(
+      "support-agent",
+      async () => {
+        await rt.executeLlm("openai.chat_completions", { content: { messages: [{ role: "user", content: "Hi" }] } }, async () => {
+          rt.recordEvaluation({ name: "faithfulness", score: 0.5 }); // inside the call: it is the target
+          return reply;
+        });
+        rt.recordEvaluation({ name: "task_success", label: "pass" }); // the run's own
+      },
+      { category: "agent" },
+    );
+    const [trajectory] = atofToAtif(await settle(), { includeMarks: false });
+    const agentStep = trajectory!.steps.find((s) => s.source === "agent")!;
+    expect(agentStep.extra?.["evaluations"]).toEqual([{ name: "faithfulness", score: 0.5 }]);
+    expect(trajectory!.extra?.["evaluations"]).toEqual([{ name: "task_success", label: "pass" }]);
   });
 
   it("says so in the diagnostics when the logs signal is off", async () => {
