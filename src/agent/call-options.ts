@@ -2,11 +2,11 @@ import { checkOptionKeys } from "../events/option-keys.js";
 
 /** The keys each per-call option bag accepts; anything else is a typo that would otherwise be ignored. */
 export const CALL_OPTION_KEYS = Object.freeze({
-  run: ["toolkit", "history", "signal", "onText"],
-  ask: ["toolkit", "id", "signal", "onText"],
-  stream: ["toolkit", "history", "id", "signal"],
-  runWithAnswer: ["toolkit", "history", "pending", "answer", "halt", "signal"],
-  askWithAnswer: ["toolkit", "id", "pending", "answer", "halt", "signal"],
+  run: ["toolkit", "history", "signal", "onText", "context"],
+  ask: ["toolkit", "id", "signal", "onText", "context"],
+  stream: ["toolkit", "history", "id", "signal", "context"],
+  runWithAnswer: ["toolkit", "history", "pending", "answer", "halt", "signal", "context"],
+  askWithAnswer: ["toolkit", "id", "pending", "answer", "halt", "signal", "context"],
   translate: ["messages", "tools", "toolkit", "toolChoice", "system", "maxTokens", "signal"],
 } as const satisfies Record<string, readonly string[]>);
 

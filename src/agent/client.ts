@@ -1,6 +1,7 @@
 import { META_RESUME_OF } from "../events/wire-names.js";
 import type { Json } from "../events/json.js";
 import type { LlmRequest } from "../runtime/types.js";
+import type { RunContext } from "../events/run-context.js";
 import { codecFor } from "./providers/codec.js";
 import { translate, type TranslateOptions, type TranslateResult } from "./translate.js";
 import type { Request } from "./pending.js";
@@ -124,6 +125,7 @@ export class Client {
     const runOptions: RunOptions = {};
     if (options.toolkit) runOptions.toolkit = options.toolkit;
     if (options.signal) runOptions.signal = options.signal;
+    if (options.context) runOptions.context = options.context;
     const emit = textSink(options.onText);
     if (options.id === undefined) return this.start(prompt, runOptions, emit);
     runOptions.history = (await this.store.get(options.id)) ?? [];
@@ -155,6 +157,7 @@ export class Client {
     const runOptions: RunOptions = { signal };
     if (options.toolkit) runOptions.toolkit = options.toolkit;
     if (options.history) runOptions.history = options.history;
+    if (options.context) runOptions.context = options.context;
     const started = (async () => {
       if (id === undefined) return this.start(prompt, runOptions, emit);
       runOptions.history = (await this.store.get(id)) ?? [];
@@ -203,7 +206,19 @@ export class Client {
     if (metadata) scopeOptions.metadata = metadata;
     if (options.signal) scopeOptions.signal = options.signal;
     if (emit) scopeOptions.emit = emit;
-    return inAgentScope(this.settings, scopeOptions, (run) => runTurns(run, messages, emit !== undefined));
+    return this.inRunContext(options.context, () =>
+      inAgentScope(this.settings, scopeOptions, (run) => runTurns(run, messages, emit !== undefined)),
+    );
+  }
+
+  /** `fn()` inside `runtime.withContext(context)` when the call was given one; a bad context rejects, naming its field. */
+  private inRunContext<T>(context: RunContext | undefined, fn: () => Promise<T>): Promise<T> {
+    if (context === undefined) return fn();
+    try {
+      return this.settings.runtime.withContext(context, fn);
+    } catch (error) {
+      return Promise.reject(error);
+    }
   }
 
   /**
@@ -229,10 +244,12 @@ export class Client {
       traceContext: pending.data?.traceContext,
     };
     if (options.signal) scopeOptions.signal = options.signal;
-    return inAgentScope(this.settings, scopeOptions, async (run) => {
-      const repaired = await repairTranscript(run, structuredClone(history), index, pending, answer, halt);
-      return repaired.halted ?? runTurns(run, repaired.messages, false);
-    });
+    return this.inRunContext(options.context, () =>
+      inAgentScope(this.settings, scopeOptions, async (run) => {
+        const repaired = await repairTranscript(run, structuredClone(history), index, pending, answer, halt);
+        return repaired.halted ?? runTurns(run, repaired.messages, false);
+      }),
+    );
   }
 
   /** `runWithAnswer` on a stored conversation: loads the transcript for `id`, resumes, saves the result back. */
@@ -244,6 +261,7 @@ export class Client {
     if (options.toolkit) resume.toolkit = options.toolkit;
     if (options.halt) resume.halt = options.halt;
     if (options.signal) resume.signal = options.signal;
+    if (options.context) resume.context = options.context;
     const result = await this.resume(resume, { session_id: options.id });
     await this.store.save(options.id, result.messages);
     return result;

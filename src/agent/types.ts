@@ -5,6 +5,7 @@ import type { AgentRuntime } from "./runtime-port.js";
 import type { ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
 import type { BodyTransform } from "./request-body.js";
+import type { RunContext } from "../events/run-context.js";
 
 /** How a run ended: `done` (text answer), `pending` (halted on a suspension), `incomplete` (hit `maxTurns` without text). */
 export type RunStatus = "done" | "pending" | "incomplete";
@@ -224,6 +225,8 @@ export interface ClientOptions {
 
 /** Options of `run`; an unknown key is a TypeError (with the closest known key suggested). */
 export interface RunOptions {
+  /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
+  context?: RunContext;
   /** The tools the run declares and executes; without one the run has no tools. */
   toolkit?: Toolkit;
   /** A prior provider-style transcript, used verbatim (the system prompt is not re-added). */
@@ -236,6 +239,8 @@ export interface RunOptions {
 
 /** Options of `ask`; an unknown key is a TypeError (with the closest known key suggested). */
 export interface AskOptions {
+  /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
+  context?: RunContext;
   toolkit?: Toolkit;
   /**
    * The conversation id in `client.store`. Optional: without it `ask` runs statelessly, like
@@ -249,6 +254,8 @@ export interface AskOptions {
 
 /** Options of `stream`: `run`'s, plus `id` to keep conversation state in the store as `ask` does. */
 export interface StreamOptions {
+  /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
+  context?: RunContext;
   toolkit?: Toolkit;
   history?: unknown[];
   /** The conversation id in `client.store`: its transcript is loaded first and saved when the run ends. */
@@ -258,6 +265,8 @@ export interface StreamOptions {
 
 /** Options of `runWithAnswer`: the halted run's transcript, request, answer and halt record. */
 export interface ResumeOptions {
+  /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
+  context?: RunContext;
   toolkit?: Toolkit;
   history: unknown[];
   pending: Request;
@@ -268,6 +277,8 @@ export interface ResumeOptions {
 
 /** Options of `askWithAnswer`: like `ResumeOptions`, with the transcript taken from the store. */
 export interface AskResumeOptions {
+  /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
+  context?: RunContext;
   toolkit?: Toolkit;
   id: string;
   pending: Request;
