@@ -24,4 +24,13 @@ export class MonotonicClock implements Clock {
     if (now > this.last) this.last = now;
     return this.last;
   }
+
+  /**
+   * No later reading is below `us`: an end stamped ahead of the source (a coarse clock, where
+   * an end is clamped to its start + 1 µs) keeps whatever ends after it, its parent's end
+   * included, at or after it.
+   */
+  raiseTo(us: number): void {
+    if (us > this.last) this.last = us;
+  }
 }

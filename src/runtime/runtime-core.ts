@@ -102,7 +102,7 @@ export class RuntimeCore {
   readonly diagnostics: DiagnosticCounter;
   readonly registries = new Registries();
   readonly publisher: Publisher;
-  private readonly clock: Clock;
+  private readonly clock: MonotonicClock;
   private readonly idGenerator: () => string;
 
   constructor(options: RuntimeOptions = {}) {
@@ -131,9 +131,17 @@ export class RuntimeCore {
     return explicit === undefined ? this.clock.nowUs() : toMicros(explicit);
   }
 
-  /** `end >= start + 1 µs`, always; an explicit earlier end is clamped and counted. */
+  /**
+   * `end >= start + 1 µs`, always; an explicit earlier end is clamped and counted. An implicit end
+   * never precedes an end stamped before it, so with a coarse clock (milliseconds) a scope still
+   * ends at or after every child that ended inside it.
+   */
   endTime(startUs: number, explicit: Timestamp | undefined): number {
-    if (explicit === undefined) return Math.max(this.clock.nowUs(), startUs + 1);
+    if (explicit === undefined) {
+      const end = Math.max(this.clock.nowUs(), startUs + 1);
+      this.clock.raiseTo(end);
+      return end;
+    }
     const us = toMicros(explicit);
     if (us < startUs + 1) {
       this.diagnostics.record("timestamp.end_clamped", `explicit end ${us} clamped to start + 1 µs`);
