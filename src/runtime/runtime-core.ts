@@ -2,9 +2,10 @@ import { loadPricingCatalog, type PricingCatalog } from "../wire/pricing.js";
 import { DEFAULT_NAMESPACE } from "../events/wire-names.js";
 import type { Clock } from "../events/clock.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
-import type { Json, JsonObject } from "../events/json.js";
+import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import type { ScopeStack } from "../events/scope-stack.js";
-import { TRACE_LINK } from "../events/trace-link.js";
+import { META_TRACE_LINK, recordableTraceLink, TRACE_LINK, type TraceLink } from "../events/trace-link.js";
+import { TRACEPARENT_KEY } from "../events/traceparent.js";
 import { metadataWithRunContext } from "../events/run-context.js";
 import { toMicros } from "../events/timestamp.js";
 import type { DataSchema } from "../events/types.js";
@@ -76,6 +77,17 @@ export class Registries {
 
 function frozenFields(profile: boolean, data: boolean, metadata: boolean): number {
   return (profile ? FROZEN_PROFILE : 0) | (data ? FROZEN_DATA : 0) | (metadata ? FROZEN_METADATA : 0);
+}
+
+/**
+ * A start directly under a remote parent records the trace it continues in its metadata (unless
+ * it records the app's OTel parent already): files then say which trace their work belongs to.
+ */
+function withRecordedTraceLink(metadata: unknown, link: TraceLink): unknown {
+  if (metadata !== null && metadata !== undefined && !isJsonObject(metadata as Json)) return metadata;
+  const object = (metadata ?? {}) as JsonObject;
+  if (TRACEPARENT_KEY in object) return metadata;
+  return { ...object, [META_TRACE_LINK]: recordableTraceLink(link) };
 }
 
 /** An event directly under the remote parent of the trace its stack continues carries the trace link (exporters read it). */
@@ -192,7 +204,10 @@ export class RuntimeCore {
     const freezeMetadata = untouched && route.injectors.length === 0;
     const schema = fields.dataSchema;
     const run = phase === "start" ? stack.run : undefined;
-    const metadata = run === undefined ? fields.metadata : metadataWithRunContext(fields.metadata, run);
+    let metadata = run === undefined ? fields.metadata : metadataWithRunContext(fields.metadata, run);
+    if (phase === "start" && stack.link !== undefined && scope.parentUuid === stack.link.parentUuid) {
+      metadata = withRecordedTraceLink(metadata, stack.link);
+    }
     const event: DraftEvent = {
       kind: "scope",
       scope_category: phase,

@@ -153,7 +153,11 @@ describe("agent loop events", () => {
     const resumedAgent = events[0]!;
     expect(resumedAgent.parent_uuid).toBe(haltedAgent.uuid);
     expect(resumedAgent.data).toEqual({ resume: halted.pending!.id });
-    expect(resumedAgent.metadata).toEqual({ "relaytrace.resume_of": halted.pending!.id });
+    // The resumed run's root records which trace it continues, so its file alone says so.
+    expect(resumedAgent.metadata).toEqual({
+      "relaytrace.resume_of": halted.pending!.id,
+      "relaytrace.trace_link": { root_uuid: ctx.root_uuid },
+    });
     // one trace id across halt and resume
     expect(traceIds).toHaveLength(2);
     expect(traceIds[1]).toBe(traceIds[0]);
