@@ -1,6 +1,5 @@
 import { loadPricingCatalog, type PricingCatalog } from "../wire/pricing.js";
 import { DEFAULT_NAMESPACE } from "../events/wire-names.js";
-import type { Clock } from "../events/clock.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import type { ScopeStack } from "../events/scope-stack.js";
