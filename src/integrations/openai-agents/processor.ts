@@ -60,9 +60,11 @@ interface SpanState {
  * A tracing processor for `@openai/agents-core` (`addTraceProcessor` / `setTraceProcessors`):
  * each trace becomes a `function` scope, agent spans `agent` scopes, generation and response
  * spans `llm` scopes (bodies, usage, model), function spans `tool` scopes carrying the call id the
- * model gave, guardrail and custom spans scopes of those categories, handoffs marks — all with
- * the spans' own start and end times and errors. A scope opens when its span ends or a child
- * needs it as parent, so what the library fills in while the span runs is recorded.
+ * model gave, guardrail and custom spans scopes of those categories, handoffs marks, task, turn,
+ * MCP listing and speech-group spans `function` scopes, transcription and speech spans `custom`
+ * scopes (see step-spans.ts) — all with the spans' own start and end times and errors. A scope
+ * opens when its span ends or a child needs it as parent, so what the library fills in while the
+ * span runs is recorded.
  */
 export class RelaytraceProcessor implements TracingProcessor {
   private readonly traces = new Map<string, TraceState>();
