@@ -1,4 +1,4 @@
-// An OpenAI Agents SDK (`@openai/agents-core` 0.14) run traced by relaytrace: `RelaytraceProcessor`
+// An OpenAI Agents SDK (`@openai/agents-core` 0.14 to 0.20) run traced by relaytrace: `RelaytraceProcessor`
 // turns the SDK's trace and spans (agents, model calls, tool calls, a handoff) into relaytrace
 // scopes and marks, written here as an ATIF trajectory. The model is the scripted
 // OpenAI-compatible server on 127.0.0.1.

@@ -1,4 +1,16 @@
-import { Agent, Runner, getGlobalTraceProvider, setTraceProcessors, tool, withCustomSpan, withTrace } from "@openai/agents-core";
+import {
+  Agent,
+  Runner,
+  getGlobalTraceProvider,
+  setTraceProcessors,
+  tool,
+  withCustomSpan,
+  withMCPListToolsSpan,
+  withSpeechGroupSpan,
+  withSpeechSpan,
+  withTrace,
+  withTranscriptionSpan,
+} from "@openai/agents-core";
 import { OpenAIChatCompletionsModel, OpenAIResponsesModel } from "@openai/agents-openai";
 import OpenAI from "openai";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
@@ -19,8 +31,17 @@ afterEach(async () => {
   provider = undefined;
 });
 
-function weatherAgent(url: string, api: "chat" | "responses" = "chat") {
-  const client = new OpenAI({ baseURL: url, apiKey: "sk-test-key" });
+/** The Responses API echoes the request's `instructions` in its response; the scripted server does not, so this fetch adds them. */
+const echoInstructions: typeof fetch = async (input, init) => {
+  const response = await fetch(input, init);
+  const sent = JSON.parse(typeof init?.body === "string" ? init.body : "{}") as { instructions?: unknown };
+  const body = (await response.json()) as Record<string, unknown>;
+  const echoed = JSON.stringify({ ...body, instructions: sent.instructions ?? null });
+  return new Response(echoed, { status: response.status, headers: { "content-type": "application/json" } });
+};
+
+function weatherAgent(url: string, api: "chat" | "responses" = "chat", fetchFn?: typeof fetch) {
+  const client = new OpenAI({ baseURL: url, apiKey: "sk-test-key", ...(fetchFn ? { fetch: fetchFn } : {}) });
   const model = api === "chat" ? new OpenAIChatCompletionsModel(client, "gpt-4.1-mini") : new OpenAIResponsesModel(client, "gpt-4.1-mini");
   const getWeather = tool({
     name: "get_weather",
@@ -241,5 +262,95 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     const custom = starts(events, "custom")[0]!;
     expect(custom).toMatchObject({ name: "lookup-customer", category_profile: { subtype: "lookup-customer" }, data: { customer: 7 } });
     expect(starts(events, "function").find((e) => e.name === "support")).toBeDefined();
+  });
+  it("0.20: the response span's request keeps the instructions; task and turn usage, MCP listings and voice spans are mapped", async () => {
+    provider = await startScriptedProvider({
+      style: "openai-responses",
+      model: "gpt-4.1-mini",
+      turns: [{ text: "Oslo is at 4 °C.", usage: { promptTokens: 40, completionTokens: 12 } }],
+    });
+    const run = integrationRun("openinference");
+    const processor = new RelaytraceProcessor({ runtime: run.runtime });
+    setTraceProcessors([processor]);
+    const result = await withTrace("voice-weather", async () => {
+      await withMCPListToolsSpan(
+        async (span) => {
+          span.spanData.result = ["get_weather", "get_forecast"];
+        },
+        { data: { server: "weather-mcp" } },
+      );
+      await withSpeechGroupSpan(
+        async () => {
+          const transcription = { data: "AAAAAAAA", format: "pcm" };
+          await withTranscriptionSpan(
+            async (span) => {
+              span.spanData.output = "Weather in Oslo?";
+            },
+            { data: { input: transcription, model: "gpt-4o-transcribe", model_config: { language: "en" } } },
+          );
+          await withSpeechSpan(async () => undefined, {
+            data: { input: "Oslo is at 4 °C.", output: { data: "BBBBBBBBBBBB", format: "pcm" }, model: "gpt-4o-mini-tts" },
+          });
+        },
+        { data: { input: "Oslo is at 4 °C." } },
+      );
+      return new Runner().run(weatherAgent(provider!.url, "responses", echoInstructions), "Weather in Oslo?");
+    });
+    expect(result.finalOutput).toBe("Oslo is at 4 °C.");
+    expect(provider.requests[0]!.body).toMatchObject({ instructions: "Be brief." });
+    await processor.forceFlush();
+    const { events, spans } = await run.finish();
+    expect(processor.failureCount()).toBe(0);
+    const byUuid = new Map(scopesOf(events).map((e) => [e.uuid, e]));
+    const parentName = (e: { parent_uuid: string | null }) => (e.parent_uuid ? byUuid.get(e.parent_uuid)?.name : undefined);
+
+    // the instructions sit beside the input, as on the Responses wire, and reach the projection as the system message
+    const [llmStart] = starts(events, "llm");
+    expect(llmStart!.data).toMatchObject({
+      content: { instructions: "Be brief.", input: [{ role: "user", content: "Weather in Oslo?" }] },
+    });
+    const llmSpan = spans.find((x) => x.name === "openai.responses")!;
+    expect(attr(llmSpan, "llm.input_messages.0.message.role")).toBe("system");
+    expect(attr(llmSpan, "llm.input_messages.0.message.content")).toBe("Be brief.");
+    expect(attr(llmSpan, "llm.input_messages.1.message.content")).toBe("Weather in Oslo?");
+
+    // the task and the turn are function scopes; their usage is their end's metadata
+    const task = starts(events, "function").find((e) => e.name === "Agent workflow" && parentName(e) === "voice-weather")!;
+    expect(task.metadata).toMatchObject({ "openai_agents.span_type": "task" });
+    const turn = starts(events, "function").find((e) => e.name === "turn 1")!;
+    expect(turn.metadata).toMatchObject({ "openai_agents.span_type": "turn", "openai_agents.agent_name": "weather-agent" });
+    const endOf = (uuid: string) => scopesOf(events).find((e) => e.uuid === uuid && e.scope_category === "end")!;
+    expect(endOf(task.uuid).metadata).toMatchObject({
+      "openai_agents.usage": { input_tokens: 40, output_tokens: 12, requests: 1, total_tokens: 52 },
+    });
+    expect(endOf(turn.uuid).metadata).toMatchObject({ "openai_agents.usage": { input_tokens: 40, output_tokens: 12 } });
+
+    // an MCP server's tool listing: a function scope with the tool names as output
+    const listing = starts(events, "function").find((e) => e.name === "mcp_tools weather-mcp")!;
+    expect(listing.metadata).toMatchObject({ "openai_agents.span_type": "mcp_tools", "openai_agents.mcp_server": "weather-mcp" });
+    expect(endOf(listing.uuid).data).toEqual({ tools: ["get_weather", "get_forecast"] });
+
+    // voice: the speech group a function scope, transcription and speech custom scopes inside it, audio summarized
+    const group = starts(events, "function").find((e) => e.name === "speech_group")!;
+    expect(group).toMatchObject({
+      data: "Oslo is at 4 °C.",
+      metadata: expect.objectContaining({ "openai_agents.span_type": "speech_group" }),
+    });
+    const [transcription, speech] = starts(events, "custom");
+    expect(transcription).toMatchObject({
+      name: "openai.transcription",
+      category_profile: { subtype: "transcription", model_name: "gpt-4o-transcribe" },
+      data: { format: "pcm", audio_base64_chars: 8 },
+      metadata: expect.objectContaining({ "openai_agents.model_config": { language: "en" } }),
+    });
+    expect(speech).toMatchObject({
+      name: "openai.speech",
+      category_profile: { subtype: "speech", model_name: "gpt-4o-mini-tts" },
+      data: "Oslo is at 4 °C.",
+    });
+    expect([parentName(transcription!), parentName(speech!)]).toEqual(["speech_group", "speech_group"]);
+    expect(endOf(transcription!.uuid).data).toBe("Weather in Oslo?");
+    expect(endOf(speech!.uuid).data).toEqual({ format: "pcm", audio_base64_chars: 12 });
+    expect(JSON.stringify(events)).not.toContain("BBBBBBBBBBBB");
   });
 });

@@ -1,5 +1,5 @@
 import type { Span, SpanData, Trace, TracingProcessor } from "@openai/agents-core";
-import type { Json, JsonObject } from "../../events/json.js";
+import type { JsonObject } from "../../events/json.js";
 import { toJsonSafe } from "../../runtime/json-safe.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
@@ -16,6 +16,7 @@ import {
   responseRequest,
   responseResponse,
 } from "./span-bodies.js";
+import { audioOpening, scopeClosing, stepName, stepOpening } from "./step-spans.js";
 
 /** Options of `RelaytraceProcessor`. */
 export type RelaytraceProcessorOptions = AdapterOptions;
@@ -59,9 +60,11 @@ interface SpanState {
  * A tracing processor for `@openai/agents-core` (`addTraceProcessor` / `setTraceProcessors`):
  * each trace becomes a `function` scope, agent spans `agent` scopes, generation and response
  * spans `llm` scopes (bodies, usage, model), function spans `tool` scopes carrying the call id the
- * model gave, guardrail and custom spans scopes of those categories, handoffs marks — all with
- * the spans' own start and end times and errors. A scope opens when its span ends or a child
- * needs it as parent, so what the library fills in while the span runs is recorded.
+ * model gave, guardrail and custom spans scopes of those categories, handoffs marks, task, turn,
+ * MCP listing and speech-group spans `function` scopes, transcription and speech spans `custom`
+ * scopes (see step-spans.ts) — all with the spans' own start and end times and errors. A scope
+ * opens when its span ends or a child needs it as parent, so what the library fills in while the
+ * span runs is recorded.
  */
 export class RelaytraceProcessor implements TracingProcessor {
   private readonly traces = new Map<string, TraceState>();
@@ -269,10 +272,20 @@ export class RelaytraceProcessor implements TracingProcessor {
           input: toJsonSafe(data.data),
         });
         break;
+      case "task":
+      case "turn":
+      case "mcp_tools":
+      case "speech_group":
+        scope = openDetached(this.runtime, stepName(data), { category: "function", parentUuid, timestamp, ...stepOpening(data) });
+        break;
+      case "transcription":
+      case "speech":
+        scope = openDetached(this.runtime, `openai.${data.type}`, { category: "custom", parentUuid, timestamp, ...audioOpening(data) });
+        break;
       default: {
-        const named = data as { type: string; name?: string; turn?: number };
-        const name = named.name ?? (named.turn !== undefined ? `turn ${named.turn}` : named.type);
-        scope = openDetached(this.runtime, name, {
+        // A span type newer than this adapter: a function scope named by the type.
+        const named = data as { type: string; name?: unknown };
+        scope = openDetached(this.runtime, typeof named.name === "string" ? named.name : named.type, {
           category: "function",
           parentUuid,
           timestamp,
@@ -308,10 +321,13 @@ export class RelaytraceProcessor implements TracingProcessor {
         return;
       }
       case "scope": {
-        let output: Json | undefined;
-        if (data.type === "guardrail") output = { triggered: data.triggered };
-        if (data.type === "agent" && data.output_type !== undefined) output = { output_type: data.output_type };
-        closeDetached(runtime, opened.scope, { timestamp, ...(output !== undefined ? { output } : {}), ...(error ? { error } : {}) });
+        const { output, metadata } = scopeClosing(data);
+        closeDetached(runtime, opened.scope, {
+          timestamp,
+          ...(output !== undefined ? { output } : {}),
+          ...(metadata !== undefined ? { metadata } : {}),
+          ...(error ? { error } : {}),
+        });
       }
     }
   }

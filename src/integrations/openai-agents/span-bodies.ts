@@ -39,11 +39,16 @@ export function generationResponse(data: GenerationSpanData): Json {
 /**
  * The span keeps the SDK's own input items (`callId`, `function_call_result`, `providerData`):
  * written as the Responses wire input (`call_id`, `function_call_output`), which the event's
- * `openai/responses` schema promises and the decoders read.
+ * `openai/responses` schema promises and the decoders read. The span does not keep the request's
+ * `instructions` (the agent's system prompt); the response echoes them, so they come from there.
  */
 export function responseRequest(data: ResponseSpanData): JsonObject {
   const input = toJsonSafe(data._input ?? null);
-  return { input: Array.isArray(input) ? input.map(wireInputItem) : input };
+  const instructions = toJsonSafe(data._response?.["instructions"] ?? null);
+  return {
+    ...(typeof instructions === "string" || Array.isArray(instructions) ? { instructions } : {}),
+    input: Array.isArray(input) ? input.map(wireInputItem) : input,
+  };
 }
 
 export function responseResponse(data: ResponseSpanData): Json {
