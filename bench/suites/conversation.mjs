@@ -28,7 +28,7 @@ export const BUCKETS = [
  */
 export const FLAT_LIMIT = 1.5;
 
-const TOOL = {
+export const CONVERSATION_TOOL = {
   name: "notes",
   description: "Returns the trip notes for a city",
   inputSchema: { type: "object", properties: { city: { type: "string" }, day: { type: "number" } }, required: ["city"] },
@@ -43,7 +43,7 @@ const cpuMicros = () => {
 async function conversationSetup(api, url, exporters) {
   const marks = [];
   const setup = await makeLoopSetup(api, url, exporters, {
-    tools: [TOOL],
+    tools: [CONVERSATION_TOOL],
     maxTurns: TURNS + 5,
     hooks: { beforeLLM: () => void marks.push(cpuMicros()) },
   });
@@ -68,7 +68,7 @@ export async function runConversation(api, cfg) {
     delayMs: 1,
     toolTurns: TURNS - 1,
     toolsPerTurn: 1,
-    tools: [TOOL.name],
+    tools: [CONVERSATION_TOOL.name],
     assistantTextBytes: CHUNK_BYTES,
   });
   const names = ["off", "target"];
