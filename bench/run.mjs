@@ -55,19 +55,18 @@ const only =
     ?.slice(7)
     .split(",") ?? (argv.includes("--all") ? undefined : ["targets"]);
 // A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
+// Default (targets only): results-targets[-quick].json; --all: results.json; --only or --quick with --all: -partial.
+const suffix = only?.join() === "targets" ? `-targets${quick ? "-quick" : ""}` : quick || only ? "-partial" : "";
 const out =
   argv.find((a) => a.startsWith("--out="))?.slice(6) ??
-  fileURLToPath(
-    new URL(`./results${wantedNode ? `-node${wantedNode}` : ""}${quick || only ? (only?.join() === "targets" ? "-targets" : "-partial") : ""}${quick ? "-quick" : ""}.json`, import.meta.url),
-  );
+  fileURLToPath(new URL(`./results${wantedNode ? `-node${wantedNode}` : ""}${suffix}.json`, import.meta.url));
 const want = (name) => !only || only.includes(name);
 
 const CONFIG = quick
   ? {
       targets: {
         tool: { rounds: 7, calls: 2_000, warmupCalls: 2_000 },
-        turns: { rounds: 4, runs5: 2 },
-        ai7: { rounds: 4, runsPerBlock: 1, warmupRuns: 1 },
+        turns: { rounds: 5, runs5: 3 },
       },
       overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
       peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
@@ -82,7 +81,6 @@ const CONFIG = quick
       targets: {
         tool: { rounds: 15, calls: 20_000, warmupCalls: 10_000 },
         turns: { rounds: 12, runs5: 5 },
-        ai7: { rounds: 12, runsPerBlock: 3, warmupRuns: 2 },
       },
       overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
       peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },

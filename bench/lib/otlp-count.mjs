@@ -52,6 +52,7 @@ export function countOtlpSpans(body, encoding) {
 export function countOtlpJsonSpans(body, encoding) {
   const buf = encoding === "gzip" ? gunzipSync(body) : body;
   let spans = 0;
-  for (const rs of JSON.parse(buf.toString("utf8")).resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
+  for (const rs of JSON.parse(buf.toString("utf8")).resourceSpans ?? [])
+    for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
   return spans;
 }

@@ -12,11 +12,14 @@ export function perRoundRatios(a, b) {
   return out;
 }
 
-/** { median, min, max, rounds, met } of per-round ratios against `limit` (met: median ≤ limit). */
-export function summarizeRatios(ratios, limit) {
-  if (ratios.length === 0) return { median: NaN, min: NaN, max: NaN, rounds: 0, limit, met: undefined };
+/**
+ * { median, min, max, rounds, total, limit, met } of per-round ratios against `limit` (met: median
+ * ≤ limit); `total` is the number of rounds run (default: the ratios'), some of which may be unreadable.
+ */
+export function summarizeRatios(ratios, limit, total = ratios.length) {
+  if (ratios.length === 0) return { median: NaN, min: NaN, max: NaN, rounds: 0, total, limit, met: undefined };
   const m = median(ratios);
-  return { median: m, min: Math.min(...ratios), max: Math.max(...ratios), rounds: ratios.length, limit, met: m <= limit };
+  return { median: m, min: Math.min(...ratios), max: Math.max(...ratios), rounds: ratios.length, total, limit, met: m <= limit };
 }
 
 const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "n/a");
@@ -26,5 +29,6 @@ export function targetRow(label, s) {
   if (s.notMeasured) return [label, "—", "—", `≤ ${s.limit}×`, `not measured: ${s.notMeasured}`];
   if (s.invalid) return [label, x(s.median), "—", `≤ ${s.limit}×`, `INVALID: ${s.invalid}`];
   const verdict = s.met === undefined ? "no verdict (no readable round)" : s.met ? "met" : "not met";
-  return [label, x(s.median), `${x(s.min)}–${x(s.max)} (${s.rounds} rounds)`, `≤ ${s.limit}×`, verdict];
+  const rounds = s.total > s.rounds ? `${s.rounds} of ${s.total} rounds readable` : `${s.rounds} rounds`;
+  return [label, x(s.median), `${x(s.min)}–${x(s.max)} (${rounds})`, `≤ ${s.limit}×`, verdict];
 }

@@ -17,7 +17,9 @@ export const OTLP_QUEUE = { maxQueueSize: 131_072, maxExportBatchSize: 512, sche
  */
 export async function otlpTraceExporter(url, protocol = "proto") {
   const { OTLPTraceExporter } =
-    protocol === "json" ? await import("@opentelemetry/exporter-trace-otlp-http") : await import("@opentelemetry/exporter-trace-otlp-proto");
+    protocol === "json"
+      ? await import("@opentelemetry/exporter-trace-otlp-http")
+      : await import("@opentelemetry/exporter-trace-otlp-proto");
   return new OTLPTraceExporter({ url, concurrencyLimit: Math.max(30, Math.ceil(OTLP_QUEUE.maxQueueSize / OTLP_QUEUE.maxExportBatchSize)) });
 }
 

@@ -58,13 +58,15 @@ export const relaytraceVariants = {
    * An OTel projection exporting OTLP/HTTP protobuf to `url` (a loopback receiver), through the
    * same exporter class and queue bounds as the raw OTLP reference, so that neither drops.
    */
-  otlp: (projection, url, protocol = "proto") => async (api) => {
-    const rt = api.createRuntime();
-    const spanExporter = await otlpTraceExporter(url, protocol);
-    const exporter = new api.OtelExporter({ projection, spanExporter, ...OTLP_QUEUE });
-    exporter.register(rt);
-    return wrap(rt, { exporter, spanExporter });
-  },
+  otlp:
+    (projection, url, protocol = "proto") =>
+    async (api) => {
+      const rt = api.createRuntime();
+      const spanExporter = await otlpTraceExporter(url, protocol);
+      const exporter = new api.OtelExporter({ projection, spanExporter, ...OTLP_QUEUE });
+      exporter.register(rt);
+      return wrap(rt, { exporter, spanExporter });
+    },
 };
 
 /**

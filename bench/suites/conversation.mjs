@@ -158,7 +158,7 @@ export function formatConversation(r) {
       ]),
     ),
     "",
-    `worst later bucket's added ns per body byte / turns 1–5: ${Number.isFinite(r.target.value) ? `${r.target.value.toFixed(2)}×` : "n/a"} (detail)`,
+    `worst later bucket's added ns per body byte / turns 1–5: ${Number.isFinite(r.target.value) ? r.target.value.toFixed(2) : "n/a"}×`,
     r.notAsScripted ? `WARNING: ${r.notAsScripted} run(s) did not finish as scripted` : "",
   ].join("\n");
 }

@@ -233,7 +233,7 @@ export function formatLoop(r) {
       rows,
     ),
     "",
-    `added CPU per traced event, ATOF + ATIF + OTel openinference: ${r.target.value.toFixed(1)} µs (detail; the targets table is the verdict)`,
+    `added CPU per traced event, ATOF + ATIF + OTel openinference: ${r.target.value.toFixed(1)} µs (detail; verdicts: targets table)`,
     r.runs.notAsScripted ? `WARNING: ${r.runs.notAsScripted} run(s) did not finish as scripted` : "",
   ].join("\n");
 }

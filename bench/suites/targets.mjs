@@ -54,7 +54,15 @@ export const TARGETS = [
     b: "atofFloor",
     metric: "wall",
   },
-  { key: "none", label: "no subscriber / raw OTel span, 7 attrs (wall)", limit: 0.3, kind: "tool", a: "none", b: "rawOtel", metric: "wall" },
+  {
+    key: "none",
+    label: "no subscriber / raw OTel span, 7 attrs (wall)",
+    limit: 0.3,
+    kind: "tool",
+    a: "none",
+    b: "rawOtel",
+    metric: "wall",
+  },
   {
     key: "ai7",
     label: "agent loop, 5 turns × 1 tool, ATOF + OTel openinference: added CPU per run / ai 7 generateText telemetry",
@@ -70,8 +78,8 @@ export const TARGETS = [
 ];
 
 const gc = () => {
-  if (typeof global.gc !== "function") throw new Error("targets need global.gc: run with node --expose-gc");
-  global.gc();
+  if (typeof globalThis.gc !== "function") throw new Error("targets need global.gc: run with node --expose-gc");
+  globalThis.gc();
 };
 const cpuMicros = () => {
   const u = process.cpuUsage();
@@ -85,7 +93,12 @@ const cpuMicros = () => {
  */
 export async function measureBlocks(blocks, { rounds, warmup = 1, metric }) {
   for (const b of blocks) await b.setup?.();
-  for (let w = 0; w < warmup; w++) for (const b of blocks) (await b.run(true), await b.flush?.());
+  for (let w = 0; w < warmup; w++) {
+    for (const b of blocks) {
+      await b.run(true);
+      await b.flush?.();
+    }
+  }
   const samples = Object.fromEntries(blocks.map((b) => [b.name, []]));
   try {
     for (let r = 0; r < rounds; r++) {
@@ -219,21 +232,30 @@ async function turnsPair(t, cfg) {
     }
     const s = await measureBlocks(blocks, { rounds: cfg.rounds, metric: "cpu", warmup: 1 });
     const added = (turns) => s[`on${turns}`].map((on, i) => (on - s[`off${turns}`][i]) / turns);
-    return { ...summarizeRatios(perRoundRatios(added(50), added(5)), t.limit), samples: s };
+    return { ...summarizeRatios(perRoundRatios(added(50), added(5)), t.limit, cfg.rounds), samples: s };
   } finally {
     for (const turns of lengths) await providers[turns]?.close();
   }
 }
 
-/** relaytrace's added CPU per run over ai 7's generateText with telemetry (see ai7-loop.mjs). */
-async function ai7Pair(t, cfg) {
-  let mod;
-  try {
-    mod = await import("../lib/ai7-loop.mjs");
-  } catch (error) {
-    return { limit: t.limit, notMeasured: `ai 7 loop harness unavailable (${error?.message ?? error})` };
-  }
-  return mod.ai7Pair(t, cfg);
+/**
+ * relaytrace's added CPU per run over ai 7's generateText with telemetry. ai 7 emits OTel spans
+ * only through its `@ai-sdk/otel` integration (registerTelemetry(new OpenTelemetry())); without it
+ * there is no reference side, and the row says so.
+ */
+async function ai7Pair(t) {
+  const resolvable = async (name) => {
+    try {
+      await import(name);
+      return true;
+    } catch {
+      return false;
+    }
+  };
+  if (!(await resolvable("ai7"))) return { limit: t.limit, notMeasured: "ai 7 (npm alias ai7) not installed" };
+  if (!(await resolvable("@ai-sdk/otel")))
+    return { limit: t.limit, notMeasured: "@ai-sdk/otel (ai 7's OpenTelemetry integration) not installed" };
+  return { limit: t.limit, notMeasured: "ai 7 is installed with @ai-sdk/otel, but the ai 7 loop side is not written yet" };
 }
 
 export async function runTargets(api, cfg) {
@@ -245,14 +267,14 @@ export async function runTargets(api, cfg) {
       if (t.kind === "tool") results[t.key] = await toolPair(t, { ...cfg.tool, api });
       else if (t.kind === "peer") results[t.key] = await openinferencePair(t, { ...cfg.tool, api });
       else if (t.kind === "turns") results[t.key] = await turnsPair(t, { ...cfg.turns, api });
-      else results[t.key] = await ai7Pair(t, { ...cfg.ai7, api });
+      else results[t.key] = await ai7Pair(t);
     } catch (error) {
       results[t.key] = { limit: t.limit, notMeasured: `failed: ${error?.message ?? error}` };
     }
     results[t.key].seconds = (Date.now() - started) / 1000;
     process.stderr.write(`targets: ${t.key} in ${results[t.key].seconds.toFixed(1)} s\n`);
   }
-  return { config: { tool: cfg.tool, turns: cfg.turns, ai7: cfg.ai7 }, results };
+  return { config: { tool: cfg.tool, turns: cfg.turns }, results };
 }
 
 export function formatTargets(r) {
@@ -262,6 +284,7 @@ export function formatTargets(r) {
     table(["pair (same run, interleaved, gc between blocks)", "median of per-round ratios", "spread (min–max)", "target", "verdict"], rows),
     "",
     `tool pairs: ${c.tool.rounds} rounds × ${c.tool.calls} calls per side after ${c.tool.warmupCalls} warm-up; ` +
-      `conversation pair: ${c.turns.rounds} rounds (5-turn blocks of ${c.turns.runs5} runs); agent-loop pair: ${c.ai7.rounds} rounds.`,
+      `conversation pair: ${c.turns.rounds} rounds (each block one 50-turn run or ${c.turns.runs5} 5-turn runs; ` +
+      "a round whose 5-turn added CPU is ≤ 0 is below the noise and left out). Wall pairs time the calls; CPU pairs include the flush.",
   ].join("\n");
 }
