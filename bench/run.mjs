@@ -66,7 +66,7 @@ const CONFIG = quick
   ? {
       targets: {
         tool: { rounds: 7, calls: 2_000, warmupCalls: 2_000 },
-        turns: { rounds: 5, runs5: 5 },
+        turns: { rounds: 5, runs5: 10, runs50: 1 },
       },
       overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
       peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
@@ -80,7 +80,7 @@ const CONFIG = quick
   : {
       targets: {
         tool: { rounds: 15, calls: 20_000, warmupCalls: 10_000 },
-        turns: { rounds: 15, runs5: 10 },
+        turns: { rounds: 15, runs5: 20, runs50: 2 },
       },
       overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
       peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },

@@ -210,7 +210,7 @@ async function turnsPair(t, cfg) {
       });
       for (const traced of [false, true]) {
         const name = `${traced ? "on" : "off"}${turns}`;
-        const runs = turns === 5 ? cfg.runs5 : 1;
+        const runs = turns === 5 ? cfg.runs5 : (cfg.runs50 ?? 1);
         blocks.push({
           name,
           setup: async () =>
@@ -284,7 +284,7 @@ export function formatTargets(r) {
     table(["pair (same run, interleaved, gc between blocks)", "median of per-round ratios", "spread (min–max)", "target", "verdict"], rows),
     "",
     `tool pairs: ${c.tool.rounds} rounds × ${c.tool.calls} calls per side after ${c.tool.warmupCalls} warm-up; ` +
-      `conversation pair: ${c.turns.rounds} rounds (each block one 50-turn run or ${c.turns.runs5} 5-turn runs; ` +
+      `conversation pair: ${c.turns.rounds} rounds (each block ${c.turns.runs50 ?? 1} 50-turn run(s) or ${c.turns.runs5} 5-turn runs; ` +
       "a round whose 5-turn added CPU is ≤ 0 is below the noise and left out). Wall pairs time the calls; CPU pairs include the flush.",
   ].join("\n");
 }
