@@ -1,5 +1,7 @@
-// relaytrace benchmarks: `npm run bench` (full) or `npm run bench -- --quick` (smoke, < 60 s).
-// Options: --quick, --only=overhead,peers,nemo,loop,conversation,throughput,scale,hostile, --out=<results.json path>,
+// relaytrace benchmarks: `npm run bench` prints the performance targets table (every target a ratio
+// of two sides measured interleaved in one run, gc between blocks; a few minutes), `npm run bench --
+// --quick` the same with few calls (figures rough, < 1 min). --all adds the detail sections.
+// Options: --quick, --all, --only=targets,overhead,peers,nemo,loop,conversation,throughput,scale,hostile, --out=<results.json path>,
 // --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first),
 // --both (the whole bench on this Node, then on Node 24: results.json and results-node24.json).
 import { spawnSync } from "node:child_process";
@@ -19,6 +21,7 @@ import { runChild } from "./lib/child.mjs";
 import { formatThroughput, runThroughput } from "./suites/throughput.mjs";
 import { formatScale, runScale } from "./suites/scale.mjs";
 import { formatHostile, runHostile } from "./suites/hostile.mjs";
+import { formatTargets } from "./suites/targets.mjs";
 
 const argv = process.argv.slice(2);
 if (argv.includes("--both")) {
@@ -46,18 +49,25 @@ if (argv.includes("--both")) {
 }
 const wantedNode = rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
 const quick = argv.includes("--quick");
-const only = argv
-  .find((a) => a.startsWith("--only="))
-  ?.slice(7)
-  .split(",");
+const only =
+  argv
+    .find((a) => a.startsWith("--only="))
+    ?.slice(7)
+    .split(",") ?? (argv.includes("--all") ? undefined : ["targets"]);
 // A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
+// Default (targets only): results-targets[-quick].json; --all: results.json; --only or --quick with --all: -partial.
+const suffix = only?.join() === "targets" ? `-targets${quick ? "-quick" : ""}` : quick || only ? "-partial" : "";
 const out =
   argv.find((a) => a.startsWith("--out="))?.slice(6) ??
-  fileURLToPath(new URL(`./results${wantedNode ? `-node${wantedNode}` : ""}${quick || only ? "-partial" : ""}.json`, import.meta.url));
+  fileURLToPath(new URL(`./results${wantedNode ? `-node${wantedNode}` : ""}${suffix}.json`, import.meta.url));
 const want = (name) => !only || only.includes(name);
 
 const CONFIG = quick
   ? {
+      targets: {
+        tool: { rounds: 7, calls: 2_000, warmupCalls: 2_000 },
+        turns: { rounds: 5, runs5: 10, runs50: 1 },
+      },
       overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
       peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
       nemo: { rounds: 3, calls: 1_000, warmupCalls: 1_000, nemoCalls: 100, nemoWarmupCalls: 50 },
@@ -68,6 +78,10 @@ const CONFIG = quick
       hostile: { rounds: 3, keys: [2_000, 4_000, 8_000], depths: [1_000, 2_000, 4_000], lineMiB: [16, 32, 64] },
     }
   : {
+      targets: {
+        tool: { rounds: 15, calls: 20_000, warmupCalls: 10_000 },
+        turns: { rounds: 15, runs5: 20, runs50: 2 },
+      },
       overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
       peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
       nemo: { rounds: 7, calls: 10_000, warmupCalls: 5_000, nemoCalls: 1_000, nemoWarmupCalls: 300 },
@@ -101,6 +115,13 @@ async function section(key, title, run, format) {
   }
 }
 
+// The targets run first, in a fresh child process with --expose-gc (gc before every block).
+await section(
+  "targets",
+  "Performance targets (ratios measured side by side in this run)",
+  () => runChild("targets.mjs", [JSON.stringify(CONFIG.targets)], ["--expose-gc"]),
+  formatTargets,
+);
 await section("overhead", "1. Tool-call overhead (ns per executeTool call)", () => runOverhead(api, CONFIG.overhead), formatOverhead);
 /** A section that needs bench's own devDependencies: skipped with a note when they are absent. */
 async function peerSection(key, title, installed, missing, run, format) {

@@ -47,3 +47,12 @@ export function countOtlpSpans(body, encoding) {
   }
   return spans;
 }
+
+/** Number of spans in one OTLP/HTTP JSON request body (resourceSpans → scopeSpans → spans). */
+export function countOtlpJsonSpans(body, encoding) {
+  const buf = encoding === "gzip" ? gunzipSync(body) : body;
+  let spans = 0;
+  for (const rs of JSON.parse(buf.toString("utf8")).resourceSpans ?? [])
+    for (const ss of rs.scopeSpans ?? []) spans += ss.spans?.length ?? 0;
+  return spans;
+}

@@ -10,12 +10,16 @@ import { NoopSpanExporter, TOOL_NAME, toolFn } from "./workload.mjs";
 export const OTLP_QUEUE = { maxQueueSize: 131_072, maxExportBatchSize: 512, scheduledDelayMillis: 200 };
 
 /**
- * The OTLP/HTTP protobuf exporter both sides use. A flush of a long queue sends all its batches
- * at once (up to 256 with the bound above); the exporter's default limit of 30 requests in
- * flight would fail the rest, so it is raised with the queue.
+ * The OTLP/HTTP exporter both sides use: protobuf (`exporter-trace-otlp-proto`, the default) or
+ * JSON (`exporter-trace-otlp-http`). A flush of a long queue sends all its batches at once (up to
+ * 256 with the bound above); the exporter's default limit of 30 requests in flight would fail the
+ * rest, so it is raised with the queue.
  */
-export async function otlpTraceExporter(url) {
-  const { OTLPTraceExporter } = await import("@opentelemetry/exporter-trace-otlp-proto");
+export async function otlpTraceExporter(url, protocol = "proto") {
+  const { OTLPTraceExporter } =
+    protocol === "json"
+      ? await import("@opentelemetry/exporter-trace-otlp-http")
+      : await import("@opentelemetry/exporter-trace-otlp-proto");
   return new OTLPTraceExporter({ url, concurrencyLimit: Math.max(30, Math.ceil(OTLP_QUEUE.maxQueueSize / OTLP_QUEUE.maxExportBatchSize)) });
 }
 
@@ -67,9 +71,10 @@ export function createRawFullTool() {
   };
 }
 
-/** The same raw span through the OTLP/HTTP protobuf exporter relaytrace's OTLP variant uses, to `url`. */
-export async function createRawOtlpTool(url) {
-  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(await otlpTraceExporter(url), OTLP_QUEUE)] });
+/** The same raw span through the OTLP/HTTP exporter relaytrace's OTLP variant uses (`protocol`: proto or json), to `url`. */
+export async function createRawOtlpTool(url, protocol = "proto") {
+  const exporter = await otlpTraceExporter(url, protocol);
+  const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(exporter, OTLP_QUEUE)] });
   // The SDK drops silently; a failed flush is counted here, missing spans at the receiver.
   let failedFlushes = 0;
   const flush = () => provider.forceFlush().catch(() => void failedFlushes++);

@@ -58,13 +58,15 @@ export const relaytraceVariants = {
    * An OTel projection exporting OTLP/HTTP protobuf to `url` (a loopback receiver), through the
    * same exporter class and queue bounds as the raw OTLP reference, so that neither drops.
    */
-  otlp: (projection, url) => async (api) => {
-    const rt = api.createRuntime();
-    const spanExporter = await otlpTraceExporter(url);
-    const exporter = new api.OtelExporter({ projection, spanExporter, ...OTLP_QUEUE });
-    exporter.register(rt);
-    return wrap(rt, { exporter, spanExporter });
-  },
+  otlp:
+    (projection, url, protocol = "proto") =>
+    async (api) => {
+      const rt = api.createRuntime();
+      const spanExporter = await otlpTraceExporter(url, protocol);
+      const exporter = new api.OtelExporter({ projection, spanExporter, ...OTLP_QUEUE });
+      exporter.register(rt);
+      return wrap(rt, { exporter, spanExporter });
+    },
 };
 
 /**
@@ -92,6 +94,12 @@ export const TOOL_VARIANTS = {
     otlp: true,
     make: (api, ctx) => relaytraceVariants.otlp("full", ctx.receiverUrl)(api),
   },
+  otlpJsonFull: {
+    label: "relaytrace + OTel full projection → OTLP/HTTP JSON (loopback receiver)",
+    reference: "rawOtlpJsonFull",
+    otlp: true,
+    make: (api, ctx) => relaytraceVariants.otlp("full", ctx.receiverUrl, "json")(api),
+  },
 };
 
 /** References (no relaytrace): each factory returns { call, flush?, shutdown? }. */
@@ -109,6 +117,11 @@ export const REFERENCES = {
     label: "raw OTel span, 19 attrs → OTLP/HTTP protobuf (reference)",
     otlp: true,
     make: (ctx) => createRawOtlpTool(ctx.receiverUrl),
+  },
+  rawOtlpJsonFull: {
+    label: "raw OTel span, 19 attrs → OTLP/HTTP JSON (reference)",
+    otlp: true,
+    make: (ctx) => createRawOtlpTool(ctx.receiverUrl, "json"),
   },
   atofFloor: { label: "ATOF floor: build + stringify the 2 events, no I/O (reference)", make: () => createAtofFloor() },
 };

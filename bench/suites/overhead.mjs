@@ -90,13 +90,6 @@ export function formatOverhead(result) {
       ]),
     ),
   );
-  lines.push("");
-  lines.push(
-    table(
-      ["target (issue #17)", "measured", "verdict"],
-      Object.values(result.targets).map((t) => [t.target, ratio(t.value), targetVerdict(t)]),
-    ),
-  );
   if (Object.keys(result.diagnostics).length > 0) lines.push("", `diagnostics: ${JSON.stringify(result.diagnostics)}`);
   return lines.join("\n");
 }
