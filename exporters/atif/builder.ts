@@ -328,28 +328,27 @@ export class TrajectoryBuilder {
       this.steps.push({ step_id: 0, timestamp: formatTimestamp(rest[0]!.us), source: "system", message: "", observation: { results } });
     }
     this.steps.forEach((s, i) => (s.step_id = i + 1));
-    const unownedMarks: JsonObject[] = [];
-    for (const mark of this.marks) {
-      const copy = cloneJson(mark as unknown as JsonObject);
-      const step = this.owningStep(mark.parent_uuid);
-      if (step) {
-        const extra = (step.extra ??= {});
-        const list = Array.isArray(extra["marks"]) ? extra["marks"] : (extra["marks"] = []);
-        list.push(copy);
-      } else unownedMarks.push(copy);
-    }
-    const unownedEvaluations: JsonObject[] = [];
-    for (const mark of this.evaluations) {
-      // The evaluation itself: { name, score?, label?, explanation? }.
-      const evaluation = cloneJson(mark.data as JsonObject);
-      const step = this.owningStep(mark.parent_uuid);
-      if (step) {
-        const extra = (step.extra ??= {});
-        const list = Array.isArray(extra["evaluations"]) ? extra["evaluations"] : (extra["evaluations"] = []);
-        list.push(evaluation);
-      } else unownedEvaluations.push(evaluation);
-    }
+    // A mark whole, an evaluation as itself ({ name, score?, label?, explanation? }).
+    const unownedMarks = this.placeOnSteps(this.marks, "marks", (mark) => cloneJson(mark as unknown as JsonObject));
+    const unownedEvaluations = this.placeOnSteps(this.evaluations, "evaluations", (mark) => cloneJson(mark.data as JsonObject));
     return { steps: this.steps, unownedMarks, unownedEvaluations };
+  }
+
+  /** Puts each mark's entry in `extra[key]` of the step that owns it; returns the entries no step owns. */
+  private placeOnSteps(marks: readonly AtofEvent[], key: string, entryOf: (mark: AtofEvent) => JsonObject): JsonObject[] {
+    const unowned: JsonObject[] = [];
+    for (const mark of marks) {
+      const entry = entryOf(mark);
+      const step = this.owningStep(mark.parent_uuid);
+      if (step === undefined) {
+        unowned.push(entry);
+        continue;
+      }
+      const extra = (step.extra ??= {});
+      const list = Array.isArray(extra[key]) ? extra[key] : (extra[key] = []);
+      list.push(entry);
+    }
+    return unowned;
   }
 
   private owningStep(parentUuid: string | null): AtifStep | undefined {

@@ -52,18 +52,7 @@ export const LLM_OPTIONS = set(
   "injectTraceparent",
   "prompt",
 );
-export const LLM_STREAM_OPTIONS = set(
-  "modelName",
-  "dataSchema",
-  "attributes",
-  "metadata",
-  "parent",
-  "signal",
-  "timestamp",
-  "injectTraceparent",
-  "assemble",
-  "prompt",
-);
+export const LLM_STREAM_OPTIONS: ReadonlySet<string> = new Set([...LLM_OPTIONS, "assemble"]);
 export const END_LLM_OPTIONS = set("data", "metadata", "modelName", "timestamp", "error");
 export const SHUTDOWN_OPTIONS = set("timeoutMs");
 export const REGISTRATION_OPTIONS = set("scope", "breakChain");

@@ -9,7 +9,7 @@ import type { MarkEvent } from "../../src/events/types.js";
 import { RelaytraceError } from "../../src/runtime/errors.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import { capturingRuntime } from "../support/capture.js";
-import { attributesOf, spansOf, startOtlpReceiver, type OtlpReceiver, type ReceivedExport } from "../support/otlp.js";
+import { attributesOf, logRecordsOf, spansOf, startOtlpReceiver, type OtlpReceiver } from "../support/otlp.js";
 
 const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
@@ -17,13 +17,8 @@ afterEach(async () => {
 });
 
 type Obj = Record<string, unknown>;
-const list = (v: unknown) => (v as Obj[] | undefined) ?? [];
 
-function logRecords(received: ReceivedExport[]): Obj[] {
-  return received
-    .filter((r) => r.signal === "logs")
-    .flatMap((r) => list(r.body["resourceLogs"]).flatMap((rl) => list(rl["scopeLogs"]).flatMap((sl) => list(sl["logRecords"]))));
-}
+const logRecords = logRecordsOf;
 
 describe("recordEvaluation", () => {
   it("is an ATOF mark under its target, with the evaluation as data and the target's traceparent", async () => {

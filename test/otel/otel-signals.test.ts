@@ -5,7 +5,7 @@ import { readFileSync } from "node:fs";
 import { afterEach, describe, expect, it } from "vitest";
 import { OtelExporter } from "../../exporters/otel/index.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
-import { attributesOf, spansOf, startOtlpReceiver, type OtlpReceiver, type ReceivedExport } from "../support/otlp.js";
+import { attributesOf, logRecordsOf, spansOf, startOtlpReceiver, type OtlpReceiver, type ReceivedExport } from "../support/otlp.js";
 
 const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
@@ -77,11 +77,7 @@ async function run(protocol: "http/protobuf" | "http/json", url: string) {
 type Obj = Record<string, unknown>;
 const list = (v: unknown) => (v as Obj[] | undefined) ?? [];
 
-function logRecords(received: ReceivedExport[]): Obj[] {
-  return received
-    .filter((r) => r.signal === "logs")
-    .flatMap((r) => list(r.body["resourceLogs"]).flatMap((rl) => list(rl["scopeLogs"]).flatMap((sl) => list(sl["logRecords"]))));
-}
+const logRecords = logRecordsOf;
 
 function metrics(received: ReceivedExport[]): Map<string, Obj> {
   const out = new Map<string, Obj>();

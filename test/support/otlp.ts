@@ -120,3 +120,11 @@ export function attributesOf(list: unknown): Record<string, unknown> {
   }
   return out;
 }
+
+/** Every log record of the `logs` exports received, in arrival order. */
+export function logRecordsOf(received: readonly ReceivedExport[]): Record<string, unknown>[] {
+  const list = (v: unknown) => (v as Record<string, unknown>[] | undefined) ?? [];
+  return received
+    .filter((r) => r.signal === "logs")
+    .flatMap((r) => list(r.body["resourceLogs"]).flatMap((rl) => list(rl["scopeLogs"]).flatMap((sl) => list(sl["logRecords"]))));
+}
