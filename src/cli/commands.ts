@@ -93,6 +93,7 @@ export async function convert(
           trees++;
           out.write(`${text}\n`);
         },
+        () => out.drained(),
         serviceName,
       );
       if (trees === 0) out.write("\n");
@@ -122,13 +123,17 @@ async function printTree(
   events: AsyncIterable<AtofEvent>,
   projection: ProjectionName,
   print: (tree: string) => void,
+  drained: () => Promise<void>,
   serviceName?: string,
 ): Promise<number> {
   const tree = new StreamingTree(print);
   const count = await projectSpans(
     tree.watch(events),
     projection,
-    (batch) => tree.add(batch),
+    async (batch) => {
+      tree.add(batch);
+      await drained(); // the trees printed for this batch are taken before the next is read
+    },
     serviceName === undefined ? {} : { serviceName },
   );
   tree.end();
@@ -158,6 +163,8 @@ async function writeOtlpJson(
         out.write(entries++ === 0 ? "\n    " : ",\n    ");
         for (const chunk of jsonTextChunks(entry, 2)) out.write(chunk.replace(/\n/g, "\n    "));
       }
+      // This batch is taken by the reader before the next is read: a slow pipe holds the command, not its memory.
+      return out.drained();
     },
     { serviceName },
   );
@@ -287,10 +294,15 @@ export async function tree(io: Io, file: string, projection: ProjectionName, len
     return 0;
   }
   let trees = 0;
-  await printTree(eventsInTimeOrder([file], timeOrderedOptions(io, lenient)), projection, (text) => {
-    trees++;
-    io.out(text);
-  });
+  await printTree(
+    eventsInTimeOrder([file], timeOrderedOptions(io, lenient)),
+    projection,
+    (text) => {
+      trees++;
+      io.out(text);
+    },
+    () => io.drained?.() ?? Promise.resolve(),
+  );
   if (trees === 0) io.out("(no spans: the file has no scope events)");
   return 0;
 }

@@ -5,8 +5,12 @@ import { InputError } from "./input.js";
 /** Where a command's result goes, written piece by piece so a large result is never one string. */
 export interface TextOutput {
   write(text: string): void;
+  /** Resolves once what was written has been taken (a slow stdout reader holds the command back here). */
+  drained(): Promise<void>;
   close(): void;
 }
+
+const DONE = Promise.resolve();
 
 /** `-o FILE` (created or truncated, written synchronously) or, without a path, `io.out` line by line. */
 export function openOutput(io: Io, path: string | undefined): TextOutput {
@@ -18,6 +22,7 @@ export function openOutput(io: Io, path: string | undefined): TextOutput {
         partial = lines.pop()!;
         for (const line of lines) io.out(line);
       },
+      drained: () => io.drained?.() ?? DONE,
       close() {
         if (partial !== "") io.out(partial);
         partial = "";
@@ -43,6 +48,7 @@ export function openOutput(io: Io, path: string | undefined): TextOutput {
         throw new InputError(`cannot write ${path}: ${describeWriteError(error)}`);
       }
     },
+    drained: () => DONE, // written synchronously
     close() {
       closeSync(fd);
     },
