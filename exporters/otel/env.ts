@@ -155,6 +155,19 @@ export function spanLimitsFromEnv(problems: EnvProblem[], env: Env = process.env
   return limits;
 }
 
+/** Log record attribute limits: `OTEL_LOGRECORD_ATTRIBUTE_*`, falling back to the general `OTEL_ATTRIBUTE_*`. */
+export function logRecordLimitsFromEnv(problems: EnvProblem[], env: Env = process.env): { valueLength?: number; count?: number } {
+  const valueLength =
+    integerFromEnv("OTEL_LOGRECORD_ATTRIBUTE_VALUE_LENGTH_LIMIT", problems, env) ??
+    integerFromEnv("OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT", problems, env);
+  const count =
+    integerFromEnv("OTEL_LOGRECORD_ATTRIBUTE_COUNT_LIMIT", problems, env) ?? integerFromEnv("OTEL_ATTRIBUTE_COUNT_LIMIT", problems, env);
+  const limits: { valueLength?: number; count?: number } = {};
+  if (valueLength !== undefined) limits.valueLength = valueLength;
+  if (count !== undefined) limits.count = count;
+  return limits;
+}
+
 /** Export timeout: `OTEL_EXPORTER_OTLP_<SIGNAL>_TIMEOUT`, else `OTEL_EXPORTER_OTLP_TIMEOUT`. */
 export function timeoutFromEnv(signal: Signal, problems: EnvProblem[], env: Env = process.env): number | undefined {
   return (

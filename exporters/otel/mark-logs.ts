@@ -1,4 +1,4 @@
-import { ROOT_CONTEXT, trace, type SpanContext } from "@opentelemetry/api";
+import { ROOT_CONTEXT, trace, type Attributes, type SpanContext } from "@opentelemetry/api";
 import { SeverityNumber, type AnyValue, type LogAttributes, type Logger } from "@opentelemetry/api-logs";
 import type { Resource } from "@opentelemetry/resources";
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from "@opentelemetry/sdk-logs";
@@ -11,6 +11,7 @@ import type { InstrumentationScope } from "./finished-span.js";
 import { hrTimeFromMicros } from "./ids.js";
 import { countedExport, type ExportResult } from "./counted-export.js";
 import { recordedRemoteParent } from "./remote-parent.js";
+import { applySpanLimits, type SpanLimitSettings } from "./span-limits.js";
 
 const LOG_CODES = { failed: "otel.logs_export_failed", lost: "otel.logs_not_exported", what: "log record" };
 
@@ -75,6 +76,8 @@ export class MarkLogs {
     counter: DiagnosticCounter,
     private readonly captureContent: boolean,
     batch: LogBatchSettings,
+    /** `OTEL_LOGRECORD_ATTRIBUTE_*` / `OTEL_ATTRIBUTE_*`, applied as on spans (JSON text is shortened inside its values). */
+    private readonly limits: SpanLimitSettings = {},
   ) {
     this.provider = new LoggerProvider({
       resource,
@@ -103,6 +106,7 @@ export class MarkLogs {
     if (metadata !== null && metadata !== undefined) attributes[attributeKey(ns, "mark.metadata")] = jsonText(metadata);
     const evaluated = isEvaluationMark(mark) ? evaluationAttributes(mark, attributes, this.captureContent) : undefined;
     if (evaluated !== undefined) enclosing = evaluated;
+    applySpanLimits(attributes as Attributes, this.limits);
     this.logger.emit({
       eventName: mark.name,
       timestamp: hrTimeFromMicros(us),

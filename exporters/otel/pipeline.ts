@@ -13,6 +13,7 @@ import {
   metricReaderSettingsFromEnv,
   protocolFromEnv,
   samplerFromEnv,
+  logRecordLimitsFromEnv,
   spanLimitsFromEnv,
   timeoutFromEnv,
   type EnvProblem,
@@ -153,7 +154,7 @@ export function logsPipeline(
       scheduledDelayMillis: env.scheduledDelayMillis ?? BLRP_DEFAULTS.scheduledDelayMillis,
       exportTimeoutMillis: options.timeoutMillis ?? env.exportTimeoutMillis ?? BLRP_DEFAULTS.exportTimeoutMillis,
     };
-    return new MarkLogs(exporter, resource, scope, ns, counter, captureContent, batch);
+    return new MarkLogs(exporter, resource, scope, ns, counter, captureContent, batch, logRecordLimitsFromEnv(problems));
   } finally {
     reportProblems(problems, counter);
   }

@@ -182,6 +182,35 @@ describe.each(["http/protobuf", "http/json"] as const)("all three signals over %
   });
 });
 
+describe("log record limits", () => {
+  it("applies OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT to log records as to spans, JSON text still parsing", async () => {
+    const r = await receiver();
+    const before = process.env["OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"];
+    process.env["OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"] = "40";
+    let exporter: OtelExporter;
+    try {
+      exporter = new OtelExporter({ projection: "full", endpoint: `${r.url}/v1/traces`, protocol: "http/json", logs: true });
+    } finally {
+      if (before === undefined) delete process.env["OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"];
+      else process.env["OTEL_ATTRIBUTE_VALUE_LENGTH_LIMIT"] = before;
+    }
+    const rt = createRuntime();
+    exporter.register(rt);
+    await rt.withScope("run", () => {
+      rt.mark("note", { metadata: { text: "x".repeat(500) } });
+      rt.recordEvaluation({ name: "judge", score: 1, explanation: "y".repeat(500) });
+    });
+    await rt.shutdown();
+    const records = logRecordsOf(r.received).map((l) => attributesOf(l["attributes"]));
+    const note = records.find((a) => a["nemo_relay.mark.name"] === "note")!;
+    const metadata = String(note["nemo_relay.mark.metadata"]);
+    expect(metadata.length).toBeLessThan(120);
+    expect(() => JSON.parse(metadata) as unknown).not.toThrow();
+    const judged = records.find((a) => a["gen_ai.evaluation.name"] === "judge")!;
+    expect(String(judged["gen_ai.evaluation.explanation"]).length).toBeLessThanOrEqual(40);
+  });
+});
+
 describe("signal options", () => {
   it("sends logs and metrics to their own endpoints when given", async () => {
     const traces = await receiver();
