@@ -1,22 +1,22 @@
-import { EVALUATION_EVENT, EVALUATION_SCHEMA } from "../../runtime/evaluation.js";
 import type { AnyExportedSpan, ObservabilityExporter, ScoreEvent, TracingEvent } from "@mastra/core/observability";
-import type { JsonObject } from "../../events/json.js";
 import type { Category } from "../../events/types.js";
-import { toJsonSafe } from "../../runtime/json-safe.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
 import { DiagnosticCounter, type Diagnostic } from "../../wire/diagnostics.js";
-import {
-  CHAT_COMPLETIONS_SCHEMA,
-  chatCompletionsRequest,
-  chatCompletionsResponse,
-  toolOutputText,
-  type CallMessage,
-  type CallToolDefinition,
-} from "../chat-completions-body.js";
+import { toolOutputText } from "../chat-completions-body.js";
 import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
-import { generationMessages, generationSettings, generationTools, inferenceResponse, jsonOf } from "./model-call.js";
+import { recordScore, type MastraScore, type MastraTraceScore } from "./scores.js";
+import { baseMetadata, dateOf, endMetadata, entityName, errorOf, stringOf } from "./span-fields.js";
+import {
+  endModelCall,
+  generationMessages,
+  generationSettings,
+  generationTools,
+  jsonOf,
+  startModelCall,
+  type Generation,
+} from "./model-call.js";
 
 /** Options of `RelaytraceExporter`. */
 export interface RelaytraceExporterOptions extends AdapterOptions {
@@ -32,31 +32,6 @@ export interface RelaytraceExporterOptions extends AdapterOptions {
   maxEndedSpans?: number;
 }
 
-/**
- * The `data` of an evaluation mark (`gen_ai.evaluation.result`, data schema `relaytrace.evaluation`,
- * the shape `runtime.recordEvaluation` records): one Mastra score, on the scope of the span it
- * scores (or of the trace's root span, for a score of the whole trace). The scorer's id, the
- * score's source and Mastra's trace and span ids are in the mark's metadata (`mastra.scorer_id`,
- * `mastra.score_source`, `mastra.trace_id`, `mastra.span_id`).
- */
-export interface EvaluationData {
-  /** The scorer's name (its id when it has none). */
-  name: string;
-  score: number;
-  /** The scorer's reason, when it gave one. */
-  explanation?: string;
-}
-
-/** The arguments of `addScoreToTrace`, Mastra's older score hook. */
-export interface MastraTraceScore {
-  traceId: string;
-  spanId?: string;
-  score: number;
-  reason?: string;
-  scorerName: string;
-  metadata?: Record<string, unknown>;
-}
-
 /** The tool calls Mastra traces: each becomes a relaytrace `tool` scope. */
 const TOOL_TYPES: ReadonlySet<string> = new Set(["tool_call", "mcp_tool_call", "client_tool_call", "provider_tool_call"]);
 
@@ -68,16 +43,6 @@ const CATEGORIES: Readonly<Record<string, Category>> = {
   rag_embedding: "embedder",
   rag_vector_operation: "retriever",
 };
-
-/** What one model generation (an agent's loop) has sent so far: each provider call's request grows from it. */
-interface Generation {
-  history: CallMessage[];
-  /** Tool results not yet placed after the assistant message that asked for them. */
-  pendingResults: CallMessage[];
-  tools: CallToolDefinition[];
-  settings: JsonObject;
-  model?: string;
-}
 
 /** One model step: its provider call, and the tool calls that started while that call was still open. */
 interface Step {
@@ -167,7 +132,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
   async onScoreEvent(event: ScoreEvent): Promise<void> {
     this.guard(() => {
       const s = event.score;
-      this.evaluation({
+      this.score({
         traceId: s.traceId,
         spanId: s.spanId,
         name: s.scorerName ?? s.scorerId,
@@ -183,7 +148,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
 
   async addScoreToTrace(args: MastraTraceScore): Promise<void> {
     this.guard(() => {
-      this.evaluation({
+      this.score({
         traceId: args.traceId,
         spanId: args.spanId,
         name: args.scorerName,
@@ -225,6 +190,18 @@ export class RelaytraceExporter implements ObservabilityExporter {
     } catch (error) {
       this.counter.recordError("mastra.flush_failed", error);
     }
+  }
+
+  /** One Mastra score as an evaluation mark, on the scope of the span (else the trace) it scores. */
+  private score(score: MastraScore): void {
+    let target: string | undefined;
+    if (score.spanId !== undefined) {
+      const open = this.open.get(score.spanId);
+      target = open ? this.uuidOf(open) : this.ended.get(score.spanId);
+    }
+    // A trace's score, or a score of a span Mastra did not export (internal, filtered): on the trace's root.
+    if (target === undefined && score.traceId !== undefined) target = this.traceRoots.get(score.traceId);
+    recordScore(this.runtime, this.counter, score, target);
   }
 
   private guard(fn: () => void): void {
@@ -340,7 +317,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
       }
       case "llm": {
         const step = this.stepOf(tracked);
-        this.endCall(tracked.llm!, span, tracked.generation, step, timestamp, error);
+        endModelCall(this.runtime, tracked.llm!, span, tracked.generation, step?.firstToolStart, timestamp, error);
         if (step) {
           if (step.inference === tracked) step.inference = undefined;
           this.releaseAll(step);
@@ -351,8 +328,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
         const step = tracked.step;
         if (step?.standsForCall && !step.sawInference) {
           // No provider call span was exported for this step: the step's own times, reply and usage stand for it.
-          const handle = this.startCall(span, tracked.generation, tracked.uuid!, false);
-          this.endCall(handle, span, tracked.generation, step, timestamp, error);
+          const handle = startModelCall(this.runtime, span, tracked.generation, tracked.uuid!, false);
+          endModelCall(this.runtime, handle, span, tracked.generation, step?.firstToolStart, timestamp, error);
         }
         if (step) this.releaseAll(step);
         const output = span.output !== undefined && (span.type as string) !== "model_generation" ? jsonOf(span.output) : undefined;
@@ -457,7 +434,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
   }
 
   private openLlm(tracked: Tracked, step: Step | undefined): void {
-    const handle = this.startCall(tracked.span, tracked.generation, tracked.parentUuid);
+    const handle = startModelCall(this.runtime, tracked.span, tracked.generation, tracked.parentUuid);
     tracked.llm = handle;
     tracked.uuid = handle.uuid;
     if (step) {
@@ -466,71 +443,6 @@ export class RelaytraceExporter implements ObservabilityExporter {
       step.firstToolStart = undefined;
     }
     this.rootOf(tracked.span, handle.uuid);
-  }
-
-  /**
-   * Starts the `llm` scope of one provider call: its request is what the generation has sent so
-   * far, with the tool results since the last reply (unless they are this step's own: a step that
-   * stands for its call is recorded at its end, after its tools).
-   */
-  private startCall(span: AnyExportedSpan, generation: Generation | undefined, parentUuid: string, withPending = true): LlmHandle {
-    if (generation && withPending) generation.history.push(...generation.pendingResults.splice(0));
-    const model = stringOf(span.attributes, "model") ?? generation?.model;
-    const provider = stringOf(span.attributes, "provider");
-    const settings = { ...generation?.settings, ...generationSettings(span.attributes) };
-    const streaming = (span.attributes as { streaming?: unknown } | undefined)?.streaming === true;
-    const request = chatCompletionsRequest({
-      ...(model !== undefined ? { model } : {}),
-      messages: generation ? [...generation.history] : [],
-      tools: generation?.tools ?? [],
-      settings,
-      ...(streaming ? { stream: true } : {}),
-    });
-    return this.runtime.startLlm(
-      `${provider ?? "mastra"}.chat`,
-      { content: request },
-      {
-        parent: { uuid: parentUuid },
-        dataSchema: CHAT_COMPLETIONS_SCHEMA,
-        metadata: baseMetadata(span),
-        ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
-        ...(model !== undefined ? { modelName: model } : {}),
-        ...(streaming ? { attributes: ["streaming"] } : {}),
-      },
-    );
-  }
-
-  /**
-   * Ends a provider call's `llm` scope with its reply; the reply, then the results of the tools it
-   * asked for, join the conversation. The reply was complete when the first of those tools started.
-   */
-  private endCall(
-    handle: LlmHandle,
-    span: AnyExportedSpan,
-    generation: Generation | undefined,
-    step: Step | undefined,
-    timestamp: Date,
-    error: Error | undefined,
-  ): void {
-    const first = step?.firstToolStart;
-    const at = first && first < timestamp && first.getTime() * 1000 > handle.startedAtUs ? first : timestamp;
-    const response = inferenceResponse(span.output, span.attributes);
-    const model = response.model ?? handle.modelName;
-    if (error) this.runtime.endLlm(handle, null, { error, timestamp: at });
-    else {
-      this.runtime.endLlm(handle, chatCompletionsResponse({ ...response, ...(model !== undefined ? { model } : {}) }), {
-        timestamp: at,
-        ...(model !== undefined ? { modelName: model } : {}),
-      });
-    }
-    if (generation && !error) {
-      generation.history.push({
-        role: "assistant",
-        text: response.text,
-        ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
-      });
-      generation.history.push(...generation.pendingResults.splice(0));
-    }
   }
 
   private openTool(tracked: Tracked): void {
@@ -589,86 +501,4 @@ export class RelaytraceExporter implements ObservabilityExporter {
     this.traceRoots.set(span.traceId, uuid);
     if (this.traceRoots.size > this.maxEnded) this.traceRoots.delete(this.traceRoots.keys().next().value!);
   }
-
-  // ---- scores -------------------------------------------------------------------------------
-
-  private evaluation(score: {
-    traceId?: string;
-    spanId?: string;
-    name: string;
-    scorerId?: string;
-    score: number;
-    reason?: string;
-    source?: string;
-    timestamp?: Date | string;
-    metadata?: Record<string, unknown>;
-  }): void {
-    let parent: string | undefined;
-    if (score.spanId !== undefined) {
-      const open = this.open.get(score.spanId);
-      parent = open ? this.uuidOf(open) : this.ended.get(score.spanId);
-    }
-    // A trace's score, or a score of a span Mastra did not export (internal, filtered): on the trace's root.
-    if (parent === undefined && score.traceId !== undefined) parent = this.traceRoots.get(score.traceId);
-    if (parent === undefined) {
-      this.counter.record(
-        "mastra.score_unmatched",
-        `score ${score.name} names a span relaytrace does not know ` +
-          `(trace ${score.traceId ?? "-"}, span ${score.spanId ?? "-"}): marked under the current scope`,
-      );
-      parent = currentScopeUuid();
-    }
-    const data: EvaluationData = { name: score.name, score: score.score };
-    if (score.reason !== undefined && score.reason !== null) data.explanation = score.reason;
-    const metadata: JsonObject = {};
-    if (score.scorerId !== undefined) metadata["mastra.scorer_id"] = score.scorerId;
-    if (score.source !== undefined) metadata["mastra.score_source"] = score.source;
-    if (score.traceId !== undefined) metadata["mastra.trace_id"] = score.traceId;
-    if (score.spanId !== undefined) metadata["mastra.span_id"] = score.spanId;
-    if (score.metadata !== undefined) metadata["mastra.score_metadata"] = toJsonSafe(score.metadata);
-    const timestamp = dateOf(score.timestamp);
-    this.runtime.mark(EVALUATION_EVENT, {
-      parent: { uuid: parent },
-      dataSchema: EVALUATION_SCHEMA,
-      data: { ...data },
-      metadata,
-      ...(timestamp ? { timestamp } : {}),
-    });
-  }
-}
-
-function dateOf(value: unknown): Date | undefined {
-  const date = value instanceof Date ? value : typeof value === "string" || typeof value === "number" ? new Date(value) : undefined;
-  return date && !Number.isNaN(date.getTime()) ? date : undefined;
-}
-
-function stringOf(value: unknown, key: string): string | undefined {
-  const v = value !== null && typeof value === "object" ? (value as Record<string, unknown>)[key] : undefined;
-  return typeof v === "string" ? v : undefined;
-}
-
-/** The name Mastra quoted in a span's name (`tool: 'weather'`), else the entity's name, else the span's. */
-function entityName(span: AnyExportedSpan): string {
-  const quoted = /'(.+)'$/.exec(span.name)?.[1];
-  if ((span.type as string) === "agent_run") return span.entityName ?? quoted ?? span.name;
-  return quoted ?? span.entityName ?? span.name;
-}
-
-function baseMetadata(span: AnyExportedSpan): JsonObject {
-  const metadata: JsonObject = { "mastra.span_type": span.type as string, "mastra.trace_id": span.traceId, "mastra.span_id": span.id };
-  const runId = stringOf(span.metadata, "runId");
-  if (runId !== undefined) metadata["mastra.run_id"] = runId;
-  return metadata;
-}
-
-/** What Mastra learned by a scope's end: a workflow's status, a scorer's result. */
-function endMetadata(span: AnyExportedSpan): JsonObject | undefined {
-  const status = stringOf(span.attributes, "status");
-  return status !== undefined ? { "mastra.status": status } : undefined;
-}
-
-function errorOf(info: { message: string; name?: string }): Error {
-  const error = new Error(info.message);
-  if (info.name) error.name = info.name;
-  return error;
 }

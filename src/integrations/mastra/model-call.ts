@@ -1,6 +1,13 @@
 import { isJsonObject, type Json, type JsonObject } from "../../events/json.js";
+import type { AnyExportedSpan } from "@mastra/core/observability";
 import { toJsonSafe } from "../../runtime/json-safe.js";
+import type { Runtime } from "../../runtime/runtime.js";
+import type { LlmHandle } from "../../runtime/types.js";
+import { baseMetadata, dateOf, stringOf } from "./span-fields.js";
 import {
+  CHAT_COMPLETIONS_SCHEMA,
+  chatCompletionsRequest,
+  chatCompletionsResponse,
   toolOutputText,
   type CallMessage,
   type CallResponse,
@@ -209,4 +216,86 @@ export function jsonOf(value: unknown): Json {
 /** Whether a value is a non-empty JSON object. */
 export function hasKeys(value: Json): value is JsonObject {
   return isJsonObject(value) && Object.keys(value).length > 0;
+}
+
+/** What one model generation (an agent's loop) has sent so far: each provider call's request grows from it. */
+export interface Generation {
+  history: CallMessage[];
+  /** Tool results not yet placed after the assistant message that asked for them. */
+  pendingResults: CallMessage[];
+  tools: CallToolDefinition[];
+  settings: JsonObject;
+  model?: string;
+}
+
+/**
+ * Starts the `llm` scope of one provider call: its request is what the generation has sent so
+ * far, with the tool results since the last reply (unless they are this step's own: a step that
+ * stands for its call is recorded at its end, after its tools).
+ */
+export function startModelCall(
+  runtime: Runtime,
+  span: AnyExportedSpan,
+  generation: Generation | undefined,
+  parentUuid: string,
+  withPending = true,
+): LlmHandle {
+  if (generation && withPending) generation.history.push(...generation.pendingResults.splice(0));
+  const model = stringOf(span.attributes, "model") ?? generation?.model;
+  const provider = stringOf(span.attributes, "provider");
+  const settings = { ...generation?.settings, ...generationSettings(span.attributes) };
+  const streaming = (span.attributes as { streaming?: unknown } | undefined)?.streaming === true;
+  const request = chatCompletionsRequest({
+    ...(model !== undefined ? { model } : {}),
+    messages: generation ? [...generation.history] : [],
+    tools: generation?.tools ?? [],
+    settings,
+    ...(streaming ? { stream: true } : {}),
+  });
+  return runtime.startLlm(
+    `${provider ?? "mastra"}.chat`,
+    { content: request },
+    {
+      parent: { uuid: parentUuid },
+      dataSchema: CHAT_COMPLETIONS_SCHEMA,
+      metadata: baseMetadata(span),
+      ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
+      ...(model !== undefined ? { modelName: model } : {}),
+      ...(streaming ? { attributes: ["streaming"] } : {}),
+    },
+  );
+}
+
+/**
+ * Ends a provider call's `llm` scope with its reply; the reply, then the results of the tools it
+ * asked for, join the conversation. The reply was complete when the first of those tools started.
+ */
+export function endModelCall(
+  runtime: Runtime,
+  handle: LlmHandle,
+  span: AnyExportedSpan,
+  generation: Generation | undefined,
+  firstToolStart: Date | undefined,
+  timestamp: Date,
+  error: Error | undefined,
+): void {
+  const first = firstToolStart;
+  const at = first && first < timestamp && first.getTime() * 1000 > handle.startedAtUs ? first : timestamp;
+  const response = inferenceResponse(span.output, span.attributes);
+  const model = response.model ?? handle.modelName;
+  if (error) runtime.endLlm(handle, null, { error, timestamp: at });
+  else {
+    runtime.endLlm(handle, chatCompletionsResponse({ ...response, ...(model !== undefined ? { model } : {}) }), {
+      timestamp: at,
+      ...(model !== undefined ? { modelName: model } : {}),
+    });
+  }
+  if (generation && !error) {
+    generation.history.push({
+      role: "assistant",
+      text: response.text,
+      ...(response.toolCalls.length ? { toolCalls: response.toolCalls } : {}),
+    });
+    generation.history.push(...generation.pendingResults.splice(0));
+  }
 }
