@@ -1,12 +1,11 @@
 import type { JsonObject } from "../events/json.js";
-import { currentScopeContext, type ScopeHandle } from "../events/scope-stack.js";
+import { currentScopeContext, type ScopeContext, type ScopeHandle } from "../events/scope-stack.js";
 import { formatTraceparent, TRACEPARENT_KEY } from "../events/traceparent.js";
-import { otelIdHex } from "../events/otel-ids.js";
-import { spanIdOf } from "../events/uuid.js";
 import { MARK_EVALUATION, SCHEMA_EVALUATION } from "../events/wire-names.js";
 import { RelaytraceError } from "./errors.js";
 import { checkOptions } from "./options.js";
 import { remoteParentUuids, traceRootUuid } from "./otel-context.js";
+import { traceFlagsIn, traceparentOf } from "./propagation.js";
 import type { RuntimeCore } from "./runtime-core.js";
 import { TRACE_ROOT } from "./trace-root.js";
 
@@ -50,11 +49,7 @@ function hexId(value: unknown, field: string, length: number): string {
 function targetOf(target: Evaluation["target"]): { parentUuid: string; traceparent?: string } {
   const context = currentScopeContext();
   if (target === undefined) {
-    const uuid = context.activeEventUuid ?? context.stack.top().uuid;
-    const root = traceRootUuid(context);
-    return root === undefined
-      ? { parentUuid: uuid }
-      : { parentUuid: uuid, traceparent: formatTraceparent(otelIdHex(root), spanIdOf(uuid), 1) };
+    return inTrace(context, context.activeEventUuid ?? context.stack.top().uuid, traceRootUuid(context));
   }
   if (typeof target !== "object" || target === null) throw invalid("target", "a scope handle or { traceId, spanId }");
   if ("traceId" in target || "spanId" in target) {
@@ -66,10 +61,14 @@ function targetOf(target: Evaluation["target"]): { parentUuid: string; tracepare
   }
   const uuid = (target as { uuid?: unknown }).uuid;
   if (typeof uuid !== "string" || uuid === "") throw invalid("target", "a scope handle or { traceId, spanId }");
-  const root = traceRootOfHandle(target) ?? traceRootUuid(context);
+  return inTrace(context, uuid, traceRootOfHandle(target) ?? traceRootUuid(context));
+}
+
+/** `uuid` as a target, with its traceparent in the trace rooted at `root` (the caller's flags kept) when that is known. */
+function inTrace(context: ScopeContext, uuid: string, root: string | undefined): { parentUuid: string; traceparent?: string } {
   return root === undefined
     ? { parentUuid: uuid }
-    : { parentUuid: uuid, traceparent: formatTraceparent(otelIdHex(root), spanIdOf(uuid), 1) };
+    : { parentUuid: uuid, traceparent: traceparentOf(root, uuid, traceFlagsIn(context, root)) };
 }
 
 /** The trace root a scope handle was opened in (`TRACE_ROOT`), so an evaluation made after it ended still names its trace. */
