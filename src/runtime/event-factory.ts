@@ -4,7 +4,7 @@ import { isJsonObject } from "../events/json.js";
 import { ATOF_VERSION } from "../events/types.js";
 import { redactUrlsInText } from "../wire/urls.js";
 import { RelaytraceError } from "./errors.js";
-import { cancellationMessage, type ManagedKind } from "./cancellation.js";
+import { cancellationMessage, type CallKind } from "./cancellation.js";
 import { FrozenJson } from "./json-safe.js";
 
 const FLAG = /^[a-z0-9._-]+$/;
@@ -99,7 +99,7 @@ function isRelaytraceError(error: unknown): boolean {
 }
 
 /** The end metadata of an aborted managed call, worded for its kind (no `error.type`). */
-export function cancelledMetadata(base: Json, kind: ManagedKind): Json {
+export function cancelledMetadata(base: Json, kind: CallKind): Json {
   const out: JsonObject = isJsonObject(base) ? { ...base } : {};
   out[META_STATUS_CODE] = "ERROR";
   out[META_STATUS_DESCRIPTION] = cancellationMessage(kind);

@@ -37,10 +37,29 @@ function baseOutcome(value: unknown): LayerOutcome {
 }
 
 /**
- * Builds the execution-intercept chain around the tool callback. The lowest priority ends up
- * outermost. Each `next` call runs downstream in its own stack snapshot and returns only
- * `{result, annotation?}`; downstream marks are kept aside, ordered by the sequence number the
- * call took when it was made, and placed before the layer's own marks (innermost first).
+ * Builds an intercept chain around `base`, the same way for every kind: the lowest priority ends
+ * up outermost, and each layer gets its input and the next layer down (`layer` says how an entry
+ * is called and what it returns).
+ */
+export function chainIntercepts<E, I, O>(
+  intercepts: readonly E[],
+  base: (input: I) => O,
+  layer: (entry: E, input: I, next: (input: I) => O) => O,
+): (input: I) => O {
+  let current = base;
+  for (let i = intercepts.length - 1; i >= 0; i--) {
+    const entry = intercepts[i]!;
+    const downstream = current;
+    current = (input) => layer(entry, input, downstream);
+  }
+  return current;
+}
+
+/**
+ * The tool execution chain around the tool callback (built by `chainIntercepts`). Each `next`
+ * call runs downstream in its own stack snapshot and returns only `{result, annotation?}`;
+ * downstream marks are kept aside, ordered by the sequence number the call took when it was
+ * made, and placed before the layer's own marks (innermost first).
  */
 export function buildToolChain(
   intercepts: readonly RegistryEntry<ToolExecutionIntercept>[],
@@ -49,44 +68,48 @@ export function buildToolChain(
   context: ScopeContext,
 ): Layer {
   // The tool itself gets no async wrapper: its value is checked when it settles.
-  let current: Layer = (args) => {
+  const tool: Layer = (args) => {
     const value = base(args);
     return isThenable(value) ? Promise.resolve(value).then(baseOutcome) : baseOutcome(value);
   };
-  for (let i = intercepts.length - 1; i >= 0; i--) {
-    const intercept = intercepts[i]!;
-    const downstream = current;
-    current = async (args) => {
-      let settled = false;
-      let calls = 0;
-      const batches: { seq: number; marks: PendingMarkSpec[] }[] = [];
-      const next = async (nextArgs: Json): Promise<ToolExecutionResult> => {
-        if (settled) {
-          throw new RelaytraceError("invalid_argument", `continuation used after intercept settled (${intercept.name})`);
-        }
-        const seq = calls++;
-        const snapshot: ScopeContext = {
-          stack: context.stack.snapshot(),
-          activeEventUuid: context.activeEventUuid,
-        };
-        const outcome = await runInScopeContext(snapshot, downstream, nextArgs);
-        if (outcome.marks.length > 0) batches.push({ seq, marks: outcome.marks });
-        return withoutMarks(outcome);
-      };
-      try {
-        const outcome = toInterceptOutcome(await intercept.callback(args, next, info), intercept.name);
-        if (batches.length === 0) return withMarks(outcome, outcome.pendingMarks.length === 0 ? NO_MARKS : [...outcome.pendingMarks]);
-        if (batches.length > 1) batches.sort((a, b) => a.seq - b.seq);
-        const marks: PendingMarkSpec[] = [];
-        for (const batch of batches) for (const mark of batch.marks) marks.push(mark);
-        for (const mark of outcome.pendingMarks) marks.push(mark);
-        return withMarks(outcome, marks);
-      } finally {
-        settled = true;
-      }
-    };
+  return chainIntercepts<RegistryEntry<ToolExecutionIntercept>, Json, LayerOutcome | Promise<LayerOutcome>>(
+    intercepts,
+    tool,
+    (intercept, args, downstream) => runToolLayer(intercept, args, downstream, info, context),
+  );
+}
+
+async function runToolLayer(
+  intercept: RegistryEntry<ToolExecutionIntercept>,
+  args: Json,
+  downstream: Layer,
+  info: ToolExecutionInfo,
+  context: ScopeContext,
+): Promise<LayerOutcome> {
+  let settled = false;
+  let calls = 0;
+  const batches: { seq: number; marks: PendingMarkSpec[] }[] = [];
+  const next = async (nextArgs: Json): Promise<ToolExecutionResult> => {
+    if (settled) {
+      throw new RelaytraceError("invalid_argument", `continuation used after intercept settled (${intercept.name})`);
+    }
+    const seq = calls++;
+    const snapshot: ScopeContext = { stack: context.stack.snapshot(), activeEventUuid: context.activeEventUuid };
+    const outcome = await runInScopeContext(snapshot, downstream, nextArgs);
+    if (outcome.marks.length > 0) batches.push({ seq, marks: outcome.marks });
+    return withoutMarks(outcome);
+  };
+  try {
+    const outcome = toInterceptOutcome(await intercept.callback(args, next, info), intercept.name);
+    if (batches.length === 0) return withMarks(outcome, outcome.pendingMarks.length === 0 ? NO_MARKS : [...outcome.pendingMarks]);
+    if (batches.length > 1) batches.sort((a, b) => a.seq - b.seq);
+    const marks: PendingMarkSpec[] = [];
+    for (const batch of batches) for (const mark of batch.marks) marks.push(mark);
+    for (const mark of outcome.pendingMarks) marks.push(mark);
+    return withMarks(outcome, marks);
+  } finally {
+    settled = true;
   }
-  return current;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {

@@ -2,17 +2,18 @@ import { PROFILE_MODEL_NAME, PROFILE_PROMPT } from "../events/wire-names.js";
 import type { Json, JsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
-import { inboundOtelParent, inboundStack, otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
+import { otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { NEVER_ABORTED } from "./abort.js";
 import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
 import { promptProfile } from "./prompt.js";
-import type { ManagedCall } from "./managed-call.js";
-import { runManagedCall } from "./managed-call.js";
+import { placeCall, runCall, type Call, type CallPlace } from "./call.js";
+import { chainIntercepts } from "./intercept-chain.js";
+import type { RegistryEntry } from "./registry.js";
 import { traceFlagsIn, traceparentOf } from "./propagation.js";
-import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
+import type { LlmGuardrail, LlmRequestIntercept, RuntimeCore, ScopeShape } from "./runtime-core.js";
 import type { EndLlmOptions, LlmFunction, LlmHandle, LlmOptions, LlmRequest } from "./types.js";
 
 /**
@@ -28,6 +29,8 @@ export function recordableRequest(
 
 export interface InternalLlmHandle extends LlmHandle {
   ended: boolean;
+  /** A manual call's stack when it continues an app's OTel span (its end then carries that trace). */
+  linkedStack?: ScopeStack;
   /** The checked `prompt` option, recorded on the start event's profile. */
   prompt?: JsonObject;
 }
@@ -46,64 +49,14 @@ function llmProfile(modelName: string | undefined): JsonObject | null {
 
 /** Managed and manual LLM lifecycles. */
 export class LlmLifecycle {
-  constructor(private readonly core: RuntimeCore) {}
+  readonly registries: RuntimeCore["registries"];
+
+  constructor(private readonly core: RuntimeCore) {
+    this.registries = core.registries;
+  }
 
   execute(name: string, request: LlmRequest, fn: LlmFunction, options: ExecuteLlmOptions = {}): Promise<Json> {
-    const base = this.managedCall(name, request, options);
-    return runManagedCall<LlmRequest, InternalLlmHandle, Json>(this.core, {
-      ...base,
-      run: (handle, realRequest) => {
-        const { context, signal } = this.execution(base.stack, handle, options);
-        const intercepts = this.core.registries.llmExecutionIntercepts.effective(context.stack);
-        let call = async (req: LlmRequest): Promise<Json> => fn(req, { signal, llmUuid: handle.uuid });
-        const info = { name, llmUuid: handle.uuid, ...(handle.modelName !== undefined ? { modelName: handle.modelName } : {}) };
-        for (let i = intercepts.length - 1; i >= 0; i--) {
-          const intercept = intercepts[i]!;
-          const downstream = call;
-          call = async (req) => intercept.callback(req, downstream, info);
-        }
-        const real = this.withTraceparent(context, handle, realRequest, options);
-        return runInSpan(context, handle, () => call(real));
-      },
-      close: (handle, response) => this.close(base.stack, handle, response, {}),
-    });
-  }
-
-  /**
-   * The parts of a managed LLM call the skeleton needs, shared by `execute` and managed streams:
-   * the guardrail and request-intercept stages, the opening, and the failed end.
-   */
-  managedCall(
-    name: string,
-    request: LlmRequest,
-    options: ExecuteLlmOptions & { attributes?: string[] },
-  ): Omit<ManagedCall<LlmRequest, InternalLlmHandle, never>, "run" | "close"> {
-    const context = currentScopeContext();
-    const inbound = options.parent === undefined ? inboundOtelParent(context) : undefined;
-    // Under an app's OTel span the call carries that span's trace: its events, children and traceparent.
-    const stack = inboundStack(context.stack, inbound);
-    const regs = this.core.registries;
-    const parentUuid = options.parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid;
-    return {
-      kind: "llm",
-      name,
-      input: request,
-      stack,
-      parentUuid,
-      metadata: options.metadata ?? null,
-      signal: options.signal ?? NEVER_ABORTED,
-      guardrails: regs.llmGuardrails.effective(stack),
-      requestIntercepts: regs.llmRequestIntercepts.effective(stack),
-      // The start records the intercepted request, taken before traceparent injection.
-      open: (realRequest) => this.open(stack, name, realRequest, options, parentUuid),
-      fail: (handle, error, cancelled) => this.fail(stack, handle, error, cancelled),
-    };
-  }
-
-  /** The context a managed call's execution runs in: a snapshot of the call's stack with this call active. */
-  execution(stack: ScopeStack, handle: LlmHandle, options: LlmOptions): { context: ScopeContext; signal: AbortSignal } {
-    const context: ScopeContext = { stack: stack.snapshot(), activeEventUuid: handle.uuid };
-    return { context, signal: options.signal ?? NEVER_ABORTED };
+    return runCall<LlmRequest, InternalLlmHandle, Json>(this.core, new LlmCall(this, currentScopeContext(), name, request, fn, options));
   }
 
   /**
@@ -127,8 +80,10 @@ export class LlmLifecycle {
   }
 
   start(name: string, request: LlmRequest, options: LlmOptions = {}): LlmHandle {
-    const stack = currentScopeContext().stack;
-    return this.open(stack, name, request, options, options.parent?.uuid ?? stack.top().uuid);
+    const place = placeCall(currentScopeContext(), options.parent);
+    const handle = this.open(place, name, request, options);
+    if (place.inbound !== undefined) handle.linkedStack = place.stack;
+    return handle;
   }
 
   end(handle: LlmHandle, response: Json, options: EndLlmOptions & { error?: unknown } = {}): void {
@@ -137,7 +92,7 @@ export class LlmLifecycle {
       this.core.diagnostics.record("llm.already_ended", `llm ${handle.name} (${handle.uuid}) ended twice; second end ignored`);
       return;
     }
-    const stack = currentScopeContext().stack;
+    const stack = internal.linkedStack ?? currentScopeContext().stack;
     if (options.error !== undefined) {
       internal.ended = true;
       this.core.emitScope(stack, scopeOf(internal), "end", this.core.endTime(internal.startedAtUs, options.timestamp), {
@@ -176,7 +131,9 @@ export class LlmLifecycle {
     );
   }
 
-  private open(stack: ScopeStack, name: string, request: LlmRequest, options: LlmOptions, parentUuid: string): InternalLlmHandle {
+  /** Creates the handle and emits the start (the request as the call records it). */
+  open(place: CallPlace, name: string, request: LlmRequest, options: LlmOptions): InternalLlmHandle {
+    const { stack, parentUuid } = place;
     const handle: InternalLlmHandle = {
       uuid: this.core.newId(),
       name,
@@ -232,6 +189,78 @@ export class LlmLifecycle {
     const registry = which === "request" ? this.core.registries.llmSanitizeRequest : this.core.registries.llmSanitizeResponse;
     return this.core.payloadTransform(registry.effective(stack), `llm_sanitize_${which}`, fallback, `${name} data`);
   }
+}
+
+/**
+ * One LLM call as the call skeleton drives it: `executeLlm` runs it with `runCall`; a managed
+ * stream opens it with `openCall` and then drives the execution itself, chunk by chunk.
+ */
+export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHandle, Json> {
+  readonly kind = "llm";
+  readonly stack: ScopeStack;
+  readonly parentUuid: string;
+  readonly inbound: CallPlace["inbound"];
+  readonly metadata: Json;
+  readonly signal: AbortSignal;
+  readonly guardrails: readonly RegistryEntry<LlmGuardrail>[];
+  readonly requestIntercepts: readonly RegistryEntry<LlmRequestIntercept>[];
+
+  constructor(
+    private readonly llms: LlmLifecycle,
+    context: ScopeContext,
+    readonly name: string,
+    readonly input: LlmRequest,
+    readonly fn: F,
+    readonly options: ExecuteLlmOptions,
+  ) {
+    // Under an app's OTel span the call carries that span's trace: its events, children and traceparent.
+    const place = placeCall(context, options.parent);
+    const regs = llms.registries;
+    this.stack = place.stack;
+    this.parentUuid = place.parentUuid;
+    this.inbound = place.inbound;
+    this.metadata = options.metadata ?? null;
+    this.signal = options.signal ?? NEVER_ABORTED;
+    this.guardrails = regs.llmGuardrails.effective(place.stack);
+    this.requestIntercepts = regs.llmRequestIntercepts.effective(place.stack);
+  }
+
+  /** The start records the intercepted request, taken before traceparent injection. */
+  open(input: LlmRequest): InternalLlmHandle {
+    return this.llms.open(this, this.name, input, this.options);
+  }
+
+  /** The context the execution runs in: a snapshot of the call's stack with this call active. */
+  execution(handle: LlmHandle): ScopeContext {
+    return { stack: this.stack.snapshot(), activeEventUuid: handle.uuid };
+  }
+
+  run(handle: InternalLlmHandle, input: LlmRequest): Promise<Json> {
+    const context = this.execution(handle);
+    const fn = this.fn as LlmFunction;
+    const signal = this.signal;
+    const info = llmInfo(this.name, handle);
+    const chain = chainIntercepts(
+      this.llms.registries.llmExecutionIntercepts.effective(context.stack),
+      async (req: LlmRequest): Promise<Json> => fn(req, { signal, llmUuid: handle.uuid }),
+      (intercept, req, next) => Promise.resolve(intercept.callback(req, next, info)),
+    );
+    const real = this.llms.withTraceparent(context, handle, input, this.options);
+    return runInSpan(context, handle, () => chain(real));
+  }
+
+  close(handle: InternalLlmHandle, response: Json): void {
+    this.llms.close(this.stack, handle, response, {});
+  }
+
+  fail(handle: InternalLlmHandle, error: unknown, cancelled: boolean, extra?: JsonObject, partial?: Json): void {
+    this.llms.fail(this.stack, handle, error, cancelled, extra, partial);
+  }
+}
+
+/** What an LLM execution or stream intercept is told about the call. */
+export function llmInfo(name: string, handle: LlmHandle): { name: string; llmUuid: string; modelName?: string } {
+  return handle.modelName === undefined ? { name, llmUuid: handle.uuid } : { name, llmUuid: handle.uuid, modelName: handle.modelName };
 }
 
 function scopeOf(handle: LlmHandle): ScopeShape {

@@ -2,8 +2,10 @@ import type { JsonObject } from "../events/json.js";
 import { runInSpan } from "./otel-context.js";
 import { META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
 import { CANCELLED, raceAbort } from "./abort.js";
-import type { ExecuteLlmOptions, LlmLifecycle } from "./llm-lifecycle.js";
-import { cancellationMessage, openManagedCall } from "./managed-call.js";
+import { currentScopeContext } from "../events/scope-stack.js";
+import { LlmCall, llmInfo, type ExecuteLlmOptions, type LlmLifecycle } from "./llm-lifecycle.js";
+import { cancellationMessage, openCall } from "./call.js";
+import { chainIntercepts } from "./intercept-chain.js";
 import type { LlmStreamIntercept, RuntimeCore } from "./runtime-core.js";
 import { streamRecorder, type StreamAssembly } from "./stream-record.js";
 import type { LlmRequest } from "./types.js";
@@ -45,21 +47,20 @@ export function executeLlmStream<C>(
 ): AsyncIterable<C> {
   const { assemble, ...llmOptions } = options;
   const flags = [...(llmOptions.attributes ?? []), "streaming"];
-  // Captured now: the stream belongs to the scope it was created in, whoever iterates it.
-  const base = llms.managedCall(name, request, { ...llmOptions, attributes: flags });
+  // Placed now: the stream belongs to the scope it was created in, whoever iterates it.
+  const llm = new LlmCall(llms, currentScopeContext(), name, request, fn, { ...llmOptions, attributes: flags });
   const record = streamRecorder(core, name, llmOptions.dataSchema, assemble);
   return {
     async *[Symbol.asyncIterator]() {
-      const { handle, input } = await openManagedCall(core, base);
-      const { context, signal } = llms.execution(base.stack, handle, llmOptions);
-      const info = { name, llmUuid: handle.uuid, ...(handle.modelName !== undefined ? { modelName: handle.modelName } : {}) };
-      let call = (req: LlmRequest): AsyncIterable<unknown> => fromFunction(fn(req, { signal, llmUuid: handle.uuid }));
-      const intercepts = core.registries.llmStreamIntercepts.effective(base.stack);
-      for (let i = intercepts.length - 1; i >= 0; i--) {
-        const intercept = intercepts[i]!;
-        const downstream = call;
-        call = (req) => intercept.callback(req, downstream, info);
-      }
+      const { handle, input } = await openCall(core, llm);
+      const context = llm.execution(handle);
+      const signal = llm.signal;
+      const info = llmInfo(name, handle);
+      const call = chainIntercepts(
+        core.registries.llmStreamIntercepts.effective(llm.stack),
+        (req: LlmRequest): AsyncIterable<unknown> => fromFunction(fn(req, { signal, llmUuid: handle.uuid })),
+        (intercept, req, next) => intercept.callback(req, next, info),
+      );
       const real = llms.withTraceparent(context, handle, input, llmOptions);
       const chunks: C[] = [];
       let firstChunkUs: number | undefined;
@@ -81,12 +82,12 @@ export function executeLlmStream<C>(
           yield step.value as C;
         }
         const { response, metadata } = record(chunks);
-        llms.close(base.stack, handle, response, { metadata: { ...timing(), ...metadata } });
+        llms.close(llm.stack, handle, response, { metadata: { ...timing(), ...metadata } });
       } catch (error) {
         const cancelled = error === CANCELLED;
         // What arrived before the break is recorded, marked incomplete.
         const cut = chunks.length > 0 ? record(chunks) : undefined;
-        llms.fail(base.stack, handle, error, cancelled, { ...timing(), ...cut?.metadata }, cut?.response);
+        llm.fail(handle, error, cancelled, { ...timing(), ...cut?.metadata }, cut?.response);
         void closeQuietly(iterator);
         if (cancelled) throw signal.reason ?? new Error(cancellationMessage("llm"));
         throw error;
@@ -95,7 +96,7 @@ export function executeLlmStream<C>(
           // The caller stopped iterating before the stream ended.
           void closeQuietly(iterator);
           const cut = chunks.length > 0 ? record(chunks) : undefined;
-          llms.fail(base.stack, handle, undefined, true, { ...timing(), ...cut?.metadata }, cut?.response);
+          llm.fail(handle, undefined, true, { ...timing(), ...cut?.metadata }, cut?.response);
         }
       }
     },

@@ -8,7 +8,9 @@ import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./
 import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
 import { checkCategory } from "./options.js";
-import { inboundOtelParent, inboundStack, runInSpan, traceRootUuid, withInboundLink } from "./otel-context.js";
+import { runInSpan, traceRootUuid, withInboundLink } from "./otel-context.js";
+import { NEVER_ABORTED } from "./abort.js";
+import { NO_STAGES, placeCall, runCall, type Call, type CallPlace } from "./call.js";
 import { TRACE_ROOT } from "./trace-root.js";
 import { wireSeverity } from "./outcome.js";
 import type { RuntimeCore } from "./runtime-core.js";
@@ -47,34 +49,8 @@ export class ScopeLifecycle {
   constructor(private readonly core: RuntimeCore) {}
 
   /** Runs `fn` inside a new scope; the scope always ends (OK on return, ERROR keys on throw). */
-  async withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options: ScopeOptions = {}): Promise<T> {
-    const outer = currentScopeContext();
-    const { handle, stack: base } = this.open(outer, name, options);
-    let output: Json = null;
-    let extraMetadata: JsonObject | undefined;
-    const control: ScopeControl = Object.assign(Object.create(handle) as ScopeHandle, {
-      setOutput(value: Json) {
-        output = value;
-      },
-      addMetadata(value: JsonObject) {
-        extraMetadata = { ...extraMetadata, ...value };
-      },
-    });
-    // The body runs on its own copy of the stack, so concurrent scopes never see each other.
-    const stack = base.snapshot();
-    stack.push(handle);
-    const inner: ScopeContext = { stack };
-    let metadata: Json;
-    try {
-      const result = await runInSpan(inner, handle, () => fn(control));
-      metadata = okMetadata(shallowMerge(handle.metadata, extraMetadata));
-      return result;
-    } catch (error) {
-      metadata = errorMetadata(shallowMerge(handle.metadata, extraMetadata), error);
-      throw error;
-    } finally {
-      this.close(stack, handle, output, metadata!, undefined);
-    }
+  withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options: ScopeOptions = {}): Promise<T> {
+    return runCall<Json, OpenScope, T>(this.core, new ScopeCall(this, currentScopeContext(), name, fn, options));
   }
 
   /**
@@ -84,8 +60,9 @@ export class ScopeLifecycle {
    */
   pushScope(name: string, options: ScopeOptions = {}): ScopeHandle {
     const context = currentScopeContext();
-    const { handle, stack: base } = this.open(context, name, options);
-    const stack = base.snapshot();
+    const place = placeCall(context, options.parent);
+    const handle = this.open(place, name, options);
+    const stack = place.stack.snapshot();
     stack.push(handle);
     enterScopeContext(withStack(context, stack));
     return handle;
@@ -165,20 +142,19 @@ export class ScopeLifecycle {
     return uuid;
   }
 
-  /** Emits the start of a new scope; returns it and the stack it belongs to (carrying an app OTel span's trace, if it continues one). */
-  private open(context: ScopeContext, name: string, options: ScopeOptions): { handle: OpenScope; stack: ScopeStack } {
+  /** Emits the start of a new scope (carrying an app OTel span's trace, if it continues one). */
+  open(place: CallPlace, name: string, options: ScopeOptions): OpenScope {
     checkCategory(options.category, name);
     const category = options.category ?? "function";
     if (category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
       throw new TypeError('a "custom" scope needs categoryProfile.subtype');
     }
-    const inbound = options.parent === undefined ? inboundOtelParent(context) : undefined;
-    const stack = inboundStack(context.stack, inbound);
+    const { stack, inbound } = place;
     const handle: OpenScope = {
       uuid: this.core.newId(),
       name,
       category,
-      parentUuid: options.parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid,
+      parentUuid: place.parentUuid,
       attributes: normalizeAttributes(options.attributes),
       startedAtUs: this.core.startTime(options.timestamp),
       metadata: options.metadata ?? null,
@@ -191,16 +167,11 @@ export class ScopeLifecycle {
       metadata: withInboundLink(handle.metadata, inbound),
       profile: handle.categoryProfile,
     });
-    return { handle, stack };
+    return handle;
   }
 
-  private close(
-    stack: ScopeContext["stack"],
-    handle: OpenScope,
-    output: Json,
-    metadata: Json,
-    timestamp: PopScopeOptions["timestamp"],
-  ): void {
+  /** Emits the end of a scope, on the stack its body ran on (so its scope-local registrations apply). */
+  close(stack: ScopeContext["stack"], handle: OpenScope, output: Json, metadata: Json, timestamp: PopScopeOptions["timestamp"]): void {
     handle.ended = true;
     // Built and snapshotted while the scope is still visible, so its scope-local registrations apply.
     this.core.emitScope(stack, handle, "end", this.core.endTime(handle.startedAtUs, timestamp), {
@@ -209,5 +180,69 @@ export class ScopeLifecycle {
       profile: handle.categoryProfile,
     });
     for (const registry of this.core.registries.all()) registry.removeScope(handle.uuid);
+  }
+}
+
+/**
+ * One `withScope` call as the call skeleton drives it. A scope has no guardrails, intercepts or
+ * signal: its body is the caller's own code, run on its own copy of the stack (with the scope on
+ * top), so concurrent scopes never see each other.
+ */
+class ScopeCall<T> implements Call<Json, OpenScope, T> {
+  readonly kind = "scope";
+  readonly stack: ScopeStack;
+  readonly parentUuid: string;
+  readonly inbound: CallPlace["inbound"];
+  readonly input: Json;
+  readonly metadata: Json;
+  readonly signal = NEVER_ABORTED;
+  readonly guardrails = NO_STAGES;
+  readonly requestIntercepts = NO_STAGES;
+  /** The body's stack: the call's stack with the scope pushed. */
+  private body: ScopeStack | undefined;
+  private output: Json = null;
+  private extraMetadata: JsonObject | undefined;
+
+  constructor(
+    private readonly scopes: ScopeLifecycle,
+    context: ScopeContext,
+    readonly name: string,
+    private readonly fn: (scope: ScopeControl) => T | Promise<T>,
+    private readonly options: ScopeOptions,
+  ) {
+    const place = placeCall(context, options.parent);
+    this.stack = place.stack;
+    this.parentUuid = place.parentUuid;
+    this.inbound = place.inbound;
+    this.input = options.input ?? null;
+    this.metadata = options.metadata ?? null;
+  }
+
+  open(): OpenScope {
+    return this.scopes.open(this, this.name, this.options);
+  }
+
+  run(handle: OpenScope): T | Promise<T> {
+    const control: ScopeControl = Object.assign(Object.create(handle) as ScopeHandle, {
+      setOutput: (value: Json) => {
+        this.output = value;
+      },
+      addMetadata: (value: JsonObject) => {
+        this.extraMetadata = { ...this.extraMetadata, ...value };
+      },
+    });
+    const body = this.stack.snapshot();
+    body.push(handle);
+    this.body = body;
+    return runInSpan({ stack: body }, handle, () => this.fn(control));
+  }
+
+  close(handle: OpenScope): void {
+    this.scopes.close(this.body!, handle, this.output, okMetadata(shallowMerge(handle.metadata, this.extraMetadata)), undefined);
+  }
+
+  fail(handle: OpenScope, error: unknown): void {
+    const metadata = errorMetadata(shallowMerge(handle.metadata, this.extraMetadata), error);
+    this.scopes.close(this.body!, handle, this.output, metadata, undefined);
   }
 }

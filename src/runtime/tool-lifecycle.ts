@@ -2,7 +2,7 @@ import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
-import { inboundOtelParent, inboundStack, runInSpan } from "./otel-context.js";
+import { runInSpan } from "./otel-context.js";
 import {
   ANNOTATION_PENDING,
   PENDING_REQUEST_SCHEMA,
@@ -17,7 +17,7 @@ import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, s
 import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
 import { buildToolChain, withoutMarks } from "./intercept-chain.js";
-import { runManagedCall, type ManagedCall } from "./managed-call.js";
+import { placeCall, runCall, type Call, type CallPlace } from "./call.js";
 import type { RegistryEntry } from "./registry.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
 import type { Registries, RuntimeCore, ScopeShape, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
@@ -29,6 +29,8 @@ interface InternalToolHandle extends ToolHandle {
   readonly fallbackData: Json | undefined;
   /** The start and end events' category profile (without an annotation), built once. */
   profile?: FrozenJson<JsonObject>;
+  /** A manual call's stack when it continues an app's OTel span (its end then carries that trace). */
+  linkedStack?: ScopeStack;
 }
 
 /** Shared empty mark list of the fast path; only read (`forEach`), never mutated. */
@@ -47,7 +49,7 @@ function sharedProfile(handle: InternalToolHandle): FrozenJson<JsonObject> {
   return (handle.profile ??= new FrozenJson(toolProfile(handle.toolCallId)));
 }
 
-/** Managed and manual tool lifecycles: the managed-call skeleton, ends, suspension and pending marks. */
+/** Managed and manual tool calls: the call skeleton's tool parts, ends, suspension and pending marks. */
 export class ToolLifecycle {
   readonly registries: Registries;
 
@@ -56,12 +58,14 @@ export class ToolLifecycle {
   }
 
   execute(name: string, args: Json, fn: ToolFunction, options: ToolOptions = {}): Promise<ToolExecutionResult> {
-    return runManagedCall(this.core, new ManagedToolCall(this, currentScopeContext(), name, args, fn, options));
+    return runCall(this.core, new ToolCall(this, currentScopeContext(), name, args, fn, options));
   }
 
   start(name: string, args: Json, options: ToolOptions = {}): ToolHandle {
-    const stack = currentScopeContext().stack;
-    return this.open(stack, name, args, options, options.parent?.uuid ?? stack.top().uuid, false);
+    const place = placeCall(currentScopeContext(), options.parent);
+    const handle = this.open(place, name, args, options, false);
+    if (place.inbound !== undefined) handle.linkedStack = place.stack;
+    return handle;
   }
 
   end(handle: ToolHandle, outcome: ToolExecutionResult | { error: unknown }, options: EndToolOptions = {}): void {
@@ -71,7 +75,7 @@ export class ToolLifecycle {
       return;
     }
     internal.ended = true;
-    const stack = currentScopeContext().stack;
+    const stack = internal.linkedStack ?? currentScopeContext().stack;
     const metadata = shallowMerge(internal.metadata, options.metadata);
     if ("error" in outcome && !("result" in outcome)) {
       this.core.emitScope(stack, scopeOf(internal), "end", this.core.endTime(internal.startedAtUs, options.timestamp), {
@@ -90,7 +94,8 @@ export class ToolLifecycle {
    * nothing listens its start time is not read (an end then emitted to a later subscriber is
    * stamped `now`, as `end >= start + 1 µs` allows).
    */
-  open(stack: ScopeStack, name: string, args: Json, options: ToolOptions, parentUuid: string, managed: boolean): InternalToolHandle {
+  open(place: CallPlace, name: string, args: Json, options: ToolOptions, managed: boolean): InternalToolHandle {
+    const { stack, parentUuid } = place;
     const listening = this.core.listening(stack);
     const handle: InternalToolHandle = {
       uuid: this.core.newId(),
@@ -222,14 +227,15 @@ export class ToolLifecycle {
 }
 
 /**
- * One `executeTool` call as the managed-call skeleton drives it. A class rather than an object
+ * One `executeTool` call as the call skeleton drives it. A class rather than an object
  * of closures: one allocation per call. `run` returns the tool's own value when no execution
  * intercept is registered (checked in `close`), else the intercept chain's settled outcome.
  */
-class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, ToolExecutionResult> {
+class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionResult> {
   readonly kind = "tool";
   readonly stack: ScopeStack;
   readonly parentUuid: string;
+  readonly inbound: CallPlace["inbound"];
   readonly metadata: Json;
   readonly signal: AbortSignal;
   readonly guardrails: readonly RegistryEntry<ToolGuardrail>[];
@@ -245,20 +251,20 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
     private readonly fn: ToolFunction,
     private readonly options: ToolOptions,
   ) {
-    const inbound = options.parent === undefined ? inboundOtelParent(context) : undefined;
     // Under an app's OTel span the call carries that span's trace: its events and children.
-    const stack = inboundStack(context.stack, inbound);
+    const place = placeCall(context, options.parent);
     const regs = tools.registries;
-    this.stack = stack;
+    this.stack = place.stack;
+    this.parentUuid = place.parentUuid;
+    this.inbound = place.inbound;
     this.signal = options.signal ?? NEVER_ABORTED;
     this.metadata = options.metadata ?? null;
-    this.parentUuid = options.parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid;
-    this.guardrails = regs.toolGuardrails.effective(stack);
-    this.requestIntercepts = regs.toolRequestIntercepts.effective(stack);
+    this.guardrails = regs.toolGuardrails.effective(place.stack);
+    this.requestIntercepts = regs.toolRequestIntercepts.effective(place.stack);
   }
 
   open(input: Json): InternalToolHandle {
-    return this.tools.open(this.stack, this.name, input, this.options, this.parentUuid, true);
+    return this.tools.open(this, this.name, input, this.options, true);
   }
 
   run(handle: InternalToolHandle, input: Json): unknown {

@@ -125,6 +125,36 @@ describe("inbound: a relaytrace trace continues the app's active span", () => {
     }
   });
 
+  it("manual tool and LLM calls follow the same parent rule as managed ones: they continue the app's span", async () => {
+    const { rt, byProjection } = captures();
+    const appSpan = await tracer.startActiveSpan("POST /manual", async (span) => {
+      const tool = rt.startTool("manual-tool", { q: 1 });
+      rt.endTool(tool, { result: "done" });
+      const llm = rt.startLlm("manual-llm", { content: { messages: [] } });
+      rt.endLlm(llm, { choices: [] });
+      // An explicit parent still wins over the app's span.
+      await rt.withScope("explicit-parent", async (scope) => {
+        await context.with(trace.setSpan(context.active(), span), async () => {
+          rt.endTool(rt.startTool("under-explicit", {}, { parent: scope }), { result: null });
+        });
+      });
+      span.end();
+      return span;
+    });
+    await rt.flush();
+    const app = appSpan.spanContext();
+    for (const capture of byProjection) {
+      const spans = await capture.spans();
+      const llm = spans.find((s) => s.name === "manual-llm" || s.name === "chat"); // gen_ai names it by operation
+      for (const span of [byName(spans, "manual-tool"), llm!]) {
+        expect(span.spanContext().traceId).toBe(app.traceId);
+        expect(span.parentSpanContext).toMatchObject({ traceId: app.traceId, spanId: app.spanId });
+      }
+      const explicit = byName(spans, "explicit-parent");
+      expect(byName(spans, "under-explicit").parentSpanContext?.spanId).toBe(explicit.spanContext().spanId);
+    }
+  });
+
   it("records the link in the ATOF stream, so `relaytrace convert` of the file reproduces the parent", async () => {
     const dir = await mkdtemp(join(tmpdir(), "relaytrace-otel-ctx-"));
     const path = join(dir, "run.jsonl");

@@ -1,26 +1,56 @@
 import type { Json } from "../events/json.js";
-import type { ScopeStack } from "../events/scope-stack.js";
+import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js";
 import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
-import { cancellationMessage, type ManagedKind } from "./cancellation.js";
+import { cancellationMessage, type CallKind } from "./cancellation.js";
 import { GuardrailRejectedError } from "./errors.js";
 import { thrownMessage } from "./event-factory.js";
+import { inboundOtelParent, inboundStack, type InboundParent } from "./otel-context.js";
 import type { RegistryEntry } from "./registry.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
 
-export { cancellationMessage, type ManagedKind };
+export { cancellationMessage, type CallKind };
 
 type Guardrail<I> = (name: string, input: I) => unknown;
 type RequestIntercept<I> = (name: string, input: I) => I | Promise<I>;
 
-/** The parts of one managed call that differ between tools and LLM calls. */
-export interface ManagedCall<I, H, O, R = O> {
-  kind: ManagedKind;
-  /** The tool name or the LLM route: what guardrail events and the rejection mark name. */
+/**
+ * Where a call sits in the trace: the stack its events and children belong to, and its parent.
+ * `inbound` is set when the call continues an app's OpenTelemetry span (the stack then carries
+ * that span's trace link).
+ */
+export interface CallPlace {
+  readonly stack: ScopeStack;
+  readonly parentUuid: string;
+  readonly inbound: InboundParent | undefined;
+}
+
+/**
+ * The one parent rule of every call (scope, tool, LLM call, stream; managed or manual): an
+ * explicit `parent`; else, when nothing of ours is open here, the app's active OpenTelemetry span
+ * (the call joins its trace); else the innermost open scope of this async context.
+ */
+export function placeCall(context: ScopeContext, parent: { readonly uuid: string } | undefined): CallPlace {
+  const inbound = parent === undefined ? inboundOtelParent(context) : undefined;
+  const stack = inboundStack(context.stack, inbound);
+  return { stack, parentUuid: parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid, inbound };
+}
+
+/** Shared, never mutated: a call kind without guardrails or request intercepts (scopes). */
+export const NO_STAGES: readonly never[] = [];
+
+/**
+ * One traced call: a scope, a tool call, an LLM call or a stream. Every kind has the same
+ * lifecycle, driven by `runCall` (or, for a stream whose consumer drives the execution, by
+ * `openCall` and then the stream itself): guardrails → request intercepts → `open` (the start
+ * event) → `run` (the execution chain around the caller's function) → `close` (the OK end,
+ * including a suspended tool's) or `fail` (the failed end, cancelled or not).
+ */
+export interface Call<I, H, O, R = O> extends CallPlace {
+  kind: CallKind;
+  /** The scope, tool name or LLM route: what guardrail events and the rejection mark name. */
   name: string;
   input: I;
-  stack: ScopeStack;
-  parentUuid: string;
   metadata: Json;
   signal: AbortSignal;
   guardrails: readonly RegistryEntry<Guardrail<I>>[];
@@ -39,7 +69,7 @@ export interface ManagedCall<I, H, O, R = O> {
 }
 
 /**
- * The one skeleton of managed tool and LLM calls: conditional guardrails (each a `guardrail`
+ * The one skeleton of every call: conditional guardrails (each a `guardrail`
  * scope pair; a rejection adds a mark named after the call and emits no call events) → request
  * intercepts (`breakChain` stops them) → open → execution chain → close. An abort ends the call
  * once, with the kind's cancellation message, and rejects with the abort reason.
@@ -48,9 +78,9 @@ export interface ManagedCall<I, H, O, R = O> {
  * is chained once (`then`) rather than awaited in async functions: on Node 20 every promise
  * costs async-hook calls while an AsyncLocalStorage is active, and this runs per call.
  */
-export function runManagedCall<I, H, O, R = O>(core: RuntimeCore, call: ManagedCall<I, H, O, R>): Promise<R> {
+export function runCall<I, H, O, R = O>(core: RuntimeCore, call: Call<I, H, O, R>): Promise<R> {
   if (call.guardrails.length > 0 || call.requestIntercepts.length > 0) {
-    return openManagedCall(core, call).then(({ handle, input }) => executeManagedCall(call, handle, input));
+    return openCall(core, call).then(({ handle, input }) => executeCall(call, handle, input));
   }
   let handle: H;
   try {
@@ -58,21 +88,21 @@ export function runManagedCall<I, H, O, R = O>(core: RuntimeCore, call: ManagedC
   } catch (error) {
     return Promise.reject(error);
   }
-  return executeManagedCall(call, handle, call.input);
+  return executeCall(call, handle, call.input);
 }
 
-function executeManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H, input: I): Promise<R> {
+function executeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, input: I): Promise<R> {
   const signal = call.signal;
   let value: O | Promise<O> | PromiseLike<O>;
   try {
     if (signal.aborted) throw CANCELLED;
     value = call.run(handle, input);
   } catch (error) {
-    return Promise.reject(failManagedCall(call, handle, error));
+    return Promise.reject(failCall(call, handle, error));
   }
   if (signal === NEVER_ABORTED && !isThenable(value)) {
     try {
-      return Promise.resolve(closeManagedCall(call, handle, value));
+      return Promise.resolve(closeCall(call, handle, value));
     } catch (error) {
       return Promise.reject(error);
     }
@@ -80,20 +110,20 @@ function executeManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H
   // Without a signal there is nothing to race: chain on the value itself (no extra promise).
   const settled = signal === NEVER_ABORTED ? Promise.resolve(value) : raceAbort(Promise.resolve(value), signal);
   return settled.then(
-    (output) => closeManagedCall(call, handle, output),
+    (output) => closeCall(call, handle, output),
     (error: unknown) => {
-      throw failManagedCall(call, handle, error);
+      throw failCall(call, handle, error);
     },
   );
 }
 
-function closeManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H, output: O): R {
+function closeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, output: O): R {
   const result = call.close(handle, output);
   return (result === undefined ? output : result) as R;
 }
 
 /** Emits the failed end; returns what the call rejects with (the abort reason when cancelled). */
-function failManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H, error: unknown): unknown {
+function failCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, error: unknown): unknown {
   const cancelled = error === CANCELLED;
   call.fail(handle, error, cancelled);
   return cancelled ? (call.signal.reason ?? new Error(cancellationMessage(call.kind))) : error;
@@ -104,13 +134,13 @@ function isThenable(value: unknown): value is PromiseLike<unknown> {
 }
 
 /**
- * The skeleton's first half, shared with managed streams (whose execution the consumer drives):
+ * The skeleton's first half, shared with streams (whose execution the consumer drives):
  * guardrails → request intercepts → open. Resolves with the handle and the intercepted input.
  */
-export async function openManagedCall<I, H>(
+export async function openCall<I, H>(
   core: RuntimeCore,
   call: Pick<
-    ManagedCall<I, H, unknown, unknown>,
+    Call<I, H, unknown, unknown>,
     "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails" | "requestIntercepts" | "open"
   >,
 ): Promise<{ handle: H; input: I }> {
@@ -125,7 +155,7 @@ export async function openManagedCall<I, H>(
 
 async function runGuardrails<I>(
   core: RuntimeCore,
-  call: Pick<ManagedCall<I, unknown, unknown, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails">,
+  call: Pick<Call<I, unknown, unknown, unknown>, "kind" | "name" | "input" | "stack" | "parentUuid" | "metadata" | "guardrails">,
 ): Promise<void> {
   const { stack, name, parentUuid, metadata } = call;
   const kind = call.kind === "tool" ? GUARDRAIL_KIND_TOOL : GUARDRAIL_KIND_LLM;
