@@ -32,8 +32,10 @@ export function withoutMarks(outcome: LayerOutcome): ToolExecutionResult {
   return out;
 }
 
+/** The tool's own outcome, with the marks it returned (if any) as the innermost ones. */
 function baseOutcome(value: unknown): LayerOutcome {
-  return withMarks(toToolResult(value), NO_MARKS);
+  const result = toToolResult(value);
+  return withMarks(result, result.pendingMarks ?? NO_MARKS);
 }
 
 /**

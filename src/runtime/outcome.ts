@@ -13,7 +13,10 @@ function describe(value: unknown): string {
   return typeof value === "object" ? "an object without a result key" : `a raw ${typeof value}`;
 }
 
-/** Checks a callback or continuation return: `{result, annotation?}`; a raw value is an error. */
+/**
+ * Checks a tool's outcome (from a tool callback, an intercept, a continuation or `endTool`):
+ * `{result, annotation?, pendingMarks?, pending?}`; a raw value is an error, and so is a bad mark spec.
+ */
 export function toToolResult(value: unknown, where = "tool callback"): ToolExecutionResult {
   if (typeof value !== "object" || value === null || Array.isArray(value) || !("result" in value)) {
     throw new TypeError(`invalid tool execution result: ${where} returned ${describe(value)}; expected { result, annotation? }`);
@@ -23,7 +26,15 @@ export function toToolResult(value: unknown, where = "tool callback"): ToolExecu
     v.annotation === undefined || v.annotation === null ? { result: v.result } : { result: v.result, annotation: v.annotation };
   const pending = checkPending(v.pending, where);
   if (pending !== undefined) out.pending = pending;
+  const marks = v.pendingMarks;
+  if (marks !== undefined && marks !== null) out.pendingMarks = checkPendingMarks(marks, where);
   return out;
+}
+
+function checkPendingMarks(marks: unknown, where: string): PendingMarkSpec[] {
+  if (!Array.isArray(marks)) throw new TypeError(`${where}: pendingMarks must be an array of { name, ... } specs`);
+  marks.forEach((spec, i) => validatePendingMarkSpec(spec, `${where}: pendingMarks[${i}]`));
+  return marks as PendingMarkSpec[];
 }
 
 /** A suspension's request must be a JSON object (it becomes the `tool.pending` mark's data). */
@@ -38,24 +49,10 @@ function checkPending(pending: unknown, where: string): JsonObject | undefined {
 export function toInterceptOutcome(
   value: unknown,
   interceptName: string,
-): Required<Pick<ToolExecutionInterceptOutcome, "pendingMarks">> & ToolExecutionResult {
-  if (typeof value !== "object" || value === null || Array.isArray(value) || !("result" in value)) {
-    toToolResult(value, `execution intercept ${interceptName}`); // throws the descriptive error
-  }
-  const outcome = value as ToolExecutionInterceptOutcome;
-  const checked = toToolResult(outcome, `execution intercept ${interceptName}`);
-  const marks = outcome.pendingMarks;
-  const out = checked as ToolExecutionResult & { pendingMarks: PendingMarkSpec[] };
-  if (marks === undefined || marks === null) {
-    out.pendingMarks = NO_MARKS;
-    return out;
-  }
-  if (!Array.isArray(marks)) {
-    throw new TypeError(`execution intercept ${interceptName}: pendingMarks must be an array of { name, ... } specs`);
-  }
-  marks.forEach((spec, i) => validatePendingMarkSpec(spec, `execution intercept ${interceptName}: pendingMarks[${i}]`));
-  out.pendingMarks = marks;
-  return out;
+): Required<Pick<ToolExecutionResult, "pendingMarks">> & ToolExecutionResult {
+  const checked = toToolResult(value, `execution intercept ${interceptName}`);
+  if (checked.pendingMarks === undefined) checked.pendingMarks = NO_MARKS;
+  return checked as Required<Pick<ToolExecutionResult, "pendingMarks">> & ToolExecutionResult;
 }
 
 /** Shared, never mutated: an outcome without pending marks. */

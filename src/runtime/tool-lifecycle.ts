@@ -86,7 +86,8 @@ export class ToolLifecycle {
       return;
     }
     const result = toToolResult(outcome, "endTool");
-    this.close(stack, internal, result, false, options);
+    const endUs = this.close(stack, internal, result, false, options);
+    this.emitPendingMarks(stack, internal, endUs, result.pending, result.pendingMarks ?? NO_MARKS);
   }
 
   /**
@@ -296,8 +297,12 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
         throw error;
       }
       const endUs = this.tools.close(this.stack, handle, result, true, undefined);
-      this.tools.emitPendingMarks(this.stack, handle, endUs, result.pending, NO_MARKS);
-      return result;
+      if (result.pendingMarks === undefined) {
+        this.tools.emitPendingMarks(this.stack, handle, endUs, result.pending, NO_MARKS);
+        return result;
+      }
+      this.tools.emitPendingMarks(this.stack, handle, endUs, result.pending, result.pendingMarks);
+      return withoutMarks({ ...result, marks: NO_MARKS });
     }
     const outcome = value as LayerOutcome;
     const endUs = this.tools.close(this.stack, handle, outcome, true, undefined);

@@ -9,11 +9,18 @@ import type { PromptRef } from "./prompt.js";
 
 export type { ScopeHandle };
 
-/** What a tool callback and every intercept continuation return. */
+/**
+ * A tool's outcome, the one shape every layer speaks: what a tool callback returns, what an
+ * execution intercept returns, what a continuation (`next`) and `executeTool` resolve to.
+ * `pendingMarks` are emitted (parented to the tool, after its end) and never reach the caller:
+ * continuations and `executeTool` resolve to the outcome without them.
+ */
 export interface ToolExecutionResult<T extends Json = Json> {
   result: T;
   /** Opaque metadata next to the result; `null` and absent are the same. */
   annotation?: Json;
+  /** Marks the tool's lifecycle emits after the successful end (innermost layer's first). */
+  pendingMarks?: PendingMarkSpec[];
   /**
    * A suspension: the request someone must answer before the call can complete. The tool scope
    * ends (OK) with `{pending: request}` in its annotation, and the runtime emits the
@@ -22,10 +29,8 @@ export interface ToolExecutionResult<T extends Json = Json> {
   pending?: JsonObject;
 }
 
-/** What an execution intercept returns: a result plus lifecycle-owned marks. */
-export interface ToolExecutionInterceptOutcome<T extends Json = Json> extends ToolExecutionResult<T> {
-  pendingMarks?: PendingMarkSpec[];
-}
+/** What an execution intercept returns: the same outcome shape (the name is kept for the intercept's signature). */
+export type ToolExecutionInterceptOutcome<T extends Json = Json> = ToolExecutionResult<T>;
 
 /** A mark to emit after the tool ends successfully. Keys are camelCase; `categoryProfile` inner keys are wire data. */
 export interface PendingMarkSpec {

@@ -30,6 +30,36 @@ describe("suspension is an outcome of the managed tool lifecycle", () => {
     expect(mark.timestamp > end.timestamp).toBe(true); // RFC 3339 with µs, same width: string order is time order
   });
 
+  it("one outcome shape for every layer: a tool callback's own pendingMarks are emitted after its end, before the intercepts' marks, and never reach the caller", async () => {
+    const { rt, settle } = capturingRuntime();
+    rt.registerToolExecutionIntercept("audit", 1, async (args, next) => {
+      const inner = await next(args);
+      expect(inner).toEqual({ result: "ok" }); // a continuation resolves without the marks below it
+      return { ...inner, pendingMarks: [{ name: "audit.seen" }] };
+    });
+    const out = await rt.executeTool("lookup", {}, () => ({ result: "ok", pendingMarks: [{ name: "cache.miss", data: { key: "k" } }] }));
+    expect(out).toEqual({ result: "ok" });
+    const events = await settle();
+    expect(labels(events)).toEqual(["start:tool:lookup", "end:tool:lookup", "mark:cache.miss", "mark:audit.seen"]);
+    expect(marks(events)[0]).toMatchObject({ parent_uuid: scopes(events)[1]!.uuid, data: { key: "k" } });
+    // Without intercepts too; a bad spec fails the call with the field named.
+    const direct = capturingRuntime();
+    expect(await direct.rt.executeTool("t", {}, () => ({ result: 1, pendingMarks: [{ name: "m" }] }))).toEqual({ result: 1 });
+    expect(labels(await direct.settle())).toEqual(["start:tool:t", "end:tool:t", "mark:m"]);
+    await expect(direct.rt.executeTool("t", {}, () => ({ result: 1, pendingMarks: [{ nom: "m" }] as never }))).rejects.toThrow(
+      /pendingMarks\[0\]: unknown field nom/,
+    );
+  });
+
+  it("a manual endTool with a suspension or pending marks emits them like a managed call", async () => {
+    const { rt, settle } = capturingRuntime();
+    const handle = rt.startTool("pay", {}, { toolCallId: "call_1" });
+    rt.endTool(handle, { result: "waiting", pending: request, pendingMarks: [{ name: "audit.seen" }] });
+    const events = await settle();
+    expect(labels(events)).toEqual(["start:tool:pay", "end:tool:pay", "mark:tool.pending", "mark:audit.seen"]);
+    expect(marks(events)[0]).toMatchObject({ parent_uuid: handle.uuid, data: request });
+  });
+
   it("the tool.pending mark comes before the marks of the intercepts around it (it is the innermost outcome)", async () => {
     const { rt, settle } = capturingRuntime();
     rt.registerToolExecutionIntercept("audit", 1, async (args, next) => ({
