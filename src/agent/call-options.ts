@@ -1,23 +1,33 @@
-import { checkOptionKeys } from "../events/option-keys.js";
+import { declareOptions, is, type OptionsDeclaration } from "../events/option-spec.js";
+import type { TranslateOptions } from "./translate.js";
+import type { AskOptions, AskResumeOptions, ResumeOptions, RunOptions, StreamOptions } from "./types.js";
 
-/** The keys each per-call option bag accepts; anything else is a typo that would otherwise be ignored. */
-export const CALL_OPTION_KEYS = Object.freeze({
-  run: ["toolkit", "history", "signal", "onText", "context"],
-  ask: ["toolkit", "id", "signal", "onText", "context"],
-  stream: ["toolkit", "history", "id", "signal", "context"],
-  runWithAnswer: ["toolkit", "history", "pending", "answer", "halt", "signal", "context"],
-  askWithAnswer: ["toolkit", "id", "pending", "answer", "halt", "signal", "context"],
-  translate: ["messages", "tools", "toolkit", "toolChoice", "system", "maxTokens", "signal"],
-} as const satisfies Record<string, readonly string[]>);
+// Each per-call option bag of the client, declared once: the keys, the type checks and the
+// messages derive from these (a misspelt key is an error, not an option silently ignored).
+const BASE = { context: is.object, toolkit: is.object, signal: is.signal } as const;
+const RESUME = { ...BASE, pending: is.object, answer: is.object, halt: is.anything } as const;
 
-export type CallName = keyof typeof CALL_OPTION_KEYS;
+const CALL_OPTIONS = {
+  run: declareOptions<RunOptions>("run", { ...BASE, history: is.array, onText: is.function }),
+  ask: declareOptions<AskOptions>("ask", { ...BASE, id: is.string, onText: is.function }),
+  stream: declareOptions<StreamOptions>("stream", { ...BASE, history: is.array, id: is.string }),
+  runWithAnswer: declareOptions<ResumeOptions>("runWithAnswer", { ...RESUME, history: is.array }),
+  askWithAnswer: declareOptions<AskResumeOptions>("askWithAnswer", { ...RESUME, id: is.string }),
+  translate: declareOptions<TranslateOptions>("translate", {
+    messages: is.array,
+    tools: is.array,
+    toolkit: is.object,
+    toolChoice: is.anything,
+    system: is.string,
+    maxTokens: is.positiveInteger,
+    signal: is.signal,
+  }),
+} as const satisfies Record<string, OptionsDeclaration<object>>;
 
-/** Throws a TypeError naming an unknown key of a per-call option bag, with the closest known key. */
+export type CallName = keyof typeof CALL_OPTIONS;
+
+/** Throws a TypeError naming an unknown key (with the closest known one) or a value of the wrong type. */
 export function checkCallOptions(call: CallName, options: unknown): void {
   if (options === undefined) return;
-  if (typeof options !== "object" || options === null) throw new TypeError(`${call}: options must be an object`);
-  const allowed: readonly string[] = CALL_OPTION_KEYS[call];
-  checkOptionKeys(call, options, allowed);
-  const o = options as Record<string, unknown>;
-  if (o.onText !== undefined && typeof o.onText !== "function") throw new TypeError(`${call}: option "onText" must be a function`);
+  CALL_OPTIONS[call].check(options);
 }

@@ -3,7 +3,7 @@ import type { ToolResult } from "./pending.js";
 import type { Tool, ToolContext } from "./tool.js";
 import { builtinTools, type BuiltinName } from "./builtins/index.js";
 import { Workspace } from "./builtins/workspace.js";
-import { checkOptionKeys } from "../events/option-keys.js";
+import { check, declareOptions, is } from "../events/option-spec.js";
 import { listSkills, skillsCatalog, skillTool, type SkillInfo } from "./skills.js";
 
 /** Names of the built-in tools (toolnexus's set). A relay tool may never take one, built-ins on or off. */
@@ -42,18 +42,21 @@ export interface ToolkitOptions {
   workdir?: string;
 }
 
-const TOOLKIT_OPTION_KEYS = ["tools", "builtins", "skills", "workdir"] as const;
+/** `createToolkit`'s options, declared once (keys, type checks and messages derive from it). */
+const TOOLKIT_OPTIONS = declareOptions<ToolkitOptions>(
+  "createToolkit",
+  {
+    tools: is.array,
+    builtins: check("a boolean or a list of built-in names", (v) => typeof v === "boolean" || Array.isArray(v)),
+    skills: check("a list of directories", (v) => Array.isArray(v) && v.every((d) => typeof d === "string")),
+    workdir: is.string,
+  },
+  { label: (key) => `option "${key}"` },
+);
 
 function checkToolkitOptions(options: unknown): asserts options is ToolkitOptions {
-  if (typeof options !== "object" || options === null) throw new TypeError("createToolkit: options must be an object");
-  checkOptionKeys("createToolkit", options, TOOLKIT_OPTION_KEYS);
-  const { builtins, skills } = options as ToolkitOptions;
-  if (skills !== undefined && (!Array.isArray(skills) || skills.some((d) => typeof d !== "string"))) {
-    throw new TypeError('createToolkit: option "skills" must be a list of directories');
-  }
-  if (builtins !== undefined && typeof builtins !== "boolean" && !Array.isArray(builtins)) {
-    throw new TypeError('createToolkit: option "builtins" must be a boolean or a list of built-in names');
-  }
+  if (options === undefined) throw new TypeError("createToolkit: options must be an object");
+  TOOLKIT_OPTIONS.check(options);
 }
 
 function collisionGuard(tools: readonly Tool[]): void {

@@ -3,7 +3,7 @@ import { currentScopeContext, type ScopeContext, type ScopeHandle } from "../eve
 import { formatTraceparent, TRACEPARENT_KEY } from "../events/traceparent.js";
 import { MARK_EVALUATION, SCHEMA_EVALUATION } from "../events/wire-names.js";
 import { RelaytraceError } from "./errors.js";
-import { checkOptions } from "./options.js";
+import { declareOptions, is } from "../events/option-spec.js";
 import { remoteParentUuids, traceRootUuid } from "./otel-context.js";
 import { traceFlagsIn, traceparentOf } from "./propagation.js";
 import type { RuntimeCore } from "./runtime-core.js";
@@ -31,7 +31,17 @@ export interface Evaluation {
   target?: Pick<ScopeHandle, "uuid"> | SpanIds;
 }
 
-const EVALUATION_KEYS: ReadonlySet<string> = new Set(["name", "score", "label", "explanation", "target"]);
+const EVALUATION = declareOptions<Evaluation>(
+  "recordEvaluation",
+  {
+    name: is.required(is.nonEmptyString),
+    score: is.finiteNumber,
+    label: is.nonEmptyString,
+    explanation: is.string,
+    target: is.anything, // checked by targetOf, which names the wrong part
+  },
+  { error: (message) => new RelaytraceError("invalid_argument", message) },
+);
 const HEX = /^[0-9a-f]+$/;
 
 function invalid(field: string, what: string): RelaytraceError {
@@ -78,13 +88,8 @@ function traceRootOfHandle(handle: object): string | undefined {
 
 /** Checks an evaluation and emits it as an `relaytrace.evaluation` mark; returns the mark's uuid. */
 export function recordEvaluation(core: RuntimeCore, evaluation: Evaluation): string {
-  if (typeof evaluation !== "object" || evaluation === null || Array.isArray(evaluation)) throw invalid("the evaluation", "an object");
-  checkOptions(evaluation, EVALUATION_KEYS, "recordEvaluation");
+  EVALUATION.check(evaluation);
   const { name, score, label, explanation } = evaluation;
-  if (typeof name !== "string" || name.length === 0) throw invalid("name", "a non-empty string");
-  if (score !== undefined && (typeof score !== "number" || !Number.isFinite(score))) throw invalid("score", "a finite number");
-  if (label !== undefined && (typeof label !== "string" || label.length === 0)) throw invalid("label", "a non-empty string");
-  if (explanation !== undefined && typeof explanation !== "string") throw invalid("explanation", "a string");
   const target = targetOf(evaluation.target);
   const data: JsonObject = { name };
   if (score !== undefined) data.score = score;

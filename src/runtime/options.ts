@@ -1,59 +1,112 @@
-import { checkOptionKeys } from "../events/option-keys.js";
-import { CATEGORIES } from "../events/types.js";
+import { declareOptions, is } from "../events/option-spec.js";
+import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
+import type { ExecuteLlmStreamOptions } from "./llm-stream.js";
+import type {
+  EndLlmOptions,
+  EndToolOptions,
+  MarkOptions,
+  PopScopeOptions,
+  RequestInterceptOptions,
+  RuntimeOptions,
+  ScopeOptions,
+  ShutdownOptions,
+  SubscribeOptions,
+  ToolOptions,
+} from "./types.js";
 
-const CATEGORY_SET: ReadonlySet<string> = new Set(CATEGORIES);
+// Every options object of the runtime, declared once: the key list, the type checks and the
+// messages derive from these (a misspelt or snake_case key is an error at the call instead of
+// silently lost data: `tool_call_id` would otherwise drop the call id). Each declaration is typed
+// against its options interface, so a key added to one and not the other does not compile.
 
-/**
- * Rejects option keys the API does not know, so a misspelt or snake_case option is an error at
- * the call instead of silently lost data (`tool_call_id` would otherwise drop the call id).
- */
-export function checkOptions(options: unknown, allowed: ReadonlySet<string>, where: string): void {
-  if (options === undefined) return;
-  if (typeof options !== "object" || options === null || Array.isArray(options)) {
-    throw new TypeError(`${where}: options must be an object`);
-  }
-  checkOptionKeys(where, options, allowed);
-}
+export const RUNTIME_OPTIONS = declareOptions<RuntimeOptions>("createRuntime", {
+  clock: is.object,
+  idGenerator: is.function,
+  maxQueueSize: is.positiveInteger,
+  namespace: is.nonEmptyString,
+  onDiagnostic: is.function,
+  pricing: is.either(is.object, is.string),
+  recordedHeaders: is.stringList,
+});
 
-/** `checkOptions` as a value: the error, or undefined when the options are fine. */
-export function optionsError(options: unknown, allowed: ReadonlySet<string>, where: string): TypeError | undefined {
-  try {
-    checkOptions(options, allowed, where);
-    return undefined;
-  } catch (error) {
-    return error as TypeError;
-  }
-}
+export const SCOPE_OPTIONS = declareOptions<ScopeOptions>("withScope", {
+  category: is.string,
+  attributes: is.stringList,
+  input: is.anything,
+  metadata: is.anything,
+  categoryProfile: is.objectOrNull,
+  parent: is.handle,
+  timestamp: is.timestamp,
+});
 
-/** The producer API emits only the ATOF 0.1 category vocabulary. */
-export function checkCategory(category: unknown, where: string): void {
-  if (category !== undefined && category !== null && !CATEGORY_SET.has(category as string)) {
-    throw new TypeError(`${where}: category must be one of ${CATEGORIES.join(", ")} (got ${JSON.stringify(category)})`);
-  }
-}
+export const POP_OPTIONS = declareOptions<PopScopeOptions>("popScope", {
+  output: is.anything,
+  metadata: is.anything,
+  timestamp: is.timestamp,
+});
 
-const set = (...keys: string[]): ReadonlySet<string> => new Set(keys);
+export const MARK_OPTIONS = declareOptions<MarkOptions>("mark", {
+  parent: is.handle,
+  category: is.either(is.string, is.oneOf(null)),
+  categoryProfile: is.objectOrNull,
+  data: is.anything,
+  dataSchema: is.either(is.dataSchema, is.oneOf(null)),
+  metadata: is.anything,
+  severity: is.oneOf("trace", "debug", "info", "warn", "warning", "error"),
+  timestamp: is.timestamp,
+});
 
-export const RUNTIME_OPTIONS = set("clock", "idGenerator", "maxQueueSize", "namespace", "onDiagnostic", "pricing", "recordedHeaders");
-export const SCOPE_OPTIONS = set("category", "attributes", "input", "metadata", "categoryProfile", "parent", "timestamp");
-export const POP_OPTIONS = set("output", "metadata", "timestamp");
-export const MARK_OPTIONS = set("parent", "category", "categoryProfile", "data", "dataSchema", "metadata", "severity", "timestamp");
-export const METRIC_OPTIONS = set("parent", "metadata", "timestamp");
-export const TOOL_OPTIONS = set("toolCallId", "attributes", "metadata", "data", "parent", "signal", "timestamp");
-export const END_TOOL_OPTIONS = set("data", "metadata", "timestamp");
-export const LLM_OPTIONS = set(
-  "modelName",
-  "dataSchema",
-  "attributes",
-  "metadata",
-  "parent",
-  "signal",
-  "timestamp",
-  "injectTraceparent",
-  "prompt",
-);
-export const LLM_STREAM_OPTIONS: ReadonlySet<string> = new Set([...LLM_OPTIONS, "assemble"]);
-export const END_LLM_OPTIONS = set("data", "metadata", "modelName", "timestamp", "error");
-export const SHUTDOWN_OPTIONS = set("timeoutMs");
-export const REGISTRATION_OPTIONS = set("scope", "breakChain");
-export const SUBSCRIBE_OPTIONS = set("scope", "exporter");
+export const METRIC_OPTIONS = declareOptions<Pick<MarkOptions, "parent" | "metadata" | "timestamp">>("metric", {
+  parent: is.handle,
+  metadata: is.anything,
+  timestamp: is.timestamp,
+});
+
+export const TOOL_OPTIONS = declareOptions<ToolOptions>("executeTool", {
+  toolCallId: is.string,
+  attributes: is.stringList,
+  metadata: is.anything,
+  data: is.anything,
+  parent: is.handle,
+  signal: is.signal,
+  timestamp: is.timestamp,
+});
+
+export const END_TOOL_OPTIONS = declareOptions<EndToolOptions>("endTool", {
+  data: is.anything,
+  metadata: is.anything,
+  timestamp: is.timestamp,
+});
+
+const LLM_SPEC = {
+  modelName: is.string,
+  prompt: is.anything, // checked whole by promptProfile, which names the field
+  dataSchema: is.dataSchema,
+  attributes: is.stringList,
+  metadata: is.anything,
+  parent: is.handle,
+  signal: is.signal,
+  timestamp: is.timestamp,
+  injectTraceparent: is.boolean,
+} as const;
+
+export const LLM_OPTIONS = declareOptions<ExecuteLlmOptions>("executeLlm", LLM_SPEC);
+
+export const LLM_STREAM_OPTIONS = declareOptions<ExecuteLlmStreamOptions<unknown>>("executeLlmStream", {
+  ...LLM_SPEC,
+  assemble: is.either(is.function, is.oneOf("chunks")),
+});
+
+export const END_LLM_OPTIONS = declareOptions<EndLlmOptions & { error?: unknown }>("endLlm", {
+  data: is.anything,
+  metadata: is.anything,
+  modelName: is.string,
+  timestamp: is.timestamp,
+  error: is.anything,
+});
+
+export const SHUTDOWN_OPTIONS = declareOptions<ShutdownOptions>("shutdown", { timeoutMs: is.nonNegativeNumber });
+
+export const REGISTRATION_OPTIONS = declareOptions<RequestInterceptOptions>("register", { scope: is.handle, breakChain: is.boolean });
+
+export const SUBSCRIBE_OPTIONS = declareOptions<SubscribeOptions>("subscribe", { scope: is.handle, exporter: is.object });

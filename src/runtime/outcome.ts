@@ -1,7 +1,7 @@
 import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import type { LogSeverity } from "../events/types.js";
-import { checkCategory } from "./options.js";
+import { checkCategory } from "./category-check.js";
 import type { PendingMarkSpec, ToolExecutionInterceptOutcome, ToolExecutionResult } from "./types.js";
 
 const SPEC_KEYS = new Set(["name", "category", "categoryProfile", "data", "dataSchema", "metadata", "severity"]);

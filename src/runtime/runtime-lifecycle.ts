@@ -1,9 +1,9 @@
 import { RelaytraceError } from "./errors.js";
 import { drainOnExit, flushOnExit, type ExitFlushTarget } from "./exit-flush.js";
 import type { Exporter } from "./exporter.js";
-import { checkOptions, SHUTDOWN_OPTIONS, SUBSCRIBE_OPTIONS } from "./options.js";
+import { SHUTDOWN_OPTIONS, SUBSCRIBE_OPTIONS } from "./options.js";
 import type { RuntimeCore } from "./runtime-core.js";
-import { checkTimeout, DEFAULT_SHUTDOWN_TIMEOUT_MS, withinDeadline } from "./shutdown.js";
+import { DEFAULT_SHUTDOWN_TIMEOUT_MS, withinDeadline } from "./shutdown.js";
 import type { Diagnostic, Remover, ShutdownOptions, Subscriber, SubscribeOptions } from "./types.js";
 
 /**
@@ -26,7 +26,7 @@ export class RuntimeLifecycle {
   ) {}
 
   subscribe(name: string, callback: Subscriber, options: SubscribeOptions = {}): Remover {
-    checkOptions(options, SUBSCRIBE_OPTIONS, "subscribe");
+    SUBSCRIBE_OPTIONS.check(options, "subscribe");
     const remove = this.core.registries.subscribers.add(name, 0, callback, options.scope ? { scopeUuid: options.scope.uuid } : {});
     if (!this.drainsOnExit) {
       // Events still queued when the process exits reach the subscribers first (a file sink then writes them).
@@ -62,8 +62,8 @@ export class RuntimeLifecycle {
     }
     let timeoutMs: number;
     try {
-      checkOptions(options, SHUTDOWN_OPTIONS, "shutdown");
-      timeoutMs = checkTimeout("shutdown", options.timeoutMs) ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
+      SHUTDOWN_OPTIONS.check(options, "shutdown");
+      timeoutMs = options.timeoutMs ?? DEFAULT_SHUTDOWN_TIMEOUT_MS;
     } catch (error) {
       return Promise.reject(error); // a Promise API reports bad input as a rejection
     }

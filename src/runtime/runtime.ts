@@ -6,8 +6,6 @@ import { LlmLifecycle } from "./llm-lifecycle.js";
 import { executeLlmStream, type ExecuteLlmStreamOptions, type LlmStreamFunction, type LlmStreamIntercept } from "./llm-stream.js";
 import type { MetricMeasurement } from "./metric.js";
 import {
-  checkOptions,
-  optionsError,
   END_LLM_OPTIONS,
   END_TOOL_OPTIONS,
   LLM_OPTIONS,
@@ -75,7 +73,7 @@ export class Runtime {
   private readonly lifecycle: RuntimeLifecycle;
 
   constructor(options: RuntimeOptions = {}) {
-    checkOptions(options, RUNTIME_OPTIONS, "createRuntime");
+    RUNTIME_OPTIONS.check(options, "createRuntime");
     this.core = new RuntimeCore(options);
     this.scopes = new ScopeLifecycle(this.core);
     this.tools = new ToolLifecycle(this.core);
@@ -91,26 +89,26 @@ export class Runtime {
 
   /** Runs `fn` inside a new scope; the scope always ends (OK on return, ERROR keys on throw). */
   withScope<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options?: ScopeOptions): Promise<T> {
-    const bad = optionsError(options, SCOPE_OPTIONS, "withScope");
+    const bad = SCOPE_OPTIONS.error(options, "withScope");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.scopes.withScope(name, fn, options);
   }
 
   /** Opens a scope on the current stack; it must be closed with `popScope`. */
   pushScope(name: string, options?: ScopeOptions): ScopeHandle {
-    checkOptions(options, SCOPE_OPTIONS, "pushScope");
+    SCOPE_OPTIONS.check(options, "pushScope");
     return this.scopes.pushScope(name, options);
   }
 
   /** Closes the scope on top of the current stack; any other handle is an error naming both. */
   popScope(handle: ScopeHandle, options?: PopScopeOptions): void {
-    checkOptions(options, POP_OPTIONS, "popScope");
+    POP_OPTIONS.check(options, "popScope");
     this.scopes.popScope(handle, options);
   }
 
   /** Emits a point-in-time mark; returns its uuid. */
   mark(name: string, options?: MarkOptions): string {
-    checkOptions(options, MARK_OPTIONS, "mark");
+    MARK_OPTIONS.check(options, "mark");
     return this.scopes.mark(name, options);
   }
 
@@ -123,7 +121,7 @@ export class Runtime {
     measurements: readonly MetricMeasurement[],
     options?: Pick<MarkOptions, "parent" | "metadata" | "timestamp">,
   ): string {
-    checkOptions(options, METRIC_OPTIONS, "metric");
+    METRIC_OPTIONS.check(options, "metric");
     return this.scopes.metric(name, measurements, options);
   }
 
@@ -141,20 +139,20 @@ export class Runtime {
     fn: ToolFunction<T>,
     options?: ToolOptions,
   ): Promise<ToolExecutionResult<T>> {
-    const bad = optionsError(options, TOOL_OPTIONS, "executeTool");
+    const bad = TOOL_OPTIONS.error(options, "executeTool");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.tools.execute(name, args, fn as ToolFunction, options) as Promise<ToolExecutionResult<T>>;
   }
 
   /** Starts a tool call by hand (no guardrails or intercepts); end it with `endTool`. */
   startTool(name: string, args: Json, options?: ToolOptions): ToolHandle {
-    checkOptions(options, TOOL_OPTIONS, "startTool");
+    TOOL_OPTIONS.check(options, "startTool");
     return this.tools.start(name, args, options);
   }
 
   /** Ends a hand-started tool call with its result (no status keys) or `{error}` (ERROR keys). */
   endTool(handle: ToolHandle, outcome: ToolExecutionResult | { error: unknown }, options?: EndToolOptions): void {
-    checkOptions(options, END_TOOL_OPTIONS, "endTool");
+    END_TOOL_OPTIONS.check(options, "endTool");
     this.tools.end(handle, outcome, options);
   }
 
@@ -163,7 +161,7 @@ export class Runtime {
    * an event; `fn` gets the real request with a W3C `traceparent` added. Resolves with `fn`'s response.
    */
   executeLlm(name: string, request: LlmRequest, fn: LlmFunction, options?: ExecuteLlmOptions): Promise<Json> {
-    const bad = optionsError(options, LLM_OPTIONS, "executeLlm");
+    const bad = LLM_OPTIONS.error(options, "executeLlm");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
     return this.llms.execute(name, request, fn, options);
   }
@@ -179,19 +177,19 @@ export class Runtime {
    * broken stream ends the call with what had been assembled and `relaytrace.stream_incomplete`.
    */
   executeLlmStream<C>(name: string, request: LlmRequest, fn: LlmStreamFunction<C>, options?: ExecuteLlmStreamOptions<C>): AsyncIterable<C> {
-    checkOptions(options, LLM_STREAM_OPTIONS, "executeLlmStream");
+    LLM_STREAM_OPTIONS.check(options, "executeLlmStream");
     return executeLlmStream(this.core, this.llms, name, request, fn, options);
   }
 
   /** Starts an LLM call by hand; end it with `endLlm`. */
   startLlm(name: string, request: LlmRequest, options?: ExecuteLlmOptions): LlmHandle {
-    checkOptions(options, LLM_OPTIONS, "startLlm");
+    LLM_OPTIONS.check(options, "startLlm");
     return this.llms.start(name, request, options);
   }
 
   /** Ends a hand-started LLM call with its response (status OK), or with `{ error }` in the options. */
   endLlm(handle: LlmHandle, response: Json, options?: EndLlmOptions & { error?: unknown }): void {
-    checkOptions(options, END_LLM_OPTIONS, "endLlm");
+    END_LLM_OPTIONS.check(options, "endLlm");
     this.llms.end(handle, response, options);
   }
 
@@ -411,7 +409,7 @@ export class Runtime {
 }
 
 function scopeOf(options: RegistrationOptions | undefined): { scopeUuid?: string } {
-  checkOptions(options, REGISTRATION_OPTIONS, "register");
+  REGISTRATION_OPTIONS.check(options, "register");
   return options?.scope ? { scopeUuid: options.scope.uuid } : {};
 }
 

@@ -7,7 +7,7 @@ import { RelaytraceError } from "./errors.js";
 import { errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
-import { checkCategory } from "./options.js";
+import { checkCategory } from "./category-check.js";
 import { runInSpan, traceRootUuid, withInboundLink } from "./otel-context.js";
 import { NEVER_ABORTED } from "./abort.js";
 import { NO_STAGES, placeCall, runCall, type Call, type CallPlace } from "./call.js";

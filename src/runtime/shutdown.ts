@@ -4,15 +4,6 @@ import type { Exporter } from "./exporter.js";
 /** How long `runtime.shutdown()` waits in all, by default, before it returns anyway. */
 export const DEFAULT_SHUTDOWN_TIMEOUT_MS = 5_000;
 
-/** Throws unless `timeoutMs` is undefined or a non-negative finite number. */
-export function checkTimeout(where: string, timeoutMs: unknown): number | undefined {
-  if (timeoutMs === undefined) return undefined;
-  if (typeof timeoutMs !== "number" || !Number.isFinite(timeoutMs) || timeoutMs < 0) {
-    throw new TypeError(`${where}: timeoutMs must be a non-negative finite number (got ${String(timeoutMs)})`);
-  }
-  return timeoutMs;
-}
-
 function label(exporter: Exporter): string {
   return (exporter as { constructor?: { name?: string } }).constructor?.name || "exporter";
 }

@@ -27,8 +27,6 @@ export function streamRecorder<C>(
   dataSchema: DataSchema | undefined,
   assemble: StreamAssembly<C> | undefined,
 ): (chunks: readonly C[]) => StreamRecord {
-  if (assemble !== undefined && assemble !== "chunks" && typeof assemble !== "function")
-    throw new TypeError(`executeLlmStream: assemble must be a function or "chunks", got ${JSON.stringify(assemble)}`);
   const raw = (chunks: readonly C[]): StreamRecord => ({ response: chunks as unknown as Json, metadata: {} });
   if (assemble === "chunks") return raw;
   const codec = assemble === undefined ? codecForEvent({ dataSchema, name, which: "response" }) : undefined;

@@ -33,4 +33,27 @@ describe("option bags are checked", () => {
     }));
     await expect(rt.executeTool("t", {}, () => ({ result: 1 }))).rejects.toThrow(/category must be one of/);
   });
+
+  it("a value of the wrong type is an error naming the option, what it must be and what it got, before anything is emitted", async () => {
+    const { rt, settle } = capturingRuntime();
+    await expect(rt.executeTool("t", {}, () => ({ result: 1 }), { toolCallId: 7 } as never)).rejects.toThrow(
+      "executeTool: toolCallId must be a string (got 7)",
+    );
+    await expect(rt.withScope("s", () => 1, { attributes: "remote" } as never)).rejects.toThrow(
+      'withScope: attributes must be a list of strings (got "remote")',
+    );
+    expect(() => rt.pushScope("s", { parent: "root" } as never)).toThrow('pushScope: parent must be a scope handle ({ uuid }) (got "root")');
+    expect(() => rt.mark("m", { severity: "loud" } as never)).toThrow(/mark: severity must be one of "trace", "debug"/);
+    await expect(rt.executeLlm("l", { content: {} }, () => ({}), { signal: {} } as never)).rejects.toThrow(
+      "executeLlm: signal must be an AbortSignal (got an object)",
+    );
+    expect(() => rt.startLlm("l", { content: {} }, { dataSchema: { name: "x" } } as never)).toThrow(
+      "startLlm: dataSchema must be { name: string, version: string } (got an object)",
+    );
+    expect(() => createRuntime({ maxQueueSize: 0 })).toThrow("createRuntime: maxQueueSize must be a positive integer (got 0)");
+    expect(() => rt.startTool("t", {}, "c1" as never)).toThrow('startTool: options must be an object (got "c1")');
+    // An undefined value is an absent key.
+    await rt.executeTool("ok", {}, () => ({ result: 1 }), { toolCallId: undefined, signal: undefined });
+    expect((await settle()).map((e) => e.name)).toEqual(["ok", "ok"]);
+  });
 });
