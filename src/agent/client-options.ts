@@ -1,4 +1,5 @@
 import { checkOptionKeys } from "../events/option-keys.js";
+import { promptProfile } from "../runtime/prompt.js";
 import { DIALECTS } from "../wire/index.js";
 import type { ClientOptions } from "./types.js";
 
@@ -27,11 +28,12 @@ export const CLIENT_OPTION_KEYS: readonly (keyof ClientOptions)[] = Object.freez
   "requestParams",
   "bodyTransform",
   "onError",
+  "prompt",
 ] as const);
 
 /**
  * Rejects options that cannot work, at construction rather than on the first run:
- * a missing `baseUrl`/`model`, an unknown `style`, a bad `maxTurns`, or an unknown key.
+ * a missing `baseUrl`/`model`, an unknown `style`, a bad `maxTurns` or `prompt`, or an unknown key.
  */
 export function checkClientOptions(options: unknown): asserts options is ClientOptions {
   if (typeof options !== "object" || options === null) throw new TypeError("createClient: options must be an object");
@@ -54,4 +56,5 @@ export function checkClientOptions(options: unknown): asserts options is ClientO
   if (o.maxTurns !== undefined && !(Number.isInteger(o.maxTurns) && (o.maxTurns as number) > 0)) {
     throw new TypeError(`createClient: option "maxTurns" must be a positive integer (got ${String(o.maxTurns)})`);
   }
+  if (o.prompt !== undefined) promptProfile(o.prompt);
 }
