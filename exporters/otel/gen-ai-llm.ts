@@ -1,7 +1,7 @@
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
-import { META_TIME_TO_FIRST_CHUNK_MS } from "../../src/events/wire-names.js";
+import { META_TIME_PER_OUTPUT_CHUNK_MS, META_TIME_TO_FIRST_CHUNK_MS } from "../../src/events/wire-names.js";
 import { requestedOutputType, type WireRequest, type WireResponse } from "../../src/wire/index.js";
 import { jsonText } from "./flatten.js";
 import { genAiExtraParts } from "./gen-ai-parts.js";
@@ -96,4 +96,16 @@ export function writeEmbeddingUsage(attrs: Attributes, data: Json): void {
 export function timeToFirstChunkOf(end: ScopeEvent): number | undefined {
   const ms = isJsonObject(end.metadata) ? num(end.metadata[META_TIME_TO_FIRST_CHUNK_MS]) : undefined;
   return ms === undefined || ms < 0 ? undefined : ms / 1000;
+}
+
+/**
+ * The time between output chunks (seconds) of a streamed call, one per chunk after the first,
+ * from the end event's metadata; entries that are not non-negative finite numbers are skipped.
+ */
+export function timesPerOutputChunkOf(end: ScopeEvent): number[] {
+  const gaps = isJsonObject(end.metadata) ? end.metadata[META_TIME_PER_OUTPUT_CHUNK_MS] : undefined;
+  if (!Array.isArray(gaps)) return [];
+  const out: number[] = [];
+  for (const ms of gaps) if (typeof ms === "number" && Number.isFinite(ms) && ms >= 0) out.push(ms / 1000);
+  return out;
 }

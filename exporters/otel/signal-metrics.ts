@@ -6,7 +6,7 @@ import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import type { InstrumentationScope } from "./finished-span.js";
 import { GenAiProjection } from "./gen-ai.js";
-import { timeToFirstChunkOf } from "./gen-ai-llm.js";
+import { timesPerOutputChunkOf, timeToFirstChunkOf } from "./gen-ai-llm.js";
 import type { OpenSpan } from "./open-span.js";
 import { scopeTypeOf } from "./scope-attributes.js";
 import * as G from "./semconv.js";
@@ -78,7 +78,8 @@ function scratchSpan(start: ScopeEvent, startUs: number): OpenSpan {
 /**
  * The metrics signal: metric marks (`runtime.metric()`) as instruments of their declared kind,
  * unit, description and attributes, plus the GenAI client metrics of every `llm` scope
- * (`gen_ai.client.operation.duration` in seconds, `gen_ai.client.token.usage` per token type).
+ * (`gen_ai.client.operation.duration` in seconds, `gen_ai.client.token.usage` per token type, and
+ * for streamed calls `gen_ai.client.operation.time_to_first_chunk` and `time_per_output_chunk`).
  */
 export class SignalMetrics {
   private readonly provider: MeterProvider;
@@ -89,6 +90,7 @@ export class SignalMetrics {
   private readonly duration: Histogram;
   private readonly tokens: Histogram;
   private readonly firstChunk: Histogram;
+  private readonly perChunk: Histogram;
 
   constructor(
     exporter: PushMetricExporter,
@@ -117,6 +119,11 @@ export class SignalMetrics {
     this.firstChunk = this.meter.createHistogram("gen_ai.client.operation.time_to_first_chunk", {
       unit: "s",
       description: "Time to receive the first chunk of a streamed response",
+      advice: { explicitBucketBoundaries: DURATION_BUCKETS },
+    });
+    this.perChunk = this.meter.createHistogram("gen_ai.client.operation.time_per_output_chunk", {
+      unit: "s",
+      description: "Time between consecutive output chunks of a streamed response, for each chunk after the first",
       advice: { explicitBucketBoundaries: DURATION_BUCKETS },
     });
   }
@@ -152,6 +159,7 @@ export class SignalMetrics {
     // Streamed calls only: the runtime records the first chunk's time on the end event.
     const firstChunk = timeToFirstChunkOf(end);
     if (firstChunk !== undefined) this.firstChunk.record(firstChunk, attrs);
+    for (const gap of timesPerOutputChunkOf(end)) this.perChunk.record(gap, attrs);
     const input = span.attributes[G.GEN_AI_USAGE_INPUT_TOKENS];
     const output = span.attributes[G.GEN_AI_USAGE_OUTPUT_TOKENS];
     if (typeof input === "number") this.tokens.record(input, { ...attrs, "gen_ai.token.type": "input" });

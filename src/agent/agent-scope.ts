@@ -1,4 +1,5 @@
 import type { Json, JsonObject } from "../events/json.js";
+import type { PromptRef } from "../runtime/prompt.js";
 import type { PropagationContext, PropagationContextWire } from "../runtime/types.js";
 import type { LoopResult } from "./loop.js";
 import { emitMetric, type ClientSettings, type RunContext } from "./loop-context.js";
@@ -13,6 +14,8 @@ export interface AgentScopeOptions {
   /** Continue the trace of a halted run (durable resume). */
   traceContext?: unknown;
   emit?: (event: StreamEvent) => void;
+  /** The run's prompt option (checked), over the client's. */
+  prompt?: PromptRef;
 }
 
 /** The run signal: the caller's signal and the whole-run deadline, whichever fires first. */
@@ -60,6 +63,8 @@ export async function inAgentScope(
       async (scope) => {
         const run: RunContext = { settings, toolkit: opts.toolkit, signal, runUuid: scope.uuid };
         if (opts.emit) run.emit = opts.emit;
+        const prompt = opts.prompt ?? settings.prompt;
+        if (prompt) run.prompt = prompt;
         const started = Date.now();
         try {
           const result = await body(run);

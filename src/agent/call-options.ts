@@ -1,10 +1,13 @@
 import { declareOptions, is, type OptionsDeclaration } from "../events/option-spec.js";
+import { promptProfile } from "../runtime/prompt.js";
 import type { TranslateOptions } from "./translate.js";
 import type { AskOptions, AskResumeOptions, ResumeOptions, RunOptions, StreamOptions } from "./types.js";
 
 // Each per-call option bag of the client, declared once: the keys, the type checks and the
 // messages derive from these (a misspelt key is an error, not an option silently ignored).
-const BASE = { context: is.object, toolkit: is.object, signal: is.signal } as const;
+/** A bad `prompt` throws promptProfile's error, which names the field. */
+export const promptOption = (value: unknown): undefined => void promptProfile(value);
+const BASE = { context: is.object, toolkit: is.object, signal: is.signal, prompt: promptOption } as const;
 const RESUME = { ...BASE, pending: is.object, answer: is.object, halt: is.anything } as const;
 
 const CALL_OPTIONS = {

@@ -1,5 +1,6 @@
 import { declareOptions, is } from "../events/option-spec.js";
 import { DIALECTS } from "../wire/index.js";
+import { promptOption } from "./call-options.js";
 import type { ClientOptions } from "./types.js";
 
 /**
@@ -33,6 +34,7 @@ const CLIENT_OPTIONS = declareOptions<ClientOptions>(
     requestParams: is.object,
     bodyTransform: is.function,
     onError: is.function,
+    prompt: promptOption,
   },
   { label: (key) => `option "${key}"` },
 );

@@ -79,6 +79,7 @@ function settingsOf(options: ClientOptions): ClientSettings {
   if (requestParams) s.requestParams = requestParams;
   if (options.bodyTransform) s.bodyTransform = options.bodyTransform;
   if (options.onError) s.onError = options.onError;
+  if (options.prompt) s.prompt = options.prompt;
   return s;
 }
 
@@ -126,6 +127,7 @@ export class Client {
     if (options.toolkit) runOptions.toolkit = options.toolkit;
     if (options.signal) runOptions.signal = options.signal;
     if (options.context) runOptions.context = options.context;
+    if (options.prompt) runOptions.prompt = options.prompt;
     const emit = textSink(options.onText);
     if (options.id === undefined) return this.start(prompt, runOptions, emit);
     runOptions.history = (await this.store.get(options.id)) ?? [];
@@ -158,6 +160,7 @@ export class Client {
     if (options.toolkit) runOptions.toolkit = options.toolkit;
     if (options.history) runOptions.history = options.history;
     if (options.context) runOptions.context = options.context;
+    if (options.prompt) runOptions.prompt = options.prompt;
     const started = (async () => {
       if (id === undefined) return this.start(prompt, runOptions, emit);
       runOptions.history = (await this.store.get(id)) ?? [];
@@ -206,6 +209,7 @@ export class Client {
     if (metadata) scopeOptions.metadata = metadata;
     if (options.signal) scopeOptions.signal = options.signal;
     if (emit) scopeOptions.emit = emit;
+    if (options.prompt) scopeOptions.prompt = options.prompt;
     return this.inRunContext(options.context, () =>
       inAgentScope(this.settings, scopeOptions, (run) => runTurns(run, messages, emit !== undefined)),
     );
@@ -244,6 +248,7 @@ export class Client {
       traceContext: pending.data?.traceContext,
     };
     if (options.signal) scopeOptions.signal = options.signal;
+    if (options.prompt) scopeOptions.prompt = options.prompt;
     return this.inRunContext(options.context, () =>
       inAgentScope(this.settings, scopeOptions, async (run) => {
         const repaired = await repairTranscript(run, structuredClone(history), index, pending, answer, halt);
@@ -262,6 +267,7 @@ export class Client {
     if (options.halt) resume.halt = options.halt;
     if (options.signal) resume.signal = options.signal;
     if (options.context) resume.context = options.context;
+    if (options.prompt) resume.prompt = options.prompt;
     const result = await this.resume(resume, { session_id: options.id });
     await this.store.save(options.id, result.messages);
     return result;

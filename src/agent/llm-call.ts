@@ -68,6 +68,7 @@ export async function callLlm(run: RunContext, body: JsonObject, turn: number): 
         metadata: endpointMetadata(url, turn),
         signal: run.signal,
         injectTraceparent: settings.injectTraceparent,
+        ...(run.prompt ? { prompt: run.prompt } : {}),
       },
     );
     parsed = settings.codec.parseResponse(raw);
@@ -112,6 +113,7 @@ export async function streamLlm(run: RunContext, body: JsonObject, turn: number)
         metadata: endpointMetadata(url, turn),
         signal: run.signal,
         injectTraceparent: settings.injectTraceparent,
+        ...(run.prompt ? { prompt: run.prompt } : {}),
         // The source has finished (and set `parsed`) before the runtime assembles the reply,
         // recorded in the dialect's own reply shape so every reader decodes it alike.
         assemble: () => {

@@ -1,4 +1,5 @@
 import type { Dispatcher } from "undici";
+import type { PromptRef } from "../runtime/prompt.js";
 import type { ProviderCodec } from "./providers/types.js";
 import type { Answer, Request } from "./pending.js";
 import type { AgentRuntime } from "./runtime-port.js";
@@ -34,6 +35,8 @@ export interface ClientSettings {
   requestParams?: Readonly<Record<string, unknown>>;
   bodyTransform?: BodyTransform;
   onError?: (info: LlmErrorInfo) => "retry" | "fail";
+  /** The client's checked `prompt` option: the default of every run. */
+  prompt?: PromptRef;
 }
 
 /** One run in progress. */
@@ -44,6 +47,8 @@ export interface RunContext {
   runUuid: string;
   /** Set when streaming: receives events as they happen. */
   emit?: (event: StreamEvent) => void;
+  /** The prompt the run's LLM calls were made from (the run's option, else the client's). */
+  prompt?: PromptRef;
 }
 
 export function emitMetric(settings: ClientSettings, metric: Metric): void {

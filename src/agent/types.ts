@@ -6,6 +6,7 @@ import type { ConversationStore } from "./store.js";
 import type { Toolkit } from "./toolkit.js";
 import type { BodyTransform } from "./request-body.js";
 import type { RunContext } from "../events/run-context.js";
+import type { PromptRef } from "../runtime/prompt.js";
 
 /** How a run ended: `done` (text answer), `pending` (halted on a suspension), `incomplete` (hit `maxTurns` without text). */
 export type RunStatus = "done" | "pending" | "incomplete";
@@ -221,12 +222,19 @@ export interface ClientOptions {
    * Default: `retryable ? "retry" : "fail"`. A throw rejects the call with that error.
    */
   onError?: (info: LlmErrorInfo) => "retry" | "fail";
+  /**
+   * The prompt every run's LLM calls were made from (`{ name, version?, template?, variables? }`),
+   * recorded on each `llm` scope; a run's own `prompt` option wins. Checked when the client is made.
+   */
+  prompt?: PromptRef;
 }
 
 /** Options of `run`; an unknown key is a TypeError (with the closest known key suggested). */
 export interface RunOptions {
   /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
   context?: RunContext;
+  /** The prompt this run's LLM calls were made from, on each of its `llm` scopes (over the client's `prompt`). */
+  prompt?: PromptRef;
   /** The tools the run declares and executes; without one the run has no tools. */
   toolkit?: Toolkit;
   /** A prior provider-style transcript, used verbatim (the system prompt is not re-added). */
@@ -241,6 +249,8 @@ export interface RunOptions {
 export interface AskOptions {
   /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
   context?: RunContext;
+  /** The prompt this run's LLM calls were made from, on each of its `llm` scopes (over the client's `prompt`). */
+  prompt?: PromptRef;
   toolkit?: Toolkit;
   /**
    * The conversation id in `client.store`. Optional: without it `ask` runs statelessly, like
@@ -256,6 +266,8 @@ export interface AskOptions {
 export interface StreamOptions {
   /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
   context?: RunContext;
+  /** The prompt this run's LLM calls were made from, on each of its `llm` scopes (over the client's `prompt`). */
+  prompt?: PromptRef;
   toolkit?: Toolkit;
   history?: unknown[];
   /** The conversation id in `client.store`: its transcript is loaded first and saved when the run ends. */
@@ -267,6 +279,8 @@ export interface StreamOptions {
 export interface ResumeOptions {
   /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
   context?: RunContext;
+  /** The prompt this run's LLM calls were made from, on each of its `llm` scopes (over the client's `prompt`). */
+  prompt?: PromptRef;
   toolkit?: Toolkit;
   history: unknown[];
   pending: Request;
@@ -279,6 +293,8 @@ export interface ResumeOptions {
 export interface AskResumeOptions {
   /** Whose run this is: session, user, tags and metadata on every event of the run (`runtime.withContext`). */
   context?: RunContext;
+  /** The prompt this run's LLM calls were made from, on each of its `llm` scopes (over the client's `prompt`). */
+  prompt?: PromptRef;
   toolkit?: Toolkit;
   id: string;
   pending: Request;

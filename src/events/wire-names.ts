@@ -32,6 +32,8 @@ export const META_EXCEPTION_TYPE = "exception.type";
 export const META_RESUME_OF = "relaytrace.resume_of";
 /** On a managed stream's `llm` end: milliseconds from the start to the first chunk. */
 export const META_TIME_TO_FIRST_CHUNK_MS = "time_to_first_chunk_ms";
+/** On a managed stream's `llm` end: milliseconds between each chunk and the one before it (one entry per chunk after the first). */
+export const META_TIME_PER_OUTPUT_CHUNK_MS = "time_per_output_chunk_ms";
 /** `llm` end metadata of a stream that stopped before its terminal event: why (the data is what had arrived). */
 export const META_STREAM_INCOMPLETE = "relaytrace.stream_incomplete";
 /** On a tool call re-executed with an answer: the uuid of the suspended call. */

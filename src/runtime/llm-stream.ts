@@ -1,13 +1,11 @@
-import type { JsonObject } from "../events/json.js";
 import { runInSpan } from "./otel-context.js";
-import { META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
 import { CANCELLED, raceAbort } from "./abort.js";
 import { currentScopeContext } from "../events/scope-stack.js";
 import { LlmCall, llmInfo, type ExecuteLlmOptions, type LlmLifecycle } from "./llm-lifecycle.js";
 import { cancellationMessage, openCall } from "./call.js";
 import { chainIntercepts } from "./intercept-chain.js";
 import type { LlmStreamIntercept, RuntimeCore } from "./runtime-core.js";
-import { streamRecorder, type StreamAssembly } from "./stream-record.js";
+import { ChunkTiming, streamRecorder, type StreamAssembly } from "./stream-record.js";
 import type { LlmRequest } from "./types.js";
 
 /** The provider call of a managed stream: returns the chunks as they arrive. */
@@ -34,8 +32,8 @@ async function* fromFunction<C>(source: AsyncIterable<C> | Promise<AsyncIterable
 /**
  * A managed LLM stream: the managed-call skeleton (guardrails → request intercepts → open) runs
  * when iteration starts, then each chunk passes the stream intercepts on its way to the caller.
- * The `llm` end records the time to the first chunk and the assembled response. An abort, or a
- * caller that stops iterating early, ends the call as cancelled; an error ends it with the error.
+ * The `llm` end records the time to the first chunk, the time between chunks after it, and the
+ * assembled response. An abort, or a caller that stops iterating early, ends the call as cancelled; an error ends it with the error.
  */
 export function executeLlmStream<C>(
   core: RuntimeCore,
@@ -63,10 +61,9 @@ export function executeLlmStream<C>(
       );
       const real = llms.withTraceparent(context, handle, input, llmOptions);
       const chunks: C[] = [];
-      let firstChunkUs: number | undefined;
+      const clock = new ChunkTiming(handle.startedAtUs);
       let iterator: AsyncIterator<unknown> | undefined;
-      const timing = (): JsonObject =>
-        firstChunkUs === undefined ? {} : { [META_TIME_TO_FIRST_CHUNK_MS]: (firstChunkUs - handle.startedAtUs) / 1000 };
+      const timing = () => clock.metadata();
       try {
         if (signal.aborted) throw CANCELLED;
         iterator = runInSpan(context, handle, () => call(real)[Symbol.asyncIterator]());
@@ -77,7 +74,7 @@ export function executeLlmStream<C>(
             signal,
           );
           if (step.done) break;
-          firstChunkUs ??= core.nowUs();
+          clock.arrived(core.nowUs());
           chunks.push(step.value as C);
           yield step.value as C;
         }

@@ -1,6 +1,6 @@
 import type { Json, JsonObject } from "../events/json.js";
 import type { DataSchema } from "../events/types.js";
-import { META_STREAM_INCOMPLETE } from "../events/wire-names.js";
+import { META_STREAM_INCOMPLETE, META_TIME_PER_OUTPUT_CHUNK_MS, META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
 import { codecForEvent } from "../wire/registry.js";
 import { assembleStream } from "../wire/stream-assembly.js";
 import type { RuntimeCore } from "./runtime-core.js";
@@ -41,4 +41,31 @@ export function streamRecorder<C>(
       return raw(chunks);
     }
   };
+}
+
+/**
+ * When a stream's chunks arrived, for its `llm` end: milliseconds from the start to the first
+ * chunk (`time_to_first_chunk_ms`) and from each chunk to the next (`time_per_output_chunk_ms`,
+ * one entry per chunk after the first), the two measurements of the GenAI client streaming metrics.
+ */
+export class ChunkTiming {
+  private firstUs: number | undefined;
+  private lastUs = 0;
+  private readonly gapsMs: number[] = [];
+
+  constructor(private readonly startedAtUs: number) {}
+
+  arrived(us: number): void {
+    if (this.firstUs === undefined) this.firstUs = us;
+    else this.gapsMs.push(Math.max(0, us - this.lastUs) / 1000);
+    this.lastUs = us;
+  }
+
+  /** The timing metadata; empty before the first chunk. */
+  metadata(): JsonObject {
+    if (this.firstUs === undefined) return {};
+    const out: JsonObject = { [META_TIME_TO_FIRST_CHUNK_MS]: (this.firstUs - this.startedAtUs) / 1000 };
+    if (this.gapsMs.length > 0) out[META_TIME_PER_OUTPUT_CHUNK_MS] = [...this.gapsMs];
+    return out;
+  }
 }

@@ -171,6 +171,10 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     expect(llm).toHaveLength(2);
     expect(starts(events, "llm").every((s) => s.attributes.includes("streaming"))).toBe(true);
     expect(typeof (llm[0]!.metadata as Record<string, unknown>)["time_to_first_chunk_ms"]).toBe("number");
+    // The answer streams as several text deltas: the time from each to the next.
+    const gaps = (llm[1]!.metadata as Record<string, unknown>)["time_per_output_chunk_ms"] as number[];
+    expect(gaps.length).toBeGreaterThan(0);
+    for (const gap of gaps) expect(gap).toBeGreaterThanOrEqual(0);
     expect(llm[0]!.data).toMatchObject({
       choices: [{ message: { tool_calls: [{ id: "call_w" }, { id: "call_d" }] } }],
       usage: { prompt_tokens: 40 },

@@ -1,4 +1,5 @@
 import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
 import { ChatOpenAI } from "@langchain/openai";
@@ -140,5 +141,41 @@ describe("relaytrace/langchain with real LangChain.js (ChatOpenAI) against a scr
     );
     for (const e of scopesOf(events)) if (e.scope_category === "end") started.delete(e.uuid);
     expect([...started]).toEqual([]);
+  });
+
+  it("a model run after a prompt template in the same chain records that prompt: run name, template, values", async () => {
+    provider = await startScriptedProvider({
+      model: "gpt-4.1-mini",
+      turns: [{ text: "It ships Monday." }, { text: "Hello." }, { text: "Again." }],
+    });
+    const run = integrationRun("openinference");
+    const handler = new RelaytraceCallbackHandler({ runtime: run.runtime });
+    const model = new ChatOpenAI({ model: "gpt-4.1-mini", apiKey: "sk-test-key", configuration: { baseURL: provider.url }, maxRetries: 0 });
+    const chat = ChatPromptTemplate.fromMessages([
+      ["system", "You help {customer}."],
+      ["human", "{question}"],
+    ]).withConfig({ runName: "order-status" });
+    await chat.pipe(model).invoke({ customer: "Ada", question: "Where is order 5?" }, { callbacks: [handler] });
+    await PromptTemplate.fromTemplate("Say {word}.")
+      .pipe(model)
+      .invoke({ word: "hello" }, { callbacks: [handler] });
+    await model.invoke("Again?", { callbacks: [handler] });
+
+    const { events, spans } = await run.finish();
+    const prompts = starts(events, "llm").map((s) => s.category_profile?.["prompt"]);
+    expect(prompts).toEqual([
+      {
+        name: "order-status",
+        template: "system: You help {customer}.\nhuman: {question}",
+        variables: { customer: "Ada", question: "Where is order 5?" },
+      },
+      { name: "PromptTemplate", template: "Say {word}.", variables: { word: "hello" } },
+      undefined,
+    ]);
+    const llm = spans.filter((s) => s.attributes["openinference.span.kind"] === "LLM");
+    expect(llm[0]!.attributes["llm.prompt_template.template"]).toBe("system: You help {customer}.\nhuman: {question}");
+    expect(llm[0]!.attributes["llm.prompt_template.variables"]).toBe('{"customer":"Ada","question":"Where is order 5?"}');
+    expect(llm[2]!.attributes["llm.prompt_template.template"]).toBeUndefined();
+    await run.runtime.shutdown();
   });
 });

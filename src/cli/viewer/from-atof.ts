@@ -4,11 +4,32 @@ import type { AtofEvent, MarkEvent, ScopeEvent } from "../../events/types.js";
 import { idHex } from "../../../exporters/otel/ids.js";
 import { STATUS_CODE_KEY, STATUS_DESCRIPTION_KEY } from "../../../exporters/otel/status.js";
 import { modelOf, requestMessages, responseMessages, usageOf } from "./conversation.js";
-import type { ViewError, ViewMark, ViewSpan, ViewStatus } from "./model.js";
+import type { ViewError, ViewEvaluation, ViewMark, ViewSpan, ViewStatus } from "./model.js";
 
 /** The data schema of the mark a suspended tool call emits with its request. */
 const PENDING_REQUEST_SCHEMA = "relaytrace.pending_request";
 const RETRY_OF_KEY = "relaytrace.retry_of";
+/** The data schema of an evaluation mark (`runtime.recordEvaluation`). */
+const EVALUATION_SCHEMA = "relaytrace.evaluation";
+const TRACEPARENT_KEY = "otel.traceparent";
+
+/** An evaluation mark's data as the viewer shows it; undefined when it has no name. */
+function evaluationOf(data: Json): ViewEvaluation | undefined {
+  if (!isJsonObject(data) || typeof data["name"] !== "string" || data["name"] === "") return undefined;
+  const evaluation: ViewEvaluation = { name: data["name"] };
+  const { score, label, explanation } = data;
+  if (typeof score === "number" && Number.isFinite(score)) evaluation.score = score;
+  if (typeof label === "string" && label !== "") evaluation.label = label;
+  if (typeof explanation === "string" && explanation !== "") evaluation.explanation = explanation;
+  return evaluation;
+}
+
+/** The span id a mark's `otel.traceparent` names (an evaluation of a span by its ids). */
+function traceparentSpanId(metadata: Json): string | undefined {
+  const value = metaString(metadata, TRACEPARENT_KEY);
+  const match = value === undefined ? null : /^[0-9a-f]{2}-[0-9a-f]{32}-([0-9a-f]{16})-[0-9a-f]{2}$/.exec(value);
+  return match?.[1];
+}
 
 interface ScopeRecord {
   uuid: string;
@@ -101,8 +122,13 @@ export class AtofSpanCollector {
     const traceOf = this.traceIds();
     const spans = new Map<string, ViewSpan>();
     for (const r of this.scopes.values()) spans.set(r.uuid, this.toSpan(r, traceOf));
+    const bySpanId = new Map<string, ViewSpan>();
+    for (const span of spans.values()) bySpanId.set(span.id, span);
     for (const { event, us } of this.marks) {
-      const parent = event.parent_uuid !== null ? spans.get(event.parent_uuid) : undefined;
+      const evaluation = event.data_schema?.name === EVALUATION_SCHEMA ? evaluationOf(event.data) : undefined;
+      let parent = event.parent_uuid !== null ? spans.get(event.parent_uuid) : undefined;
+      // An evaluation of a span by its ids: the span its traceparent names, when it is in the input.
+      if (parent === undefined && evaluation !== undefined) parent = bySpanId.get(traceparentSpanId(event.metadata) ?? "");
       const record = event.parent_uuid !== null ? this.scopes.get(event.parent_uuid) : undefined;
       const schema = event.data_schema?.name;
       const mark: ViewMark = {
@@ -116,6 +142,7 @@ export class AtofSpanCollector {
       };
       if (parent) {
         parent.marks.push(mark);
+        if (evaluation !== undefined) (parent.evaluations ??= []).push(evaluation);
         if (schema === PENDING_REQUEST_SCHEMA) parent.suspended = true;
         continue;
       }
@@ -134,6 +161,7 @@ export class AtofSpanCollector {
         input: null,
         output: event.data,
         marks: [mark],
+        ...(evaluation !== undefined ? { evaluations: [evaluation] } : {}),
         metadata: event.metadata,
         source: "",
       });

@@ -30,6 +30,14 @@ export interface ViewMessage {
   toolCallId?: string;
 }
 
+/** A score or label recorded for a span (`runtime.recordEvaluation`): what the evaluation mark's data says. */
+export interface ViewEvaluation {
+  name: string;
+  score?: number;
+  label?: string;
+  explanation?: string;
+}
+
 export interface ViewUsage {
   promptTokens?: number;
   completionTokens?: number;
@@ -68,6 +76,8 @@ export interface ViewSpan {
   usage?: ViewUsage;
   messages?: ViewMessage[];
   marks: ViewMark[];
+  /** Evaluations of this span (scores, labels), in the order they were recorded. */
+  evaluations?: ViewEvaluation[];
   /** Start and end metadata (or OTLP attributes), as recorded. */
   metadata: Json;
   /** The call suspended here (it owns a pending request); a later span may resume it. */

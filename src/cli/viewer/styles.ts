@@ -104,4 +104,8 @@ pre.json { margin: 0; padding: 6px 8px; background: color-mix(in srgb, var(--lin
 .diff-changes { margin: 6px 0 0; padding-left: 18px; }
 .diff-values { display: grid; grid-template-columns: 1fr 1fr; gap: 12px; }
 .badge.changed { background: var(--err); color: #fff; }
+.badge.score { border-color: var(--ok); color: inherit; }
+ul.evaluations { list-style: none; padding: 0; margin: 4px 0; }
+ul.evaluations li { margin: 2px 0; }
+ul.evaluations .explanation { color: var(--muted); white-space: pre-wrap; }
 `;

@@ -2,6 +2,8 @@ import type { LanguageModelMiddleware } from "ai";
 import type { Json, JsonObject } from "../../events/json.js";
 import type { LlmHandle } from "../../runtime/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
+import { ChunkTiming } from "../../runtime/stream-record.js";
+import { META_TIME_PER_OUTPUT_CHUNK_MS } from "../../events/wire-names.js";
 import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsResponse, type CallToolCall } from "../chat-completions-body.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { contentOf, requestOf, responseOf } from "./call-body.js";
@@ -21,10 +23,15 @@ function llmOptions(model: LanguageModel, stream: boolean) {
   return { modelName: model.modelId, dataSchema: CHAT_COMPLETIONS_SCHEMA, metadata, ...(stream ? { attributes: ["streaming"] } : {}) };
 }
 
+/** The stream parts that carry output: the chunks `time_per_output_chunk_ms` times. */
+const OUTPUT_PARTS: ReadonlySet<string> = new Set(["text-delta", "reasoning-delta", "tool-input-delta", "tool-call"]);
+
 /** Collects what a stream says, part by part, into the response the `llm` scope ends with. */
 class StreamRecord {
   readonly started = Date.now();
   firstChunkMs: number | undefined;
+  /** When each part carrying output (text, reasoning, tool input) arrived: the time between them. */
+  private readonly outputs = new ChunkTiming(this.started * 1000);
   private readonly text: string[] = [];
   private readonly toolCalls: CallToolCall[] = [];
   private meta: { id?: string; modelId?: string } = {};
@@ -35,6 +42,7 @@ class StreamRecord {
   add(part: StreamPart): void {
     if (this.firstChunkMs === undefined && part.type !== "stream-start" && part.type !== "response-metadata")
       this.firstChunkMs = Date.now() - this.started;
+    if (OUTPUT_PARTS.has(part.type)) this.outputs.arrived(Date.now() * 1000);
     switch (part.type) {
       case "text-delta":
         this.text.push(part.delta);
@@ -60,6 +68,8 @@ class StreamRecord {
 
   end(runtime: Runtime, handle: LlmHandle, model: LanguageModel): void {
     const metadata: JsonObject = { time_to_first_chunk_ms: this.firstChunkMs ?? Date.now() - this.started };
+    const gaps = this.outputs.metadata()[META_TIME_PER_OUTPUT_CHUNK_MS];
+    if (gaps !== undefined) metadata[META_TIME_PER_OUTPUT_CHUNK_MS] = gaps;
     if (this.error !== undefined) {
       runtime.endLlm(handle, null, { error: this.error, metadata });
       return;
@@ -73,7 +83,8 @@ class StreamRecord {
  * A language-model middleware for `wrapLanguageModel`: every `generateText` and `streamText` model
  * call becomes an `llm` scope under the current relaytrace scope, with its request and response
  * recorded as Chat Completions bodies (messages, tools, settings, text, tool calls, usage with
- * cached tokens, finish reason, model). Streamed calls also record `time_to_first_chunk_ms`.
+ * cached tokens, finish reason, model). Streamed calls also record `time_to_first_chunk_ms` and
+ * `time_per_output_chunk_ms` (between the parts that carry output).
  */
 export function relaytraceMiddleware(options: RelaytraceMiddlewareOptions = {}): LanguageModelMiddleware {
   return {

@@ -13,6 +13,8 @@ import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } fro
 import { asError, parseJsonText } from "../json-text.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { messageOf, requestOf, responseOf } from "./messages.js";
+import { promptOfRun, PROMPT_RUN_TYPE } from "./prompt-runs.js";
+import type { PromptRef } from "../../runtime/prompt.js";
 
 /** A manual tool end sets no status of its own; a run LangChain ended without error is OK. */
 const OK_STATUS: JsonObject = { "otel.status_code": "OK" };
@@ -21,7 +23,7 @@ const OK_STATUS: JsonObject = { "otel.status_code": "OK" };
 export type RelaytraceCallbackHandlerOptions = AdapterOptions;
 
 type Run =
-  | { kind: "scope"; uuid: string; scope: DetachedScope }
+  | { kind: "scope"; uuid: string; scope: DetachedScope; prompt?: { parentRunId: string; prompt: PromptRef } }
   | { kind: "llm"; uuid: string; handle: LlmHandle; model: string | undefined }
   | { kind: "tool"; uuid: string; handle: ToolHandle };
 
@@ -53,13 +55,20 @@ function toolOutput(output: unknown): Json {
  * tool definitions, text, tool calls, token usage), tool runs `tool` scopes with the tool call id,
  * chains scopes (a chain run at the top of an invocation is the `agent`, nested ones are
  * `function` scopes), retrievers `retriever` scopes — nested by LangChain's run ids, under the
- * relaytrace scope your code is in. Errors end their scope with the error.
+ * relaytrace scope your code is in. Errors end their scope with the error. A model run that
+ * follows a prompt template's run in the same chain (`prompt.pipe(model)`) records that prompt:
+ * the run name, the template and the values filled in.
  */
 export class RelaytraceCallbackHandler extends BaseCallbackHandler {
   name = "relaytrace";
   // Inline, so a run's start is recorded before its children start and in the caller's context.
   override awaitHandlers = true;
   private readonly runs = new Map<string, Run>();
+  /**
+   * The prompt a finished prompt-template run made, by its parent run: the next model run under
+   * that parent (`prompt | model` in a sequence) was called with it, and records it.
+   */
+  private readonly prompts = new Map<string, PromptRef>();
 
   constructor(private readonly options: RelaytraceCallbackHandlerOptions = {}) {
     super();
@@ -100,11 +109,14 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
   ): void {
     const params = (extraParams?.["invocation_params"] ?? {}) as Record<string, unknown>;
     const model = modelOf(params, metadata);
+    const prompt = parentRunId !== undefined ? this.prompts.get(parentRunId) : undefined;
+    if (prompt !== undefined) this.prompts.delete(parentRunId!);
     const handle = this.runtime.startLlm(
       name,
       { content: chatCompletionsRequest(requestOf(messages, params, model)) },
       {
         parent: { uuid: this.parentOf(parentRunId) },
+        ...(prompt !== undefined ? { prompt } : {}),
         dataSchema: CHAT_COMPLETIONS_SCHEMA,
         ...(model !== undefined ? { modelName: model } : {}),
         ...(params["stream"] === true ? { attributes: ["streaming"] } : {}),
@@ -113,10 +125,11 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     this.runs.set(runId, { kind: "llm", uuid: handle.uuid, handle, model });
   }
 
-  /** Removes and returns a run: a run ends once. */
+  /** Removes and returns a run: a run ends once. A chain's pending prompt goes with it. */
   private take(runId: string): Run | undefined {
     const run = this.runs.get(runId);
     this.runs.delete(runId);
+    this.prompts.delete(runId);
     return run;
   }
 
@@ -209,11 +222,18 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
       toJsonSafe(inputs),
       runType ? { "langchain.run_type": runType } : undefined,
     );
+    const run = this.runs.get(runId);
+    if (runType === PROMPT_RUN_TYPE && parentRunId !== undefined && run?.kind === "scope") {
+      const prompt = promptOfRun(chain, inputs, name);
+      if (prompt !== undefined) run.prompt = { parentRunId, prompt };
+    }
   }
 
   override handleChainEnd(outputs: ChainValues, runId: string): void {
     const run = this.take(runId);
-    if (run?.kind === "scope") closeDetached(this.runtime, run.scope, { output: toJsonSafe(outputs) });
+    if (run?.kind !== "scope") return;
+    closeDetached(this.runtime, run.scope, { output: toJsonSafe(outputs) });
+    if (run.prompt !== undefined && this.runs.has(run.prompt.parentRunId)) this.prompts.set(run.prompt.parentRunId, run.prompt.prompt);
   }
 
   override handleChainError(err: Error, runId: string): void {

@@ -1,11 +1,12 @@
 import { formatDuration } from "../client-logic.js";
 import type { El } from "./browser.js";
 import { h, pre, section } from "./dom.js";
+import { evaluationsList, evaluationsOf } from "./evaluations.js";
 import type { ViewerState } from "./state.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
-/** Fills a detail panel with a span: facts, error, suspension story, conversation, data, marks, metadata. */
+/** Fills a detail panel with a span: facts, error, evaluations, suspension story, conversation, data, marks, metadata. */
 export class SpanDetail {
   constructor(
     private readonly state: ViewerState,
@@ -29,6 +30,9 @@ export class SpanDetail {
       facts(r),
       parent >= 0 ? this.spanLink(parent, "parent: ") : null,
       r.error ? errorSection(r.error) : null,
+      evaluationsOf(r.evaluations).length > 0
+        ? section("Evaluations (" + evaluationsOf(r.evaluations).length + ")", evaluationsList(r.evaluations))
+        : null,
       r.suspended || r.resumes ? this.suspension(r) : null,
       r.annotation !== undefined ? section("Annotation", pre(r.annotation)) : null,
       r.messages && r.messages.length > 0 ? section("Conversation", messagesView(r.messages)) : null,

@@ -1,5 +1,6 @@
 import type { El } from "./browser.js";
 import { h, json, pre } from "./dom.js";
+import { evaluationsList, evaluationsOf } from "./evaluations.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
 
@@ -72,7 +73,7 @@ function otherObservations(step: any, results: any[]): El[] {
   return out;
 }
 
-/** One ATIF step: who spoke, the text, reasoning, tool calls with their observations, metrics, marks. */
+/** One ATIF step: who spoke, the text, reasoning, tool calls with their observations, metrics, evaluations, marks. */
 export function stepView(step: any): El {
   const el = h("li", { class: "step", "data-step-id": step.step_id, "data-source": step.source }, stepHead(step));
   const text = messageText(step.message);
@@ -90,6 +91,8 @@ export function stepView(step: any): El {
   el.append(...otherObservations(step, results));
   const metrics = metricsLine(step.metrics, STEP_METRICS);
   if (metrics) el.append(h("div", { class: "metrics" }, metrics));
+  if (evaluationsOf(step.extra?.evaluations).length > 0)
+    el.append(h("div", { class: "step-evaluations" }, "evaluations", evaluationsList(step.extra.evaluations)));
   const marks = step.extra?.marks;
   if (Array.isArray(marks) && marks.length > 0)
     el.append(h("div", { class: "metrics" }, "marks: " + marks.map((m: any) => m?.name ?? "mark").join(", ")));

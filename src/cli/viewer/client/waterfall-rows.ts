@@ -1,6 +1,7 @@
 import { axisTicks, barPlacement, formatDuration } from "../client-logic.js";
 import type { El } from "./browser.js";
 import { h, shortId } from "./dom.js";
+import { evaluationBadges } from "./evaluations.js";
 import type { ViewerState } from "./state.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -57,6 +58,7 @@ function nameCell(state: ViewerState, i: number): El {
     r.suspended ? h("span", { class: "badge" }, "suspended") : null,
     r.resumes ? h("span", { class: "badge" }, "resumed") : null,
     r.diff ? h("span", { class: "badge changed", "data-changed": r.diff }, r.diff) : null,
+    ...evaluationBadges(r.evaluations),
   );
   name.style.paddingLeft = 6 + Math.min(r.depth, 40) * 14 + "px";
   return name;
