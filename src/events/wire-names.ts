@@ -34,6 +34,8 @@ export const META_RESUME_OF = "relaytrace.resume_of";
 export const META_TIME_TO_FIRST_CHUNK_MS = "time_to_first_chunk_ms";
 /** On a managed stream's `llm` end: milliseconds between each chunk and the one before it (one entry per chunk after the first). */
 export const META_TIME_PER_OUTPUT_CHUNK_MS = "time_per_output_chunk_ms";
+/** Gaps past the first `ChunkTiming.MAX_GAPS` of a long stream: counted, not listed. */
+export const META_TIME_PER_OUTPUT_CHUNK_OMITTED = "time_per_output_chunk_omitted";
 /** `llm` end metadata of a stream that stopped before its terminal event: why (the data is what had arrived). */
 export const META_STREAM_INCOMPLETE = "relaytrace.stream_incomplete";
 /** On a tool call re-executed with an answer: the uuid of the suspended call. */

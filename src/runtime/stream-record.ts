@@ -1,6 +1,11 @@
 import type { Json, JsonObject } from "../events/json.js";
 import type { DataSchema } from "../events/types.js";
-import { META_STREAM_INCOMPLETE, META_TIME_PER_OUTPUT_CHUNK_MS, META_TIME_TO_FIRST_CHUNK_MS } from "../events/wire-names.js";
+import {
+  META_STREAM_INCOMPLETE,
+  META_TIME_PER_OUTPUT_CHUNK_MS,
+  META_TIME_PER_OUTPUT_CHUNK_OMITTED,
+  META_TIME_TO_FIRST_CHUNK_MS,
+} from "../events/wire-names.js";
 import { codecForEvent } from "../wire/registry.js";
 import { assembleStream } from "../wire/stream-assembly.js";
 import type { RuntimeCore } from "./runtime-core.js";
@@ -49,15 +54,19 @@ export function streamRecorder<C>(
  * one entry per chunk after the first), the two measurements of the GenAI client streaming metrics.
  */
 export class ChunkTiming {
+  /** At most this many gaps are kept: a stream of any length records a bounded end event. */
+  static readonly MAX_GAPS = 1000;
   private firstUs: number | undefined;
   private lastUs = 0;
   private readonly gapsMs: number[] = [];
+  private omitted = 0;
 
   constructor(private readonly startedAtUs: number) {}
 
   arrived(us: number): void {
     if (this.firstUs === undefined) this.firstUs = us;
-    else this.gapsMs.push(Math.max(0, us - this.lastUs) / 1000);
+    else if (this.gapsMs.length < ChunkTiming.MAX_GAPS) this.gapsMs.push(Math.max(0, us - this.lastUs) / 1000);
+    else this.omitted++;
     this.lastUs = us;
   }
 
@@ -66,6 +75,7 @@ export class ChunkTiming {
     if (this.firstUs === undefined) return {};
     const out: JsonObject = { [META_TIME_TO_FIRST_CHUNK_MS]: (this.firstUs - this.startedAtUs) / 1000 };
     if (this.gapsMs.length > 0) out[META_TIME_PER_OUTPUT_CHUNK_MS] = [...this.gapsMs];
+    if (this.omitted > 0) out[META_TIME_PER_OUTPUT_CHUNK_OMITTED] = this.omitted;
     return out;
   }
 }

@@ -81,6 +81,18 @@ describe("runtime.executeLlmStream", () => {
     expect(ttfc).toBeLessThan(totalMs);
   });
 
+  it("a very long stream records a bounded end: the first 1,000 gaps between chunks, and how many more there were", async () => {
+    const { rt, settle } = capturingRuntime();
+    async function* many(): AsyncGenerator<Json> {
+      for (let i = 0; i < 1500; i++) yield { i };
+    }
+    for await (const _ of rt.executeLlmStream("my.model", request, () => many(), { assemble: () => null })) void _;
+    const end = scopes(await settle())[1]!;
+    const metadata = end.metadata as JsonObject;
+    expect((metadata["time_per_output_chunk_ms"] as number[]).length).toBe(1000);
+    expect(metadata["time_per_output_chunk_omitted"]).toBe(499);
+  });
+
   it('with assemble: "chunks", or for a call of no known dialect, the end records the chunks themselves', async () => {
     const url = await chunkServer(parts, 1);
     const { rt, settle } = capturingRuntime();
