@@ -58,6 +58,11 @@ export interface OtelExporterOptions {
    * and counted. Default `OTEL_BSP_MAX_QUEUE_SIZE`, else 2048.
    */
   maxQueueSize?: number;
+  /**
+   * Bytes the waiting spans may take (their estimated encoded size: names, attribute keys and
+   * values); past it spans are dropped and counted like a full queue. Default 64 MiB.
+   */
+  maxQueueBytes?: number;
   /** Spans per export request; default `OTEL_BSP_MAX_EXPORT_BATCH_SIZE`, else 512 (never more than `maxQueueSize`). */
   maxExportBatchSize?: number;
   /** How long finished spans wait before a batch is sent; default `OTEL_BSP_SCHEDULE_DELAY`, else 5000 ms. */
@@ -141,6 +146,7 @@ const KEYS: readonly (keyof OtelExporterOptions)[] = [
   "spanExporter",
   "timeoutMillis",
   "maxQueueSize",
+  "maxQueueBytes",
   "maxExportBatchSize",
   "scheduledDelayMillis",
   "resourceAttributes",
@@ -187,6 +193,7 @@ export function checkOtelOptions(options: OtelExporterOptions): {
   }
   optionalNumber(OWNER, "timeoutMillis", bag["timeoutMillis"], 0);
   optionalNumber(OWNER, "maxQueueSize", bag["maxQueueSize"], 1);
+  optionalNumber(OWNER, "maxQueueBytes", bag["maxQueueBytes"], 1);
   optionalNumber(OWNER, "maxExportBatchSize", bag["maxExportBatchSize"], 1);
   optionalNumber(OWNER, "scheduledDelayMillis", bag["scheduledDelayMillis"], 0);
   if (bag["protocol"] !== undefined) {

@@ -103,6 +103,7 @@ export function tracePipeline(
       sink,
       {
         maxQueueSize,
+        maxQueueBytes: options.maxQueueBytes,
         maxExportBatchSize: Math.min(
           options.maxExportBatchSize ?? batch.maxExportBatchSize ?? BSP_DEFAULTS.maxExportBatchSize,
           maxQueueSize,

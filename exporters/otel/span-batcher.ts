@@ -6,8 +6,13 @@ import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 /** Export requests one exporter may have in flight at once (each up to `maxExportBatchSize` spans). */
 export const MAX_CONCURRENT_EXPORTS = 16;
 
+/** Default bound on the bytes of the spans waiting for export (their estimated encoded size). */
+export const DEFAULT_MAX_QUEUE_BYTES = 64 * 1024 * 1024;
+
 export interface SpanBatcherSettings {
   maxQueueSize: number;
+  /** Estimated bytes of the queued spans; past it spans are refused like a full queue. */
+  maxQueueBytes?: number;
   maxExportBatchSize: number;
   scheduledDelayMillis: number;
   exportTimeoutMillis: number;
@@ -22,7 +27,9 @@ export interface SpanBatcherSettings {
  * with a fast sequential tool loop (a request needs several turns of the event loop, the loop
  * fills a batch in a fraction of one), and the queue then overflows at rates real apps reach.
  * A request that does not finish within `exportTimeoutMillis` frees its slot (counted).
- * Memory is bounded: `maxQueueSize` queued spans plus the batches in flight.
+ * Memory is bounded by count and by bytes: at most `maxQueueSize` queued spans whose estimated
+ * size (`spanBytes`) adds up to at most `maxQueueBytes`, plus the batches in flight — a few
+ * huge spans (whole conversations as attributes) cannot fill the memory a count bound allows.
  */
 type PumpMode = "full" | "due";
 
@@ -34,6 +41,10 @@ interface FlushWaiter {
 
 export class SpanBatcher {
   private queue: ReadableSpan[] = [];
+  /** The estimated size of each queued span, in queue order, and their sum. */
+  private sizes: number[] = [];
+  private queuedBytes = 0;
+  private readonly maxQueueBytes: number;
   private readonly inFlight = new Set<Promise<void>>();
   /** Spans taken from the queue into requests so far. */
   private taken = 0;
@@ -51,13 +62,19 @@ export class SpanBatcher {
     private readonly counter: DiagnosticCounter,
   ) {
     this.maxConcurrent = Math.max(1, settings.maxConcurrentExports ?? MAX_CONCURRENT_EXPORTS);
+    this.maxQueueBytes = settings.maxQueueBytes ?? DEFAULT_MAX_QUEUE_BYTES;
   }
 
   /** Queues a finished span; false when the queue is full (the caller counts the drop). */
   offer(span: ReadableSpan): boolean {
     if (this.stopped) return true; // after shutdown spans are ignored, as the SDK does
     if (this.queue.length >= this.settings.maxQueueSize) return false;
+    const bytes = spanBytes(span);
+    // An empty queue takes any one span, so a single huge span still gets its chance to be sent.
+    if (this.queue.length > 0 && this.queuedBytes + bytes > this.maxQueueBytes) return false;
     this.queue.push(span);
+    this.sizes.push(bytes);
+    this.queuedBytes += bytes;
     if (this.queue.length >= this.settings.maxExportBatchSize) this.pump("full");
     else if (this.timer === undefined) this.startTimer();
     return true;
@@ -114,8 +131,11 @@ export class SpanBatcher {
     if (this.queue.length <= count) {
       const all = this.queue;
       this.queue = [];
+      this.sizes = [];
+      this.queuedBytes = 0;
       return all;
     }
+    for (const bytes of this.sizes.splice(0, count)) this.queuedBytes -= bytes;
     return this.queue.splice(0, count);
   }
 
@@ -165,4 +185,32 @@ export class SpanBatcher {
     if (this.timer !== undefined) clearTimeout(this.timer);
     this.timer = undefined;
   }
+}
+
+/** Fixed cost of a span on the wire (ids, times, kind, status, scope), in bytes. */
+const SPAN_OVERHEAD_BYTES = 128;
+
+/**
+ * A span's estimated encoded size: the overhead plus its attribute and event-attribute keys and
+ * values (strings by length, other scalars 8 bytes). Linear in the attributes, no encoding.
+ */
+export function spanBytes(span: ReadableSpan): number {
+  let bytes = SPAN_OVERHEAD_BYTES + span.name.length + attributesBytes(span.attributes);
+  for (const event of span.events) bytes += event.name.length + 16 + attributesBytes(event.attributes);
+  return bytes;
+}
+
+function attributesBytes(attributes: ReadableSpan["attributes"] | undefined): number {
+  let bytes = 0;
+  for (const key in attributes) {
+    const value = attributes[key];
+    bytes += key.length + (typeof value === "string" ? value.length : Array.isArray(value) ? arrayBytes(value) : 8);
+  }
+  return bytes;
+}
+
+function arrayBytes(values: readonly unknown[]): number {
+  let bytes = 0;
+  for (const v of values) bytes += typeof v === "string" ? v.length : 8;
+  return bytes;
 }

@@ -2,7 +2,7 @@ import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { OtelExporter } from "../../exporters/otel/index.js";
-import { MAX_CONCURRENT_EXPORTS } from "../../exporters/otel/span-batcher.js";
+import { MAX_CONCURRENT_EXPORTS, spanBytes } from "../../exporters/otel/span-batcher.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import { HeldSpanExporter } from "../support/held-span-exporter.js";
 import { decodeOtlp, spansOf } from "../support/otlp.js";
@@ -85,6 +85,43 @@ describe("span export keeps up with a fast sequential tool loop", () => {
     await flushed;
     expect(collector.spans.length).toBe(calls - 4);
     expect(collector.inFlight).toBe(0);
+    await rt.shutdown();
+  });
+
+  it("bounds the queue by bytes as well as by spans: large spans past maxQueueBytes are dropped and counted, small ones still fit", async () => {
+    const collector = new HeldSpanExporter();
+    const rt = createRuntime();
+    const exporter = new OtelExporter({
+      projection: "full",
+      spanExporter: collector,
+      maxExportBatchSize: 512,
+      maxQueueSize: 2048,
+      maxQueueBytes: 1024 * 1024,
+      scheduledDelayMillis: 60_000,
+      timeoutMillis: UNHURRIED,
+    });
+    exporter.register(rt);
+    const big = "x".repeat(100_000); // ~200 KB a span: the argument and the result, each as an attribute
+    for (let i = 0; i < 20; i++) await rt.executeTool("read_file", { content: big }, () => ({ result: big }));
+    await rt.flush();
+    // 20 spans are far below the count bound, but only a few of them fit in 1 MiB
+    const dropped = exporter.diagnostics().find((d) => d.code === "otel.spans_dropped")?.count ?? 0;
+    expect(dropped).toBeGreaterThan(0);
+    for (let i = 0; i < 10; i++) await rt.executeTool("ping", {}, () => ({ result: i }));
+    await rt.flush();
+    let flushed = false;
+    const flush = exporter.forceFlush().then(() => (flushed = true));
+    while (!flushed) {
+      collector.release(); // answer whatever has been sent by now
+      await new Promise((r) => setTimeout(r, 0));
+    }
+    await flush;
+    const kept = collector.spans.filter((s) => s.name.endsWith("read_file"));
+    expect(kept.length).toBe(20 - dropped);
+    const keptBytes = kept.reduce((sum, span) => sum + spanBytes(span), 0);
+    expect(keptBytes).toBeLessThanOrEqual(1024 * 1024); // what waited fit the bound…
+    expect(keptBytes + spanBytes(kept[0]!)).toBeGreaterThan(1024 * 1024); // …and one more would not have
+    expect(collector.spans.filter((s) => s.name.endsWith("ping")).length).toBe(10);
     await rt.shutdown();
   });
 
