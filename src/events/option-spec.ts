@@ -111,11 +111,15 @@ export class OptionsDeclaration<T extends object> {
   check(options: unknown, owner: string = this.owner): void {
     if (options === undefined && this.required.length === 0) return;
     if (!isPlainObject(options)) throw this.fail(`${owner}: options must be an object (got ${describeValue(options)})`);
-    checkOptionKeys(owner, options as object, this.keys);
     for (const key in options as object) {
+      const check = this.checks.get(key);
+      if (check === undefined) {
+        if (Object.prototype.hasOwnProperty.call(options, key)) checkOptionKeys(owner, options as object, this.keys); // throws, naming it
+        continue;
+      }
       const value = (options as Record<string, unknown>)[key];
       if (value === undefined) continue;
-      const expected = this.checks.get(key)!(value);
+      const expected = check(value);
       if (expected !== undefined) throw this.fail(`${owner}: ${this.label(key)} must be ${expected} (got ${describeValue(value)})`);
     }
     for (const key of this.required) {

@@ -31,9 +31,21 @@ export interface CallPlace {
  * (the call joins its trace); else the innermost open scope of this async context.
  */
 export function placeCall(context: ScopeContext, parent: { readonly uuid: string } | undefined): CallPlace {
+  return placeCallOn({ stack: context.stack, parentUuid: "", inbound: undefined }, context, parent);
+}
+
+/** `placeCall` written into a call's own fields (no object per call on the hot path). */
+export function placeCallOn<T extends { -readonly [K in keyof CallPlace]: CallPlace[K] }>(
+  call: T,
+  context: ScopeContext,
+  parent: { readonly uuid: string } | undefined,
+): T {
   const inbound = parent === undefined ? inboundOtelParent(context) : undefined;
   const stack = inboundStack(context.stack, inbound);
-  return { stack, parentUuid: parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid, inbound };
+  call.stack = stack;
+  call.parentUuid = parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid;
+  call.inbound = inbound;
+  return call;
 }
 
 /** Shared, never mutated: a call kind without guardrails or request intercepts (scopes). */

@@ -9,7 +9,7 @@ import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
 import { promptProfile } from "./prompt.js";
-import { placeCall, runCall, type Call, type CallPlace } from "./call.js";
+import { placeCall, placeCallOn, runCall, type Call, type CallPlace } from "./call.js";
 import { chainIntercepts } from "./intercept-chain.js";
 import type { RegistryEntry } from "./registry.js";
 import { traceFlagsIn, traceparentOf } from "./propagation.js";
@@ -197,9 +197,9 @@ export class LlmLifecycle {
  */
 export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHandle, Json> {
   readonly kind = "llm";
-  readonly stack: ScopeStack;
-  readonly parentUuid: string;
-  readonly inbound: CallPlace["inbound"];
+  stack!: ScopeStack;
+  parentUuid!: string;
+  inbound: CallPlace["inbound"];
   readonly metadata: Json;
   readonly signal: AbortSignal;
   readonly guardrails: readonly RegistryEntry<LlmGuardrail>[];
@@ -214,15 +214,12 @@ export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHan
     readonly options: ExecuteLlmOptions,
   ) {
     // Under an app's OTel span the call carries that span's trace: its events, children and traceparent.
-    const place = placeCall(context, options.parent);
+    placeCallOn(this, context, options.parent);
     const regs = llms.registries;
-    this.stack = place.stack;
-    this.parentUuid = place.parentUuid;
-    this.inbound = place.inbound;
     this.metadata = options.metadata ?? null;
     this.signal = options.signal ?? NEVER_ABORTED;
-    this.guardrails = regs.llmGuardrails.effective(place.stack);
-    this.requestIntercepts = regs.llmRequestIntercepts.effective(place.stack);
+    this.guardrails = regs.llmGuardrails.effective(this.stack);
+    this.requestIntercepts = regs.llmRequestIntercepts.effective(this.stack);
   }
 
   /** The start records the intercepted request, taken before traceparent injection. */

@@ -10,7 +10,7 @@ import { METRIC_SCHEMA, metricData } from "./metric.js";
 import { checkCategory } from "./category-check.js";
 import { runInSpan, traceRootUuid, withInboundLink } from "./otel-context.js";
 import { NEVER_ABORTED } from "./abort.js";
-import { NO_STAGES, placeCall, runCall, type Call, type CallPlace } from "./call.js";
+import { NO_STAGES, placeCall, placeCallOn, runCall, type Call, type CallPlace } from "./call.js";
 import { TRACE_ROOT } from "./trace-root.js";
 import { wireSeverity } from "./outcome.js";
 import type { RuntimeCore } from "./runtime-core.js";
@@ -190,9 +190,9 @@ export class ScopeLifecycle {
  */
 class ScopeCall<T> implements Call<Json, OpenScope, T> {
   readonly kind = "scope";
-  readonly stack: ScopeStack;
-  readonly parentUuid: string;
-  readonly inbound: CallPlace["inbound"];
+  stack!: ScopeStack;
+  parentUuid!: string;
+  inbound: CallPlace["inbound"];
   readonly input: Json;
   readonly metadata: Json;
   readonly signal = NEVER_ABORTED;
@@ -210,10 +210,7 @@ class ScopeCall<T> implements Call<Json, OpenScope, T> {
     private readonly fn: (scope: ScopeControl) => T | Promise<T>,
     private readonly options: ScopeOptions,
   ) {
-    const place = placeCall(context, options.parent);
-    this.stack = place.stack;
-    this.parentUuid = place.parentUuid;
-    this.inbound = place.inbound;
+    placeCallOn(this, context, options.parent);
     this.input = options.input ?? null;
     this.metadata = options.metadata ?? null;
   }

@@ -17,7 +17,7 @@ import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, s
 import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
 import { buildToolChain, withoutMarks } from "./intercept-chain.js";
-import { placeCall, runCall, type Call, type CallPlace } from "./call.js";
+import { placeCall, placeCallOn, runCall, type Call, type CallPlace } from "./call.js";
 import type { RegistryEntry } from "./registry.js";
 import { toToolResult, wireSeverity } from "./outcome.js";
 import type { Registries, RuntimeCore, ScopeShape, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
@@ -234,9 +234,9 @@ export class ToolLifecycle {
  */
 class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionResult> {
   readonly kind = "tool";
-  readonly stack: ScopeStack;
-  readonly parentUuid: string;
-  readonly inbound: CallPlace["inbound"];
+  stack!: ScopeStack;
+  parentUuid!: string;
+  inbound: CallPlace["inbound"];
   readonly metadata: Json;
   readonly signal: AbortSignal;
   readonly guardrails: readonly RegistryEntry<ToolGuardrail>[];
@@ -253,15 +253,12 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
     private readonly options: ToolOptions,
   ) {
     // Under an app's OTel span the call carries that span's trace: its events and children.
-    const place = placeCall(context, options.parent);
+    placeCallOn(this, context, options.parent);
     const regs = tools.registries;
-    this.stack = place.stack;
-    this.parentUuid = place.parentUuid;
-    this.inbound = place.inbound;
     this.signal = options.signal ?? NEVER_ABORTED;
     this.metadata = options.metadata ?? null;
-    this.guardrails = regs.toolGuardrails.effective(place.stack);
-    this.requestIntercepts = regs.toolRequestIntercepts.effective(place.stack);
+    this.guardrails = regs.toolGuardrails.effective(this.stack);
+    this.requestIntercepts = regs.toolRequestIntercepts.effective(this.stack);
   }
 
   open(input: Json): InternalToolHandle {
