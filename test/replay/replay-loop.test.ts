@@ -17,7 +17,7 @@ const TRANSCRIPT_POINTER = {
   openai: "/messages/1/content",
   "openai-responses": "/input/0/content",
   anthropic: "/messages/0/content",
-  gemini: "/contents/0/parts",
+  gemini: "/contents/0/parts/0/text",
 };
 
 describe.each(DIALECT_NAMES)("replaying a %s recording through the loop", (style) => {
