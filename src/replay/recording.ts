@@ -4,7 +4,7 @@ import { statusCodeOf } from "../events/end-status.js";
 import { codecForEvent } from "../wire/registry.js";
 import { requestBodyOf } from "../wire/request-body.js";
 import type { WireCodec } from "../wire/types.js";
-import { TextInterner, transcriptOf, type Transcript } from "./transcript.js";
+import { EntryInterner, transcriptOf, type Transcript } from "./transcript.js";
 
 /** A failed model call as recorded: the provider's HTTP status and (sanitized) error body when known. */
 export interface RecordedFailure {
@@ -86,14 +86,14 @@ interface HeldContent {
  * Collects the model calls of a stream of ATOF events, pairing each `llm` start with its end by
  * uuid. Given each event's line in the file (`push(event, line)`), a call keeps only where its
  * lines are, and its content is read from the file when it is served; else the content is held
- * (the transcripts sharing their texts, see `TextInterner`).
+ * (the transcripts sharing their texts, see `EntryInterner`).
  */
 export class RecordingCollector {
   private readonly calls: RecordedCall[] = [];
   private readonly open = new Map<string, RecordedCall>();
   private readonly held = new Map<RecordedCall, HeldContent>();
   private readonly lines = new Map<RecordedCall, { start: LineRef; end?: LineRef }>();
-  private readonly interner = new TextInterner();
+  private readonly interner = new EntryInterner();
 
   push(event: AtofEvent, line?: LineRef): void {
     if (event.kind !== "scope" || event.category !== "llm") return;

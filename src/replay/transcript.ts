@@ -13,24 +13,24 @@ export interface TranscriptEntry {
 
 /**
  * A request's transcript: the system prompt and the messages, as the dialect's codec decodes
- * them, each message as the canonical JSON text of its `TranscriptEntry`. Text compares in one
- * step, and a recording's transcripts share their texts (see `TextInterner`): call n repeats the
+ * them. A recording held in memory shares its entries (see `EntryInterner`): call n repeats the
  * n-1 messages before it, so a long run's transcripts take memory for each message once.
  */
 export interface Transcript {
   system: string;
-  messages: string[];
+  messages: TranscriptEntry[];
 }
 
-/** Hands out one string object per distinct text, so repeated texts share their memory. */
-export class TextInterner {
-  private readonly texts = new Map<string, string>();
+/** Hands out one entry object per distinct entry, so repeated messages share their memory. */
+export class EntryInterner {
+  private readonly entries = new Map<string, TranscriptEntry>();
 
-  intern(text: string): string {
-    const known = this.texts.get(text);
+  intern(entry: TranscriptEntry): TranscriptEntry {
+    const key = canonicalJson(entry as unknown as Json);
+    const known = this.entries.get(key);
     if (known !== undefined) return known;
-    this.texts.set(text, text);
-    return text;
+    this.entries.set(key, entry);
+    return entry;
   }
 }
 
@@ -51,14 +51,29 @@ function entryOf(message: WireMessage): TranscriptEntry {
   return entry;
 }
 
+/**
+ * Whether two entries say the same: compared field by field (a tool call's arguments as
+ * canonical JSON), which costs far less than writing whole entries out on every request.
+ */
+export function sameEntry(a: TranscriptEntry, b: TranscriptEntry): boolean {
+  if (a === b) return true;
+  if (a.role !== b.role || a.text !== b.text) return false;
+  if (a.toolCalls.length !== b.toolCalls.length || a.toolResults.length !== b.toolResults.length) return false;
+  for (let k = 0; k < a.toolCalls.length; k++) {
+    const x = a.toolCalls[k]!;
+    const y = b.toolCalls[k]!;
+    if (x.id !== y.id || x.name !== y.name || canonicalJson(x.input) !== canonicalJson(y.input)) return false;
+  }
+  return a.toolResults.every((r, k) => r.id === b.toolResults[k]!.id && r.text === b.toolResults[k]!.text);
+}
+
 /** The transcript of a request body in `codec`'s dialect; a body the codec cannot read is an empty transcript. */
-export function transcriptOf(codec: WireCodec, body: Json, interner?: TextInterner): Transcript {
+export function transcriptOf(codec: WireCodec, body: Json, interner?: EntryInterner): Transcript {
   try {
     const request = codec.decodeRequest(body);
     // Chat Completions keeps the system prompt as a transcript entry: compared there, not twice.
     const system = codec.systemInTranscript ? "" : (request.system ?? "");
-    const text = (m: WireMessage) => canonicalJson(entryOf(m));
-    return { system, messages: request.messages.map((m) => (interner ? interner.intern(text(m)) : text(m))) };
+    return { system, messages: request.messages.map((m) => (interner ? interner.intern(entryOf(m)) : entryOf(m))) };
   } catch {
     return { system: "", messages: [] };
   }
@@ -90,8 +105,8 @@ function valueAt(root: Json | undefined, pointer: string): Json | undefined {
   return value;
 }
 
-function entryJson(text: string | undefined): Json {
-  return text === undefined ? null : (JSON.parse(text) as Json);
+function entryJson(entry: TranscriptEntry | undefined): Json {
+  return entry === undefined ? null : (entry as unknown as Json);
 }
 
 /** The part of `layout` where texts `e` and `a` first differ, the text's parts joined by `separator`. */
@@ -135,9 +150,14 @@ function listDifference<T extends Record<string, Json>>(
 }
 
 /** The first difference inside message `i`, down to the field of the received message that holds it. */
-function messageDifference(codec: WireCodec, received: Json, list: string, i: number, e: string, a: string): TranscriptDifference {
-  const expected = JSON.parse(e) as TranscriptEntry;
-  const actual = JSON.parse(a) as TranscriptEntry;
+function messageDifference(
+  codec: WireCodec,
+  received: Json,
+  list: string,
+  i: number,
+  expected: TranscriptEntry,
+  actual: TranscriptEntry,
+): TranscriptDifference {
   const items = valueAt(received, list);
   const message = Array.isArray(items) ? items[i] : undefined;
   const layout = layoutOf(codec.dialect, message);
@@ -179,7 +199,7 @@ export function firstDifference(
   for (let i = 0; i < count; i++) {
     const e = expected.messages[i];
     const a = actual.messages[i];
-    if (e !== undefined && e === a) continue;
+    if (e !== undefined && a !== undefined && sameEntry(e, a)) continue;
     if (at.messages === "/input" && isJsonObject(received) && typeof received["input"] === "string")
       return { path: "/input", expected: entryJson(e), actual: entryJson(a) };
     if (e === undefined || a === undefined) return { path: `${at.messages}/${i}`, expected: entryJson(e), actual: entryJson(a) };
