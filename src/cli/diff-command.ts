@@ -42,6 +42,10 @@ export function changeLine(c: RunChange): string {
     case "output_changed":
       return `${at}: model output ${shown(c.a)} → ${shown(c.b)}`;
     case "status_changed":
+      if (c.call !== undefined) {
+        const tools = c.call.tools.length > 0 ? `, tools ${shown(c.call.tools.map((t) => t.tool))}` : "";
+        return `${at}: ${c.a === null ? "+" : "-"} model call (${c.a ?? c.b}) output ${shown(c.call.output)}${tools}`;
+      }
       return `${at}: model call status ${c.a ?? "(none)"} → ${c.b ?? "(none)"}`;
     case "usage_changed":
       return `${at}: tokens ${shown(c.a)} → ${shown(c.b)}`;
