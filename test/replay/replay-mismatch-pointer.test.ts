@@ -235,7 +235,7 @@ describe.each(Object.keys(CASES) as Dialect[])("a strict %s replay's mismatch", 
 });
 
 describe("a strict replay", () => {
-  it("compares decoded transcripts, not JSON: content null and an empty string are the same text", async () => {
+  it("compares decoded transcripts only: not JSON spelling (content null or empty), tools, model, settings or stream", async () => {
     const recorded = await recordRun("openai");
     const bodies = recorded.events
       .filter((e) => e.kind === "scope" && e.category === "llm" && e.scope_category === "start")
@@ -246,6 +246,8 @@ describe("a strict replay", () => {
     body.messages[2].content = null;
     body.messages[2].tool_calls[0].function.arguments = '{ "city": "Oslo" }';
     body.temperature = 0.7;
+    body.model = "another-model";
+    body.stream = false;
     body.tools = [];
     expect((await post(server.url + "/chat/completions", body)).status).toBe(200);
     expect(server.mismatches).toEqual([]);

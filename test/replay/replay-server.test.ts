@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -69,5 +69,41 @@ describe("startReplayServer", () => {
       e.kind === "scope" && e.category === "llm" && e.scope_category === "end" ? { ...e, data: null } : e,
     );
     await expect(replay({ events: withheld })).rejects.toThrow(/responses\/content are missing.*call 0/);
+  });
+
+  it("routes by the end of the path, whatever comes before it", async () => {
+    const recorded = await recordRun("openai");
+    const server = await replay({ events: recorded.events });
+    const body = (recorded.events.find((e) => e.kind === "scope" && e.category === "llm")!.data as { content: unknown }).content;
+    expect((await post(server.url, "/proxy/openai/v1/chat/completions/?x=1", body)).status).toBe(200);
+    expect(server.served).toBe(1);
+  });
+
+  it("answers a recorded failure whose status is not an HTTP error with 502, saying the recorded call failed", async () => {
+    const recorded = await recordRun("openai", "Weather in Oslo?", [{ status: 500, body: { error: { message: "down" } } }], { retries: 0 });
+    const events = recorded.events.map((e) =>
+      e.kind === "scope" && e.category === "llm" && e.scope_category === "end" ? { ...e, data: { status: 99999, body: "x" } } : e,
+    );
+    const server = await replay({ events });
+    const body = (events.find((e) => e.kind === "scope" && e.category === "llm")!.data as { content: unknown }).content;
+    const res = await post(server.url, "/chat/completions", body);
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: { type: "replay_recorded_failure", call: 0 } });
+  });
+
+  it("reads a file's calls when they are served, and says so when the file changed under it", async () => {
+    const recorded = await recordRun("openai");
+    const dir = await mkdtemp(join(tmpdir(), "relaytrace-replay-changed-"));
+    const path = join(dir, "run.jsonl");
+    await writeFile(path, recorded.events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const server = await replay({ file: path });
+    await truncate(path, 100);
+    const body = (recorded.events.find((e) => e.kind === "scope" && e.category === "llm")!.data as { content: unknown }).content;
+    const res = await post(server.url, "/chat/completions", body);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({
+      error: { type: "replay_error", message: expect.stringMatching(/recording file changed while replaying/) },
+    });
+    await rm(dir, { recursive: true, force: true });
   });
 });
