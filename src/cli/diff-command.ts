@@ -13,7 +13,8 @@ export const DIFF_HELP = `Usage: relaytrace diff A B [--json] [--lenient]
 
 Compares two recorded runs (ATOF files) step by step (a step is a model call and the tool calls
 after it), ignoring ids, timestamps and durations: tool calls added, removed or with changed
-arguments, changed tool results, changed model output, status changes and token changes.
+arguments, changed tool results, changed model output, status changes and token changes. Steps
+are lined up first (looking up to 64 steps ahead): a model call only one run made is one change.
 Latency is reported, never a difference. Exit status: 0 equivalent, 1 different, 2 unreadable.
   --json     print {"equal": bool, "changes": [...]}, each change with its kind, step, tool and
              both values (what diffRuns(a, b) returns)

@@ -17,7 +17,8 @@ any client's base URL at the printed URL. The first line is 'replaying N calls o
              one at its position gets HTTP 409 with the first difference
 Stop it with Ctrl-C (SIGINT) or SIGTERM: it prints a summary line and exits 0 when every call
 was served (and matched), 1 otherwise; 2 when the file cannot be read or holds no responses.
-It serves what was recorded: data after sanitizers and redaction.`;
+It serves what was recorded: data after sanitizers and redaction. The file is read once and
+each call's request and reply again when served, so a recording larger than memory replays.`;
 
 function portOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
