@@ -164,4 +164,4 @@ export type { PiiKind, PiiRedactor, RedactPiiOptions, RedactionMode, RedactionTa
 
 // Comparing two recorded runs
 export { diffRuns } from "./diff/index.js";
-export type { RunChange, RunChangeKind, RunDiff } from "./diff/index.js";
+export type { RunChange, RunChangeKind, RunDiff, StepCall } from "./diff/index.js";

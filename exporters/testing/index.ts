@@ -12,6 +12,7 @@ export type { TreeOptions } from "./tree.js";
 export { startScriptedProvider } from "./scripted-provider.js";
 export type { ScriptedProvider, ScriptedProviderOptions, ScriptedTurn, RecordedProviderRequest } from "./scripted-provider.js";
 // Record and replay: a model server answering a recording's calls, and its recorded tools. They
-// live in src/replay (above the loop, whose tool shape they take); `relaytrace/testing` is where a test finds them.
+// live in src/replay, which reads events and wire bodies only (its tools spell out the loop's
+// tool shape rather than import the loop); `relaytrace/testing` is where a test finds them.
 export { startReplayServer, replayTools, ReplayRecordingError } from "../../src/replay/index.js";
-export type { ReplayServer, ReplayServerOptions, ReplayMismatch } from "../../src/replay/index.js";
+export type { ReplayServer, ReplayServerOptions, ReplayMismatch, ReplayTool, ReplayToolResult } from "../../src/replay/index.js";

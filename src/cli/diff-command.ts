@@ -13,7 +13,8 @@ export const DIFF_HELP = `Usage: relaytrace diff A B [--json] [--lenient]
 
 Compares two recorded runs (ATOF files) step by step (a step is a model call and the tool calls
 after it), ignoring ids, timestamps and durations: tool calls added, removed or with changed
-arguments, changed tool results, changed model output, status changes and token changes.
+arguments, changed tool results, changed model output, status changes and token changes. Steps
+are lined up first (looking up to 64 steps ahead): a model call only one run made is one change.
 Latency is reported, never a difference. Exit status: 0 equivalent, 1 different, 2 unreadable.
   --json     print {"equal": bool, "changes": [...]}, each change with its kind, step, tool and
              both values (what diffRuns(a, b) returns)
@@ -42,6 +43,10 @@ export function changeLine(c: RunChange): string {
     case "output_changed":
       return `${at}: model output ${shown(c.a)} → ${shown(c.b)}`;
     case "status_changed":
+      if (c.call !== undefined) {
+        const tools = c.call.tools.length > 0 ? `, tools ${shown(c.call.tools.map((t) => t.tool))}` : "";
+        return `${at}: ${c.a === null ? "+" : "-"} model call (${c.a ?? c.b}) output ${shown(c.call.output)}${tools}`;
+      }
       return `${at}: model call status ${c.a ?? "(none)"} → ${c.b ?? "(none)"}`;
     case "usage_changed":
       return `${at}: tokens ${shown(c.a)} → ${shown(c.b)}`;

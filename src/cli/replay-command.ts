@@ -1,9 +1,10 @@
 import { parseArgs, requireFiles, UsageError } from "./args.js";
-import { atofFileEvents } from "./atof-file-reader.js";
+import { stat } from "node:fs/promises";
 import type { Io } from "./io.js";
-import { InputError } from "./input.js";
-import { releaseInputCopies } from "./input-spool.js";
-import { collectRecording, ReplayRecordingError, serveReplay, type ReplayServer } from "../replay/index.js";
+import { atofRecordsOf, describeReadError, InputError } from "./input.js";
+import { readablePath, releaseInputCopies } from "./input-spool.js";
+import { readWarningLine } from "./read-warnings.js";
+import { collectRecordingFile, ReplayRecordingError, serveReplay, type Recording, type ReplayServer } from "../replay/index.js";
 
 export const REPLAY_HELP = `Usage: relaytrace replay FILE [--port N] [--loose]
 
@@ -16,7 +17,8 @@ any client's base URL at the printed URL. The first line is 'replaying N calls o
              one at its position gets HTTP 409 with the first difference
 Stop it with Ctrl-C (SIGINT) or SIGTERM: it prints a summary line and exits 0 when every call
 was served (and matched), 1 otherwise; 2 when the file cannot be read or holds no responses.
-It serves what was recorded: data after sanitizers and redaction.`;
+It serves what was recorded: data after sanitizers and redaction. The file is read once and
+each call's request and reply again when served, so a recording larger than memory replays.`;
 
 function portOf(value: string | undefined): number | undefined {
   if (value === undefined) return undefined;
@@ -43,10 +45,38 @@ function nextStopSignal(): { signal: Promise<NodeJS.Signals>; cancel(): void } {
   return { signal, cancel: remove };
 }
 
+/**
+ * The recording in `file`, read in one pass that keeps where each call's lines are: the file
+ * stays open while the replay runs, and each request reads its call again. A piped recording
+ * is copied to a scratch file first; the copy's directory goes at once (the open file stays
+ * readable), since its cleanup re-raises a signal: a signal then stops the replay cleanly.
+ */
+async function readRecording(io: Io, file: string): Promise<Recording> {
+  let path: string;
+  try {
+    path = await readablePath(file);
+    if ((await stat(path)).isDirectory()) throw Object.assign(new Error("is a directory"), { code: "EISDIR" });
+  } catch (error) {
+    throw describeReadError(file, error);
+  }
+  const records = atofRecordsOf(file, {
+    onWarning: (w) => {
+      const line = readWarningLine(file, w);
+      if (line !== undefined) io.err(`relaytrace: warning: ${line}`);
+    },
+  });
+  try {
+    return await collectRecordingFile(path, records);
+  } catch (error) {
+    if (error instanceof InputError || (error as NodeJS.ErrnoException).code === undefined) throw error;
+    throw describeReadError(file, error);
+  } finally {
+    releaseInputCopies();
+  }
+}
+
 async function listen(io: Io, file: string, loose: boolean, port: number | undefined): Promise<ReplayServer> {
-  const recording = await collectRecording(atofFileEvents(file, { onWarning: (message) => io.err(`relaytrace: warning: ${message}`) }));
-  // A piped recording was copied to a temp directory, whose cleanup re-raises a signal: gone now, so a signal stops the replay cleanly.
-  releaseInputCopies();
+  const recording = await readRecording(io, file);
   try {
     return await serveReplay(recording, {
       strict: !loose,

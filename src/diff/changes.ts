@@ -2,14 +2,24 @@ import type { Json } from "../events/json.js";
 import { canonicalJson } from "../events/canonical-json.js";
 import type { RunStep, StepToolCall, StepUsage } from "./steps.js";
 
-/** One difference between two runs, at a step (the n-th model call; 0 for tool calls before any). */
+/** A model call only one run made (a `status_changed` from or to null): what it said and did. */
+export interface StepCall {
+  output: string | null;
+  usage: StepUsage;
+  tools: { tool: string; args: Json; result: Json }[];
+}
+
+/**
+ * One difference between two runs, at a step: the n-th model call of run B (of run A for a step
+ * only A has); 0 for tool calls before any model call.
+ */
 export type RunChange =
   | { kind: "tool_call_added"; step: number; tool: string; a: null; b: { args: Json; result: Json } }
   | { kind: "tool_call_removed"; step: number; tool: string; a: { args: Json; result: Json }; b: null }
   | { kind: "tool_args_changed"; step: number; tool: string; a: Json; b: Json }
   | { kind: "tool_result_changed"; step: number; tool: string; a: Json; b: Json }
   | { kind: "output_changed"; step: number; a: string | null; b: string | null }
-  | { kind: "status_changed"; step: number; a: string | null; b: string | null }
+  | { kind: "status_changed"; step: number; a: string | null; b: string | null; call?: StepCall }
   | { kind: "usage_changed"; step: number; a: StepUsage; b: StepUsage; latencyMs: { a: number | null; b: number | null } };
 
 export type RunChangeKind = RunChange["kind"];
@@ -105,8 +115,25 @@ function modelChanges(step: number, a: RunStep["model"], b: RunStep["model"]): R
   return out;
 }
 
-/** The changes from step `a` to step `b` (either may be missing: one run has more steps). */
+/** A model call only one run made, as one change: its status from (or to) null, with what it said and did. */
+function loneStep(side: "a" | "b", step: RunStep, model: NonNullable<RunStep["model"]>): RunChange {
+  const call: StepCall = {
+    output: model.text ?? null,
+    usage: model.usage,
+    tools: step.tools.map((t) => ({ tool: t.name, args: t.args, result: t.result ?? null })),
+  };
+  return side === "a"
+    ? { kind: "status_changed", step: step.step, a: model.status, b: null, call }
+    : { kind: "status_changed", step: step.step, a: null, b: model.status, call };
+}
+
+/**
+ * The changes from step `a` to step `b`. Either may be missing (a step only one run has): a
+ * model call only one run made is one change, its tool calls carried in it.
+ */
 export function stepChanges(a: RunStep | undefined, b: RunStep | undefined): RunChange[] {
+  if (a === undefined && b?.model) return [loneStep("b", b, b.model)];
+  if (b === undefined && a?.model) return [loneStep("a", a, a.model)];
   const step = (b ?? a)!.step;
   return [...modelChanges(step, a?.model ?? null, b?.model ?? null), ...toolChanges(step, a?.tools ?? [], b?.tools ?? [])];
 }

@@ -1,6 +1,7 @@
 import type { AtofEvent } from "../events/types.js";
 import { stepChanges, type RunChange } from "./changes.js";
 import { runSteps, streamRunSteps, type RunStep } from "./steps.js";
+import { alignStepStreams, alignSteps } from "./align.js";
 
 /** Whether two runs are equivalent, and every change from the first to the second. */
 export interface RunDiff {
@@ -32,36 +33,29 @@ export function addToTotals(totals: RunTotals, step: RunStep | undefined): void 
 /**
  * Compares two recorded runs step by step (a step is a model call and the tool calls after it),
  * ignoring ids, timestamps and durations: tool calls added, removed or with other arguments,
- * other tool results, other model output, status changes and token changes.
+ * other tool results, other model output, status changes and token changes. Steps are lined up
+ * first (see align.ts): a model call only one run made is one change, not a shift of every
+ * later step.
  */
 export function diffRuns(a: readonly AtofEvent[], b: readonly AtofEvent[]): RunDiff {
-  const stepsA = runSteps(a);
-  const stepsB = runSteps(b);
   const changes: RunChange[] = [];
-  for (let i = 0; i < Math.max(stepsA.length, stepsB.length); i++) changes.push(...stepChanges(stepsA[i], stepsB[i]));
+  for (const [x, y] of alignSteps(runSteps(a), runSteps(b))) changes.push(...stepChanges(x, y));
   return { equal: changes.length === 0, changes };
 }
 
 /**
- * The same comparison over two event streams, in bounded memory: steps are compared as both
- * runs complete them, and each change goes to `onChange` at once. Returns both runs' totals.
+ * The same comparison over two event streams, in bounded memory: steps are lined up and compared
+ * as both runs complete them (each run read at most a window ahead, see align.ts), and each change
+ * goes to `onChange` at once. Returns both runs' totals.
  */
 export async function diffRunStreams(
   a: AsyncIterable<AtofEvent>,
   b: AsyncIterable<AtofEvent>,
   onChange: (change: RunChange) => void | Promise<void>,
 ): Promise<{ changes: number; totals: { a: RunTotals; b: RunTotals } }> {
-  const ia = streamRunSteps(a);
-  const ib = streamRunSteps(b);
   const totals = { a: emptyTotals(), b: emptyTotals() };
   let count = 0;
-  for (;;) {
-    // One after the other, not at once: a read error from either file surfaces as itself.
-    const x = await ia.next();
-    const y = await ib.next();
-    if (x.done && y.done) break;
-    const sa = x.done ? undefined : x.value;
-    const sb = y.done ? undefined : y.value;
+  for await (const [sa, sb] of alignStepStreams(streamRunSteps(a), streamRunSteps(b))) {
     addToTotals(totals.a, sa);
     addToTotals(totals.b, sb);
     for (const change of stepChanges(sa, sb)) {

@@ -34,6 +34,9 @@ export interface AtofRecord {
   /** The line as read, without its line end. */
   text: string;
   lineNo: number;
+  /** Where the line starts in the file, in bytes, and its length in bytes without its `\n`: a reader can read it again. */
+  offset: number;
+  bytes: number;
 }
 
 export interface AtofReadResult {
@@ -163,6 +166,7 @@ export async function* streamAtofRecords(path: string, options: StreamAtofOption
   let bytes = 0;
   let notKept = 0;
   for await (const line of splitFileLines(path, max)) {
+    const offset = bytes;
     bytes += line.terminated ? line.bytes + 1 : line.bytes;
     const before = warnings.length;
     let event: AtofEvent | null = null;
@@ -190,7 +194,7 @@ export async function* streamAtofRecords(path: string, options: StreamAtofOption
       reported = reader.lineNo;
       options.onProgress(reported, bytes);
     }
-    if (event !== null) yield { event, text: line.text, lineNo: reader.lineNo };
+    if (event !== null) yield { event, text: line.text, lineNo: reader.lineNo, offset, bytes: line.bytes };
   }
   if (options.onProgress && reported !== reader.lineNo) options.onProgress(reader.lineNo, bytes);
   if (notKept > 0) {

@@ -2,9 +2,10 @@ import { createServer, type IncomingMessage, type Server, type ServerResponse } 
 import type { AddressInfo } from "node:net";
 import type { Json } from "../events/json.js";
 import { jsonText } from "../events/json-text.js";
-import { streamAtofFile } from "../events/atof-reader.js";
+import { streamAtofRecords } from "../events/atof-reader.js";
 import type { AtofEvent } from "../events/types.js";
 import { collectRecording, type Recording } from "./recording.js";
+import { collectRecordingFile } from "./recording-file.js";
 import { routeOf } from "./routes.js";
 import { ReplaySession, type ReplayMismatch, type ReplayReply } from "./session.js";
 
@@ -58,8 +59,15 @@ export function checkReplayable(recording: Recording): void {
 function send(res: ServerResponse, reply: ReplayReply): void {
   if ("events" in reply) {
     res.writeHead(200, { "content-type": "text/event-stream", "cache-control": "no-cache" });
-    for (const ev of reply.events) res.write(`${ev.event ? `event: ${ev.event}\n` : ""}data: ${ev.data}\n\n`);
-    res.end();
+    // Written in batches: a long reply is thousands of small events, and a write each costs more than the events.
+    let batch = "";
+    for (const ev of reply.events) {
+      batch += `${ev.event ? `event: ${ev.event}\n` : ""}data: ${ev.data}\n\n`;
+      if (batch.length < 64 * 1024) continue;
+      res.write(batch);
+      batch = "";
+    }
+    res.end(batch);
     return;
   }
   const text = typeof reply.body === "string" ? reply.body : jsonText(reply.body);
@@ -108,15 +116,21 @@ async function handle(session: ReplaySession, req: IncomingMessage, res: ServerR
     return;
   }
   const stream = route.streamPath || (typeof body === "object" && body !== null && !Array.isArray(body) && body["stream"] === true);
-  send(res, session.answer(route, body, stream));
+  send(res, await session.answer(route, body, stream));
 }
 
-/** Starts the HTTP server of a session on 127.0.0.1. */
+function listenOn(server: Server, port: number): Promise<void> {
+  return new Promise<void>((resolve, reject) => {
+    server.once("error", reject);
+    server.listen(port, "127.0.0.1", () => resolve());
+  });
+}
+
+/** Starts the HTTP server of a session on 127.0.0.1. The recording's content is released on close (or on failure). */
 export async function serveReplay(
   recording: Recording,
   options: { strict?: boolean; port?: number; onMismatch?: (mismatch: ReplayMismatch) => void } = {},
 ): Promise<ReplayServer> {
-  checkReplayable(recording);
   const session = new ReplaySession(recording, options.strict ?? true, options.onMismatch);
   const server: Server = createServer((req, res) => {
     handle(session, req, res).catch((error: unknown) => {
@@ -124,11 +138,15 @@ export async function serveReplay(
       else res.destroy();
     });
   });
-  await new Promise<void>((resolve, reject) => {
-    server.once("error", reject);
-    server.listen(options.port ?? 0, "127.0.0.1", () => resolve());
-  });
+  try {
+    checkReplayable(recording);
+    await listenOn(server, options.port ?? 0);
+  } catch (error) {
+    await recording.content.close();
+    throw error;
+  }
   const { port } = server.address() as AddressInfo;
+  let closed: Promise<void> | undefined;
   return {
     url: `http://127.0.0.1:${port}`,
     calls: session.callCount,
@@ -137,10 +155,10 @@ export async function serveReplay(
     },
     mismatches: session.mismatches,
     close: () =>
-      new Promise<void>((resolve) => {
+      (closed ??= new Promise<void>((resolve) => {
         server.closeAllConnections();
         server.close(() => resolve());
-      }),
+      }).then(() => recording.content.close())),
   };
 }
 
@@ -149,11 +167,14 @@ export async function serveReplay(
  * the recorded dialect (JSON, or server-sent events when a request streams). Strict by default:
  * a request whose transcript differs from the recorded one gets HTTP 409 and is listed in
  * `mismatches`. Throws `ReplayRecordingError` when the recording holds no responses to replay.
+ * A `file` is read in one pass that keeps where each call's lines are, not their content: each
+ * request reads its recorded call again, so a recording larger than memory replays.
  */
 export async function startReplayServer(options: ReplayServerOptions): Promise<ReplayServer> {
-  const source = options.events ?? (options.file !== undefined ? streamAtofFile(options.file) : undefined);
-  if (source === undefined) throw new TypeError("startReplayServer needs { file } or { events }");
-  const recording = await collectRecording(source);
+  let recording: Recording;
+  if (options.events !== undefined) recording = await collectRecording(options.events);
+  else if (options.file !== undefined) recording = await collectRecordingFile(options.file, streamAtofRecords(options.file));
+  else throw new TypeError("startReplayServer needs { file } or { events }");
   return serveReplay(recording, {
     ...(options.strict !== undefined ? { strict: options.strict } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),

@@ -2,7 +2,7 @@ import type { Json } from "../events/json.js";
 import type { WireResponse, WireStreamEvent } from "../wire/types.js";
 import type { RecordedCall, Recording } from "./recording.js";
 import type { Route } from "./routes.js";
-import { firstDifference, transcriptOf } from "./transcript.js";
+import { firstDifference, transcriptOf, type Transcript } from "./transcript.js";
 
 /** A request that differed from the recorded one at its position (strict replay). */
 export interface ReplayMismatch {
@@ -23,7 +23,8 @@ function errorReply(status: number, type: string, message: string, extra: Record
 
 /**
  * The replay's state: which recorded call comes next, how many were served, what did not match.
- * Strict mode compares each request's transcript with the recorded one at its position.
+ * Strict mode compares each request's transcript with the recorded one at its position. Requests
+ * are answered one at a time, in the order they arrive (each reads its recorded call's content).
  */
 export class ReplaySession {
   private next = 0;
@@ -31,6 +32,7 @@ export class ReplaySession {
   readonly mismatches: ReplayMismatch[] = [];
   /** The last call served as a recorded failure: a client's retry of it gets the same failure. */
   private lastFailure: RecordedCall | undefined;
+  private queue: Promise<unknown> = Promise.resolve();
 
   constructor(
     private readonly recording: Recording,
@@ -46,12 +48,19 @@ export class ReplaySession {
     return this.recording.calls.length;
   }
 
-  answer(route: Route, body: Json, stream: boolean): ReplayReply {
+  answer(route: Route, body: Json, stream: boolean): Promise<ReplayReply> {
+    const reply = this.queue.then(() => this.answerNow(route, body, stream));
+    this.queue = reply.catch(() => undefined);
+    return reply;
+  }
+
+  private async answerNow(route: Route, body: Json, stream: boolean): Promise<ReplayReply> {
     const calls = this.recording.calls;
     const call = calls[this.next];
-    const mismatch = this.strict && call !== undefined ? this.compare(call, route, body) : undefined;
+    const received = this.strict ? transcriptOf(route.codec, body) : undefined;
+    const mismatch = received && call !== undefined ? await this.compare(call, route, body, received) : undefined;
     // A client's retry of a call that failed: the recorded failure again, without using up the next call.
-    if ((call === undefined || mismatch !== undefined) && this.isRetryOfFailure(route, body))
+    if ((call === undefined || mismatch !== undefined) && received && (await this.isRetryOfFailure(route, body, received)))
       return this.serve(this.lastFailure!, route, stream);
     if (call === undefined) {
       return errorReply(410, "replay_exhausted", `the recording has ${calls.length} model calls; this is call ${this.next + 1}`);
@@ -67,30 +76,31 @@ export class ReplaySession {
         actual: mismatch.actual,
       });
     }
+    const reply = await this.serve(call, route, stream);
     this.next++;
     this.served++;
-    this.lastFailure = call.failure !== undefined ? call : undefined;
-    return this.serve(call, route, stream);
+    this.lastFailure = call.outcome === "failure" ? call : undefined;
+    return reply;
   }
 
   /** Strict mode only: loose mode cannot tell a retry from the next call. */
-  private isRetryOfFailure(route: Route, body: Json): boolean {
-    return this.strict && this.lastFailure !== undefined && this.compare(this.lastFailure, route, body) === undefined;
+  private async isRetryOfFailure(route: Route, body: Json, received: Transcript): Promise<boolean> {
+    return this.lastFailure !== undefined && (await this.compare(this.lastFailure, route, body, received)) === undefined;
   }
 
-  private compare(call: RecordedCall, route: Route, body: Json): ReplayMismatch | undefined {
+  private async compare(call: RecordedCall, route: Route, body: Json, received: Transcript): Promise<ReplayMismatch | undefined> {
     if (route.codec !== call.codec) return { call: call.index, path: "", expected: call.codec.dialect, actual: route.codec.dialect };
-    const difference = firstDifference(route.codec, body, call.transcript ?? { system: "", messages: [] }, transcriptOf(route.codec, body));
+    const difference = firstDifference(route.codec, body, await this.recording.content.transcript(call), received);
     return difference === undefined ? undefined : { call: call.index, ...difference };
   }
 
-  private serve(call: RecordedCall, route: Route, stream: boolean): ReplayReply {
-    const failure = call.failure;
-    if (failure !== undefined) {
+  private async serve(call: RecordedCall, route: Route, stream: boolean): Promise<ReplayReply> {
+    if (call.outcome === "failure") {
+      const failure = await this.recording.content.failure(call);
       if (failure.status !== undefined) return { status: failure.status, body: failure.body ?? null };
       return errorReply(502, "replay_recorded_failure", failure.message, { call: call.index });
     }
-    const recorded = call.response!;
+    const recorded = await this.recording.content.response(call);
     if (!stream && route.codec === call.codec) return { status: 200, body: recorded };
     const response: WireResponse = call.codec.decodeResponse(recorded);
     return stream

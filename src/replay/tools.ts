@@ -1,21 +1,37 @@
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
 import type { AtofEvent, ScopeEvent } from "../events/types.js";
-import type { ToolResult } from "../agent/pending.js";
-import type { Tool } from "../agent/tool.js";
-import { failedResult } from "../agent/tool-failure.js";
 import { codecForEvent } from "../wire/registry.js";
 import { canonicalJson } from "../events/canonical-json.js";
 import { requestBodyOf } from "../wire/request-body.js";
+
+/** What a replayed tool answers: the loop's tool result shape. */
+export interface ReplayToolResult {
+  output: string;
+  isError: boolean;
+}
+
+/**
+ * A tool that answers from a recording. It has the shape of the loop's `Tool`, so
+ * `createToolkit({ tools })` takes it; it is spelled out here because the replay sits below the
+ * loop (`relaytrace/testing` serves it, and the testing exporters never import the agent layer).
+ */
+export interface ReplayTool {
+  readonly name: string;
+  readonly description: string;
+  readonly inputSchema: JsonObject;
+  readonly source: "native";
+  execute(args: Record<string, unknown>): Promise<ReplayToolResult>;
+}
 
 interface RecordedTool {
   description: string;
   inputSchema: JsonObject | undefined;
   /** recorded results by canonical arguments, in recorded order */
-  results: Map<string, ToolResult[]>;
+  results: Map<string, ReplayToolResult[]>;
 }
 
 /** What a tool end recorded as the model's result: the loop's `{output, isError}`, else the value as text. */
-function resultOf(data: Json): ToolResult | undefined {
+function resultOf(data: Json): ReplayToolResult | undefined {
   if (isJsonObject(data) && typeof data["output"] === "string") {
     const metadata = data["metadata"];
     // A suspension is not a result: the call that resumed it holds the answer.
@@ -66,7 +82,7 @@ function recordedTools(events: Iterable<AtofEvent>): Map<string, RecordedTool> {
   return tools;
 }
 
-function replayTool(name: string, recorded: RecordedTool): Tool {
+function replayTool(name: string, recorded: RecordedTool): ReplayTool {
   const served = new Map<string, number>();
   return {
     name,
@@ -78,7 +94,8 @@ function replayTool(name: string, recorded: RecordedTool): Tool {
       const results = recorded.results.get(key);
       if (results === undefined || results.length === 0) {
         const message = `replay: tool ${name} was not recorded with arguments ${key} (recorded: ${recorded.results.size} argument sets)`;
-        return failedResult(message, new Error(message));
+        // An error result the model reads, built here: the replay calls nothing that could throw.
+        return { output: message, isError: true };
       }
       // Recorded order for repeated calls with the same arguments; the last result answers any further repeat.
       const n = served.get(key) ?? 0;
@@ -94,6 +111,6 @@ function replayTool(name: string, recorded: RecordedTool): Tool {
  * `createToolkit({ tools })`: a replayed run calls nothing real. A call the recording does not
  * have gets an error result that names the tool and says it was not recorded.
  */
-export function replayTools(events: Iterable<AtofEvent>): Tool[] {
+export function replayTools(events: Iterable<AtofEvent>): ReplayTool[] {
   return [...recordedTools(events)].map(([name, recorded]) => replayTool(name, recorded));
 }

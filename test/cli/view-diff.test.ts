@@ -41,6 +41,30 @@ describe("relaytrace view A --diff B", () => {
     expect(io.stderr.at(-1)).toMatch(/1 change\)$/);
   });
 
+  it("lines the steps up as relaytrace diff does: an extra model call is a step only B has, one change", async () => {
+    const turn = (city: string, id: string) => ({ toolCalls: [{ id, name: "get_weather", arguments: { city } }] });
+    const answer = { text: "Done." };
+    const a = await recordRun("openai", "Weather?", [turn("Oslo", "c1"), answer]);
+    const b = await recordRun("openai", "Weather?", [turn("Oslo", "c1"), turn("Bergen", "c2"), answer]);
+    const out = join(scratch.dir, "inserted.html");
+    expect(
+      await main(
+        ["view", await file("a.jsonl", jsonl(a.events)), "--diff", await file("b.jsonl", jsonl(b.events)), "-o", out],
+        capturedIo(),
+      ),
+    ).toBe(0);
+    const diff = (await embedded(out)).diff as unknown as {
+      changeCount: number;
+      steps: { step: number; a: unknown; b: unknown; changes: unknown[] }[];
+    };
+    expect(diff.changeCount).toBe(1);
+    expect(diff.steps.map((s) => [s.step, s.a !== null, s.b !== null, s.changes.length])).toEqual([
+      [1, true, true, 0],
+      [2, false, true, 1],
+      [3, true, true, 0],
+    ]);
+  });
+
   it("takes one file A and an ATOF file B, else one clear line and exit 2", async () => {
     const a = await file("a.jsonl", jsonl((await recordRun("openai")).events));
     const atif = await file(

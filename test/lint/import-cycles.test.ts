@@ -1,48 +1,8 @@
 // No import cycles between the source files of src/ and exporters/: a hand-written walk over the import
 // graph (every static import and re-export, `import type` included, as madge counts them), so it runs
 // in about a second where eslint's import/no-cycle takes minutes.
-import { existsSync, readdirSync, readFileSync } from "node:fs";
-import { dirname, join, resolve } from "node:path";
-import { fileURLToPath } from "node:url";
-import ts from "typescript";
 import { describe, expect, it } from "vitest";
-
-const ROOT = resolve(dirname(fileURLToPath(import.meta.url)), "../..");
-
-function sourceFiles(dir: string): string[] {
-  return readdirSync(join(ROOT, dir), { withFileTypes: true }).flatMap((entry) => {
-    const path = `${dir}/${entry.name}`;
-    if (entry.isDirectory()) return sourceFiles(path);
-    return entry.name.endsWith(".ts") && !entry.name.endsWith(".d.ts") ? [path] : [];
-  });
-}
-
-/** The repository-relative .ts file a relative specifier names, or undefined for packages. */
-function resolveSpecifier(from: string, specifier: string): string | undefined {
-  if (!specifier.startsWith(".")) return undefined;
-  const base = join(dirname(from), specifier);
-  const candidates = [base.replace(/\.js$/, ".ts"), `${base}.ts`, join(base, "index.ts")];
-  return candidates.find((c) => existsSync(join(ROOT, c)));
-}
-
-/** Each file's imports: `import … from`, `import "…"`, `export … from` (dynamic `import()` is not a cycle risk). */
-export function importGraph(files: readonly string[]): Map<string, string[]> {
-  const graph = new Map<string, string[]>();
-  for (const file of files) {
-    const source = ts.createSourceFile(file, readFileSync(join(ROOT, file), "utf8"), ts.ScriptTarget.Latest, false);
-    const targets = new Set<string>();
-    for (const statement of source.statements) {
-      const specifier =
-        (ts.isImportDeclaration(statement) || ts.isExportDeclaration(statement)) && statement.moduleSpecifier
-          ? (statement.moduleSpecifier as ts.StringLiteral).text
-          : undefined;
-      const target = specifier === undefined ? undefined : resolveSpecifier(file, specifier);
-      if (target !== undefined) targets.add(target);
-    }
-    graph.set(file, [...targets]);
-  }
-  return graph;
-}
+import { importGraph, sourceFiles } from "../support/import-graph.js";
 
 /** Strongly connected components of more than one file (or a file importing itself): Tarjan's algorithm. */
 export function cyclesOf(graph: ReadonlyMap<string, readonly string[]>): string[][] {

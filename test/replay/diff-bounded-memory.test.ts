@@ -7,8 +7,9 @@ import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
 import { useScratchTmpdir } from "../support/scratch-tmpdir.js";
 
-// `relaytrace diff` reads both recordings as streams and spills its --json changes: a child with
-// a small heap (HEAP_MB) compares recordings several times that size.
+// `relaytrace diff` reads both recordings as streams, lines their steps up within a bounded window
+// and spills its --json changes: a child with a small heap (HEAP_MB) compares recordings several
+// times that size.
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
 // 64 MB: the CLI's own modules take ~18 MB of it and a large-string workload leaves garbage the
@@ -18,14 +19,16 @@ const HEAP_MB = 64;
 const CALLS = 1600;
 const scratch = useScratchTmpdir("relaytrace-diff-memory-");
 
-/** A recording of `calls` model calls, each answering ~128 KB of text (`answer(i)`). */
-async function writeRecording(path: string, calls: number, answer: (i: number) => string): Promise<void> {
+/** A recording of `calls` model calls, each answering ~128 KB of text (`answer(i)`), with an extra call before call `extraAt`. */
+async function writeRecording(path: string, calls: number, answer: (i: number) => string, extraAt = -1): Promise<void> {
   const out = createWriteStream(path);
   const at = (us: number) => new Date(Date.UTC(2026, 0, 1) + us / 1000).toISOString().replace("Z", "000Z");
-  for (let i = 0; i < calls; i++) {
+  for (let n = 0; n < calls + (extraAt >= 0 ? 1 : 0); n++) {
+    const extra = n === extraAt;
+    const i = extraAt >= 0 && n > extraAt ? n - 1 : n;
     const base = {
       atof_version: "0.1",
-      uuid: `u-${i}`,
+      uuid: extra ? "u-extra" : `u-${i}`,
       parent_uuid: null,
       name: "openai.chat_completions",
       attributes: [],
@@ -36,12 +39,13 @@ async function writeRecording(path: string, calls: number, answer: (i: number) =
       kind: "scope",
       scope_category: "start",
       ...base,
-      timestamp: at(i * 10),
+      timestamp: at(n * 10),
       ...schema,
       data: { content: { messages: [] } },
     };
-    const reply = { choices: [{ message: { role: "assistant", content: answer(i) } }], usage: { prompt_tokens: 5, completion_tokens: 5 } };
-    const end = { kind: "scope", scope_category: "end", ...base, timestamp: at(i * 10 + 5), ...schema, data: reply, metadata: null };
+    const text = extra ? "an extra model call" : answer(i);
+    const reply = { choices: [{ message: { role: "assistant", content: text } }], usage: { prompt_tokens: 5, completion_tokens: 5 } };
+    const end = { kind: "scope", scope_category: "end", ...base, timestamp: at(n * 10 + 5), ...schema, data: reply, metadata: null };
     if (!out.write(JSON.stringify({ ...start, metadata: null }) + "\n" + JSON.stringify(end) + "\n")) await once(out, "drain");
   }
   out.end();
@@ -85,5 +89,15 @@ describe("relaytrace diff in bounded memory", () => {
     // The opening line, one line per change (each model output changed), the closing line.
     expect(changed.lines).toBe(CALLS + 2);
     expect(changed.tail).toMatch(/bbbb"\}\n\]\}\n$/);
+
+    // One extra model call early in a run of this size: lined up within the window, it is one change.
+    const inserted = join(scratch.dir, "inserted.jsonl");
+    await writeRecording(inserted, CALLS, (i) => `${i}:` + "a".repeat(128 * 1024), 10);
+    const one = await diffWithSmallHeap([a, inserted, "--json"]);
+    expect(one.stderr).toBe("");
+    expect(one.code).toBe(1);
+    expect(one.lines).toBe(3);
+    // (These hand-written ends record no status: UNSET.)
+    expect(one.tail).toContain('{"kind":"status_changed","step":11,"a":null,"b":"UNSET","call":{"output":"an extra model call"');
   });
 });

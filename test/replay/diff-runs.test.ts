@@ -134,6 +134,92 @@ describe("diffRuns and relaytrace diff", () => {
   });
 });
 
+/** A run by hand: one model call per text, each answering that text (ids and times made up). */
+function runOf(texts: readonly string[]): AtofEvent[] {
+  const at = (us: number) => formatTimestamp(Date.UTC(2026, 0, 1) * 1000 + us);
+  const schema = { data_schema: { name: "openai/chat-completions", version: "1" }, category_profile: null, metadata: null };
+  return texts.flatMap((text, i) => {
+    const base = { atof_version: "0.1", uuid: `u-${text}-${i}`, parent_uuid: null, name: "openai.chat_completions", attributes: [] };
+    const reply = { choices: [{ message: { role: "assistant", content: text } }], usage: { prompt_tokens: 5, completion_tokens: 5 } };
+    return [
+      {
+        kind: "scope",
+        scope_category: "start",
+        ...base,
+        category: "llm",
+        timestamp: at(i * 10),
+        ...schema,
+        data: { content: { messages: [] } },
+      },
+      {
+        kind: "scope",
+        scope_category: "end",
+        ...base,
+        category: "llm",
+        timestamp: at(i * 10 + 5),
+        ...schema,
+        metadata: { "otel.status_code": "OK" },
+        data: reply,
+      },
+    ] as AtofEvent[];
+  });
+}
+
+describe("diff lines steps up", () => {
+  it("reports a model call only one run made as one change, the calls after it compared with their own", async () => {
+    const a = await recordRun("openai", "Weather?", turns([weather("Oslo")]));
+    const extra: ScriptedTurn = { toolCalls: [weather("Bergen", "call_2")], usage: { promptTokens: 60, completionTokens: 9 } };
+    const b = await recordRun("openai", "Weather?", [turns([weather("Oslo")])[0]!, extra, turns([])[1]!]);
+    const added = diffRuns(a.events, b.events);
+    expect(added.changes).toEqual([
+      {
+        kind: "status_changed",
+        step: 2,
+        a: null,
+        b: "OK",
+        call: {
+          output: "",
+          usage: { inputTokens: 60, outputTokens: 9, totalTokens: 69 },
+          tools: [{ tool: "get_weather", args: { city: "Bergen" }, result: { output: '{"city":"Bergen","temp_c":4}', isError: false } }],
+        },
+      },
+    ]);
+    const removed = diffRuns(b.events, a.events).changes;
+    expect(removed).toEqual([expect.objectContaining({ kind: "status_changed", step: 2, a: "OK", b: null })]);
+    const { code, io } = await cliDiff(a.events, b.events, false);
+    expect(code).toBe(1);
+    expect(io.stdout[0]).toBe('step 2: + model call (OK) output "", tools ["get_weather"]');
+    expect(io.stdout.at(-1)).toMatch(/^1 changes: model calls 2 → 3/);
+  });
+
+  it("finds one insertion, one removal and one changed output among 300 steps, and --json says the same", async () => {
+    const texts = Array.from({ length: 300 }, (_, i) => `answer ${i}`);
+    const changed = [...texts];
+    changed.splice(50, 0, "inserted");
+    changed.splice(121, 1); // "answer 120"
+    changed[150] = "answer 150, reworded";
+    const diff = diffRuns(runOf(texts), runOf(changed));
+    expect(diff.changes.map((c) => [c.kind, c.step, c.a, c.b])).toEqual([
+      ["status_changed", 51, null, "OK"],
+      ["status_changed", 121, "OK", null],
+      ["output_changed", 151, "answer 150", "answer 150, reworded"],
+    ]);
+    const { code, io } = await cliDiff(runOf(texts), runOf(changed), true);
+    expect(code).toBe(1);
+    expect(JSON.parse(io.stdout.join("\n"))).toEqual(JSON.parse(JSON.stringify(diff)));
+  });
+
+  it("pairs changed steps in order when nothing lines up, and leaves the rest to the longer run", () => {
+    const diff = diffRuns(runOf(["a", "b", "c"]), runOf(["x", "y", "z", "w"]));
+    expect(diff.changes.map((c) => [c.kind, c.step, c.a, c.b])).toEqual([
+      ["output_changed", 1, "a", "x"],
+      ["output_changed", 2, "b", "y"],
+      ["output_changed", 3, "c", "z"],
+      ["status_changed", 4, null, "OK"],
+    ]);
+  });
+});
+
 describe("relaytrace diff on hostile recordings", () => {
   const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
 

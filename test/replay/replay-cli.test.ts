@@ -96,6 +96,14 @@ describe("relaytrace replay", () => {
     expect(result.text).toBe(recorded.text);
     child.process.kill("SIGINT");
     expect((await child.exited).code).toBe(0);
+
+    // --loose still wants every call served: one of two is exit status 1.
+    const half = await startReplay([file, "--loose"]);
+    const openai = new OpenAI({ baseURL: half.url, apiKey: "k", maxRetries: 0 });
+    await openai.chat.completions.create({ model: "m-1", messages: [{ role: "user", content: "anything" }] });
+    half.child.process.kill("SIGTERM");
+    expect((await half.child.exited).code).toBe(1);
+    expect(half.child.stdout()).toContain("replay stopped by SIGTERM: served 1 of 2 calls, 0 mismatches (incomplete)");
   });
 
   it("exits 2 before the replaying line when responses were withheld by a sanitizer, or the file is unreadable", async () => {
@@ -135,6 +143,19 @@ describe("relaytrace replay", () => {
     expect((await badRun.exited).code).toBe(2);
     expect(badRun.stderr()).toMatch(/bad\.jsonl: ATOF line 3: not valid JSON/);
     expect(badRun.stderr()).not.toContain("\u001b");
+
+    // Names with terminal escapes, a reply of no known shape and a failure with an impossible status.
+    const hostile = recorded.events.map((e) => {
+      if (e.kind !== "scope" || e.category !== "llm") return e;
+      const named = { ...e, name: "openai.chat_completions\u001b]0;owned\u0007" } as ScopeEvent;
+      return e.scope_category === "end" ? { ...named, data: { choices: "\u001b[2J" } } : named;
+    });
+    const escapes = startNode(CLI, ["replay", await recordingFile("escapes.jsonl", hostile)]);
+    expect((await escapes.exited).code).toBe(2);
+    expect(escapes.stdout()).toBe("");
+    expect(escapes.stderr()).toMatch(/responses\/content are missing.*call 0 \(openai\.chat_completions\\x1b\]0;owned\\x07\)/);
+    expect(escapes.stderr()).not.toContain("\u001b");
+    expect(escapes.stderr()).not.toContain("\u0007");
   });
 
   it("listens on --port N, and exits 2 with a clear line for a port in use or not a port", async () => {
@@ -159,7 +180,7 @@ describe("relaytrace replay", () => {
     expect(bad.stderr()).toContain('--port must be a port number 0-65535 (got "http")');
   });
 
-  it("replays a recording piped to standard input, and still ends with an exit status on SIGINT", async () => {
+  it("replays a recording piped to standard input (read on demand from its copy), and ends with an exit status on SIGINT", async () => {
     const recorded = await recordRun("openai");
     const child = spawn(process.execPath, [CLI, "replay", "-"], { stdio: ["pipe", "pipe", "pipe"] });
     let out = "";
@@ -173,9 +194,14 @@ describe("relaytrace replay", () => {
       child.stdout.on("data", check);
       check();
     });
-    expect(out).toMatch(/^replaying 2 calls on http:\/\/127\.0\.0\.1:\d+\n/);
+    const url = /^replaying 2 calls on (http:\/\/127\.0\.0\.1:\d+)\n/.exec(out)?.[1];
+    expect(url, out).toBeDefined();
+    // The scratch copy of the piped recording is gone by now; the replay reads its open file.
+    const openai = new OpenAI({ baseURL: url!, apiKey: "k", maxRetries: 0 });
+    const reply = await openai.chat.completions.create(recordedRequests(recorded.events)[0]!);
+    expect(reply.choices[0]!.message.tool_calls?.[0]).toMatchObject({ id: "call_1" });
     child.kill("SIGINT");
     expect(await exited).toEqual({ code: 1, signal: null });
-    expect(out).toContain("served 0 of 2 calls");
+    expect(out).toContain("served 1 of 2 calls");
   });
 });

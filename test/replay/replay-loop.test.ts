@@ -17,7 +17,7 @@ const TRANSCRIPT_POINTER = {
   openai: "/messages/1/content",
   "openai-responses": "/input/0/content",
   anthropic: "/messages/0/content",
-  gemini: "/contents/0/parts",
+  gemini: "/contents/0/parts/0/text",
 };
 
 describe.each(DIALECT_NAMES)("replaying a %s recording through the loop", (style) => {
@@ -125,5 +125,26 @@ describe("a recorded provider failure", () => {
     expect(replayed.status).toBe(429);
     expect(await replayed.json()).toEqual(errorBody);
     expect(server.served).toBe(1);
+  });
+
+  it("is recorded after the response sanitizers, so the replay serves the sanitized error body", async () => {
+    const errorBody = { error: { type: "invalid_request_error", message: "key sk-live-1234 is not valid" } };
+    const provider = await startScriptedProvider({ turns: [{ status: 401, body: errorBody }] });
+    const { rt, settle } = capturingRuntime();
+    rt.registerLlmSanitizeResponse("keys", 0, (response) => JSON.parse(JSON.stringify(response).replace(/sk-[\w-]+/g, "[key]")));
+    const client = createClient({ baseUrl: provider.url, style: "openai", model: "m-1", apiKey: "k", runtime: rt, retries: 0 });
+    await expect(client.run("Weather in Oslo?")).rejects.toThrow(/401/);
+    await provider.close();
+    const events = await settle();
+    const sanitized = { error: { type: "invalid_request_error", message: "key [key] is not valid" } };
+    expect(scopes(events).find((e) => e.category === "llm" && e.scope_category === "end")!.data).toEqual({ status: 401, body: sanitized });
+
+    const server = await replay({ events });
+    const replayed = await fetch(`${server.url}/chat/completions`, {
+      method: "POST",
+      headers: { "content-type": "application/json" },
+      body: JSON.stringify((scopes(events).find((e) => e.category === "llm")!.data as { content: unknown }).content),
+    });
+    expect([replayed.status, await replayed.json()]).toEqual([401, sanitized]);
   });
 });

@@ -1,4 +1,4 @@
-import { mkdtemp } from "node:fs/promises";
+import { mkdtemp, rm, truncate, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { describe, expect, it } from "vitest";
@@ -71,28 +71,39 @@ describe("startReplayServer", () => {
     await expect(replay({ events: withheld })).rejects.toThrow(/responses\/content are missing.*call 0/);
   });
 
-  it("points a mismatch at the field that differs: a tool result, then a tool call's arguments", async () => {
+  it("routes by the end of the path, whatever comes before it", async () => {
     const recorded = await recordRun("openai");
-    const bodies = recorded.events
-      .filter((e) => e.kind === "scope" && e.category === "llm" && e.scope_category === "start")
-      .map((e) => (e.data as { content: { messages: Record<string, unknown>[] } }).content);
     const server = await replay({ events: recorded.events });
-    expect((await post(server.url, "/chat/completions", bodies[0])).status).toBe(200);
-    const second = structuredClone(bodies[1]!);
-    second.messages[3] = { ...second.messages[3], content: '{"city":"Oslo","temp_c":5}' };
-    const result = await post(server.url, "/chat/completions", second);
-    expect(result.status).toBe(409);
-    expect(((await result.json()) as { error: unknown }).error).toMatchObject({
-      call: 1,
-      path: "/messages/3/content",
-      expected: [{ id: "call_1", text: '{"city":"Oslo","temp_c":4}' }],
-      actual: [{ id: "call_1", text: '{"city":"Oslo","temp_c":5}' }],
+    const body = (recorded.events.find((e) => e.kind === "scope" && e.category === "llm")!.data as { content: unknown }).content;
+    expect((await post(server.url, "/proxy/openai/v1/chat/completions/?x=1", body)).status).toBe(200);
+    expect(server.served).toBe(1);
+  });
+
+  it("answers a recorded failure whose status is not an HTTP error with 502, saying the recorded call failed", async () => {
+    const recorded = await recordRun("openai", "Weather in Oslo?", [{ status: 500, body: { error: { message: "down" } } }], { retries: 0 });
+    const events = recorded.events.map((e) =>
+      e.kind === "scope" && e.category === "llm" && e.scope_category === "end" ? { ...e, data: { status: 99999, body: "x" } } : e,
+    );
+    const server = await replay({ events });
+    const body = (events.find((e) => e.kind === "scope" && e.category === "llm")!.data as { content: unknown }).content;
+    const res = await post(server.url, "/chat/completions", body);
+    expect(res.status).toBe(502);
+    expect(await res.json()).toMatchObject({ error: { type: "replay_recorded_failure", call: 0 } });
+  });
+
+  it("reads a file's calls when they are served, and says so when the file changed under it", async () => {
+    const recorded = await recordRun("openai");
+    const dir = await mkdtemp(join(tmpdir(), "relaytrace-replay-changed-"));
+    const path = join(dir, "run.jsonl");
+    await writeFile(path, recorded.events.map((e) => JSON.stringify(e)).join("\n") + "\n");
+    const server = await replay({ file: path });
+    await truncate(path, 100);
+    const body = (recorded.events.find((e) => e.kind === "scope" && e.category === "llm")!.data as { content: unknown }).content;
+    const res = await post(server.url, "/chat/completions", body);
+    expect(res.status).toBe(500);
+    expect(await res.json()).toMatchObject({
+      error: { type: "replay_error", message: expect.stringMatching(/recording file changed while replaying/) },
     });
-    const third = structuredClone(bodies[1]!);
-    const calls = third.messages[2]!["tool_calls"] as { function: { arguments: string } }[];
-    calls[0]!.function.arguments = '{"city":"Bergen"}';
-    const args = await post(server.url, "/chat/completions", third);
-    expect(((await args.json()) as { error: unknown }).error).toMatchObject({ call: 1, path: "/messages/2/tool_calls" });
-    expect(server.mismatches.map((m) => m.path)).toEqual(["/messages/3/content", "/messages/2/tool_calls"]);
+    await rm(dir, { recursive: true, force: true });
   });
 });

@@ -1,5 +1,6 @@
 import { basename } from "node:path";
 import { spanIdFromUuid } from "../../../exporters/otel/ids.js";
+import { alignSteps } from "../../diff/align.js";
 import { stepChanges } from "../../diff/changes.js";
 import { streamRunSteps, type RunStep } from "../../diff/steps.js";
 import { atofFileEvents, type AtofFileReadOptions } from "../atof-file-reader.js";
@@ -21,12 +22,14 @@ export async function loadRunDiff(a: string, b: string, options: AtofFileReadOpt
   const stepsB = await stepsOf(b, options);
   const steps: ViewRunDiff["steps"] = [];
   let changeCount = 0;
-  for (let i = 0; i < Math.max(stepsA.length, stepsB.length); i++) {
-    const changes = stepChanges(stepsA[i], stepsB[i]);
+  // Lined up as `relaytrace diff` lines them up: a model call only one run made is a step with one side empty.
+  for (const [x, y] of alignSteps(stepsA, stepsB)) {
+    const changes = stepChanges(x, y);
     changeCount += changes.length;
+    const step = (y ?? x)!.step;
     // Tool calls before the first model call are rare: no empty "step 0" block for them.
-    if (i === 0 && !stepsA[0]?.tools.length && !stepsB[0]?.tools.length) continue;
-    steps.push({ step: i, a: stepsA[i] ?? null, b: stepsB[i] ?? null, changes });
+    if (step === 0 && !x?.tools.length && !y?.tools.length) continue;
+    steps.push({ step, a: x ?? null, b: y ?? null, changes });
   }
   return { a: basename(a), b: basename(b), equal: changeCount === 0, changeCount, steps };
 }
