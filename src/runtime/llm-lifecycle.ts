@@ -4,7 +4,7 @@ import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
 import { inboundOtelParent, inboundStack, otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
-import { NEVER_ABORTED } from "./abort.js";
+import { neverAborted } from "./abort.js";
 import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
@@ -91,7 +91,7 @@ export class LlmLifecycle {
       stack,
       parentUuid,
       metadata: options.metadata ?? null,
-      signal: options.signal ?? NEVER_ABORTED,
+      signal: options.signal ?? neverAborted(),
       guardrails: regs.llmGuardrails.effective(stack),
       requestIntercepts: regs.llmRequestIntercepts.effective(stack),
       // The start records the intercepted request, taken before traceparent injection.
@@ -103,7 +103,7 @@ export class LlmLifecycle {
   /** The context a managed call's execution runs in: a snapshot of the call's stack with this call active. */
   execution(stack: ScopeStack, handle: LlmHandle, options: LlmOptions): { context: ScopeContext; signal: AbortSignal } {
     const context: ScopeContext = { stack: stack.snapshot(), activeEventUuid: handle.uuid };
-    return { context, signal: options.signal ?? NEVER_ABORTED };
+    return { context, signal: options.signal ?? neverAborted() };
   }
 
   /**

@@ -1,7 +1,7 @@
 import type { Json } from "../events/json.js";
 import type { ScopeStack } from "../events/scope-stack.js";
 import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js";
-import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
+import { CANCELLED, neverAborted, raceAbort } from "./abort.js";
 import { cancellationMessage, type ManagedKind } from "./cancellation.js";
 import { GuardrailRejectedError } from "./errors.js";
 import { thrownMessage } from "./event-factory.js";
@@ -70,7 +70,7 @@ function executeManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H
   } catch (error) {
     return Promise.reject(failManagedCall(call, handle, error));
   }
-  if (signal === NEVER_ABORTED && !isThenable(value)) {
+  if (signal === neverAborted() && !isThenable(value)) {
     try {
       return Promise.resolve(closeManagedCall(call, handle, value));
     } catch (error) {
@@ -78,7 +78,7 @@ function executeManagedCall<I, H, O, R>(call: ManagedCall<I, H, O, R>, handle: H
     }
   }
   // Without a signal there is nothing to race: chain on the value itself (no extra promise).
-  const settled = signal === NEVER_ABORTED ? Promise.resolve(value) : raceAbort(Promise.resolve(value), signal);
+  const settled = signal === neverAborted() ? Promise.resolve(value) : raceAbort(Promise.resolve(value), signal);
   return settled.then(
     (output) => closeManagedCall(call, handle, output),
     (error: unknown) => {

@@ -11,7 +11,7 @@ import {
   severityKey,
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
-import { NEVER_ABORTED } from "./abort.js";
+import { neverAborted } from "./abort.js";
 import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
@@ -250,7 +250,7 @@ class ManagedToolCall implements ManagedCall<Json, InternalToolHandle, unknown, 
     const stack = inboundStack(context.stack, inbound);
     const regs = tools.registries;
     this.stack = stack;
-    this.signal = options.signal ?? NEVER_ABORTED;
+    this.signal = options.signal ?? neverAborted();
     this.metadata = options.metadata ?? null;
     this.parentUuid = options.parent?.uuid ?? inbound?.link.parentUuid ?? stack.top().uuid;
     this.guardrails = regs.toolGuardrails.effective(stack);
