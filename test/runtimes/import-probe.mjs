@@ -35,12 +35,14 @@ function forbid(target, key, label) {
 forbid(globalThis.crypto, "getRandomValues", "crypto.getRandomValues");
 forbid(globalThis.crypto, "randomUUID", "crypto.randomUUID");
 const nodeCrypto = require("node:crypto");
-for (const key of ["randomBytes", "randomUUID", "randomFillSync", "randomFill", "randomInt", "getRandomValues"]) forbid(nodeCrypto, key, `node:crypto.${key}`);
+for (const key of ["randomBytes", "randomUUID", "randomFillSync", "randomFill", "randomInt", "getRandomValues"])
+  forbid(nodeCrypto, key, `node:crypto.${key}`);
 for (const key of ["setTimeout", "setInterval", "setImmediate", "AbortController"]) forbid(globalThis, key, key);
 const fsCjs = require("node:fs");
 for (const key of Object.keys(fsCjs)) if (typeof fsCjs[key] === "function" && /^[a-z]/.test(key)) forbid(fsCjs, key, `fs.${key}`);
 const fsPromisesCjs = require("node:fs/promises");
-for (const key of Object.keys(fsPromisesCjs)) if (typeof fsPromisesCjs[key] === "function") forbid(fsPromisesCjs, key, `fs/promises.${key}`);
+for (const key of Object.keys(fsPromisesCjs))
+  if (typeof fsPromisesCjs[key] === "function") forbid(fsPromisesCjs, key, `fs/promises.${key}`);
 void fs;
 void fsPromises;
 

@@ -2,9 +2,9 @@
 // (esbuild, the "workerd", "worker" and "browser" conditions, node:* left to the runtime), serves
 // it with workerd (outbound network limited to loopback), drives 20 traced requests and one agent
 // run, and checks that a loopback OTLP receiver got every trace, parent-linked, through the
-// forceFlush each request hands to ctx.waitUntil. Runs the BUILT package's sources (npm run build
-// is not needed: esbuild reads dist/ through the package's exports):
-//   node test/runtimes/workers.mjs <path to workerd>
+// forceFlush each request hands to ctx.waitUntil. Bundles the BUILT package (npm run build first;
+// the Worker imports "relaytrace" by name, which resolves to dist/ through package.json "exports"):
+//   node test/runtimes/workers.mjs "$(bash test/interop/tools/install-js-runtime.sh workerd)"
 // Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
 import { spawn } from "node:child_process";
 import { once } from "node:events";
@@ -153,7 +153,10 @@ try {
 
   await check(`the receiver gets all ${REQUESTS} traces through ctx.waitUntil(runtime.forceFlush())`, async () => {
     const agents = (spans) => spans.filter((s) => s.name === "agent");
-    await receiver.until((spans) => agents(spans).length >= REQUESTS && spans.filter((s) => s.name === "step").length >= REQUESTS, deadline);
+    await receiver.until(
+      (spans) => agents(spans).length >= REQUESTS && spans.filter((s) => s.name === "step").length >= REQUESTS,
+      deadline,
+    );
     const spans = receiver.spans;
     assert(agents(spans).length === REQUESTS, `agent spans: ${agents(spans).length}`);
     assert(new Set(agents(spans).map((s) => s.traceId)).size === REQUESTS, "one trace per request");

@@ -266,11 +266,7 @@ function decideAfterFailure(
  * Sends the POST, retrying 429/500/502/503/504/529 and network errors with backoff (or Retry-After).
  * Resolves with the first 2xx response, body unread; the final failure is thrown.
  */
-async function sendWithRetries(
-  opts: PostOptions,
-  ctx: CallContext,
-  accept: string,
-): Promise<{ res: Reply; attempts: number }> {
+async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: string): Promise<{ res: Reply; attempts: number }> {
   const retries = Math.max(0, opts.retries ?? 2);
   const retryBaseMs = Math.max(0, opts.retryBaseMs ?? 500);
   // userinfo never travels inside the URL: it becomes Basic credentials unless the caller set some.

@@ -11,7 +11,12 @@ let runtime;
 function tracing(env) {
   if (runtime === undefined) {
     runtime = createRuntime();
-    new OtelExporter({ projection: "full", protocol: env.OTLP_PROTOCOL, endpoint: `${env.OTLP_URL}/v1/traces`, serviceName: "worker" }).register(runtime);
+    new OtelExporter({
+      projection: "full",
+      protocol: env.OTLP_PROTOCOL,
+      endpoint: `${env.OTLP_URL}/v1/traces`,
+      serviceName: "worker",
+    }).register(runtime);
   }
   return runtime;
 }
