@@ -36,11 +36,19 @@ function assert(condition, message) {
   if (!condition) throw new Error(message);
 }
 
-/** A loopback OTLP/HTTP JSON receiver; `until(test)` resolves once the spans received pass `test`. */
+/**
+ * A loopback OTLP/HTTP JSON receiver; GET /names lists the names of the spans it holds, and
+ * `until(test)` resolves once the spans received pass `test`.
+ */
 async function startReceiver() {
   const spans = [];
   const waiters = [];
   const server = createServer((req, res) => {
+    if (req.url === "/names") {
+      res.writeHead(200, { "content-type": "application/json" });
+      res.end(JSON.stringify(spans.map((s) => s.name)));
+      return;
+    }
     const chunks = [];
     req.on("data", (c) => chunks.push(c));
     req.on("end", () => {
@@ -168,6 +176,12 @@ try {
         assert(children[0].traceId === agent.traceId, `${name} span in its agent's trace`);
       }
     }
+  });
+
+  await check("forceFlush awaited in the Worker resolves only after the receiver holds the spans", async () => {
+    const res = await fetch(`${base}/flushed?id=1`);
+    const body = await res.json();
+    assert(res.status === 200 && body.received === true, `status ${res.status}: ${JSON.stringify(body)}`);
   });
 
   await check("the agent loop calls a loopback model through fetch and runs its tool", async () => {

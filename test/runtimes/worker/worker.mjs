@@ -1,7 +1,8 @@
 // A Cloudflare Worker traced with relaytrace (run by test/runtimes/workers.mjs on workerd). Each
 // request opens an "agent" scope with a "lookup" tool call inside, and hands runtime.forceFlush()
 // to ctx.waitUntil so the spans reach the OTLP receiver (env.OTLP_URL) after the reply is sent.
-// GET /agent runs the agent loop against the model server at env.MODEL_URL instead.
+// GET /agent runs the agent loop against the model server at env.MODEL_URL instead; GET /flushed
+// awaits runtime.forceFlush() itself and then asks the receiver which span names it holds.
 import { createClient, createRuntime, createToolkit, defineTool } from "relaytrace";
 import { OtelExporter } from "relaytrace/exporters";
 
@@ -50,12 +51,27 @@ async function agent(runtime, env) {
   return { status: result.status, text: result.text, tools: result.toolCalls.map((c) => [c.name, c.output]) };
 }
 
+/** Delivery, seen from the Worker: once forceFlush resolves, the receiver already holds the span. */
+async function flushed(runtime, env, request) {
+  const name = `flushed-${new URL(request.url).searchParams.get("id")}`;
+  await runtime.withScope(name, () => runtime.executeTool("lookup", {}, () => ({ result: null })), { category: "agent" });
+  await runtime.forceFlush();
+  const names = await (await fetch(`${env.OTLP_URL}/names`)).json();
+  return { name, received: names.includes(name) };
+}
+
+function route(runtime, env, request) {
+  const path = new URL(request.url).pathname;
+  if (path === "/agent") return agent(runtime, env);
+  if (path === "/flushed") return flushed(runtime, env, request);
+  return lookup(runtime, request);
+}
+
 export default {
   async fetch(request, env, ctx) {
     const runtime = tracing(env);
     try {
-      const body = new URL(request.url).pathname === "/agent" ? await agent(runtime, env) : await lookup(runtime, request);
-      return Response.json(body);
+      return Response.json(await route(runtime, env, request));
     } catch (error) {
       return Response.json({ error: String(error && error.stack ? error.stack : error) }, { status: 500 });
     } finally {
