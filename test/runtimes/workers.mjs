@@ -1,8 +1,8 @@
 // relaytrace on Cloudflare Workers: bundles test/runtimes/worker/worker.mjs the way wrangler does
 // (esbuild, the "workerd", "worker" and "browser" conditions, node:* left to the runtime), serves
 // it with workerd (outbound network limited to loopback), drives 20 traced requests and one agent
-// run, and checks that a loopback OTLP receiver got every trace, parent-linked, through the
-// forceFlush each request hands to ctx.waitUntil. Bundles the BUILT package (npm run build first;
+// run, and checks that a loopback OTLP receiver got every trace, parent-linked, and every ATOF
+// event through the forceFlush each request hands to ctx.waitUntil. Bundles the BUILT package (npm run build first;
 // the Worker imports "relaytrace" by name, which resolves to dist/ through package.json "exports"):
 //   node test/runtimes/workers.mjs "$(bash test/interop/tools/install-js-runtime.sh workerd)"
 // Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
@@ -42,6 +42,7 @@ function assert(condition, message) {
  */
 async function startReceiver() {
   const spans = [];
+  const atof = [];
   const waiters = [];
   const server = createServer((req, res) => {
     if (req.url === "/names") {
@@ -55,6 +56,8 @@ async function startReceiver() {
       if (req.url === "/v1/traces") {
         const body = JSON.parse(Buffer.concat(chunks).toString("utf8"));
         for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) spans.push(...(ss.spans ?? []));
+      } else if (req.url === "/atof") {
+        for (const line of Buffer.concat(chunks).toString("utf8").split("\n")) if (line) atof.push(JSON.parse(line));
       }
       res.writeHead(200, { "content-type": "application/json" });
       res.end("{}");
@@ -68,11 +71,11 @@ async function startReceiver() {
     let finished = false;
     void done.then(() => (finished = true));
     while (!test(spans)) {
-      if (finished) throw new Error(`the receiver has ${spans.length} spans: ${spans.map((s) => s.name).join(", ")}`);
+      if (finished) throw new Error(`the receiver has ${spans.length} spans and ${atof.length} ATOF events`);
       await Promise.race([new Promise((resolve) => waiters.push(resolve)), done]);
     }
   };
-  return { url: `http://127.0.0.1:${server.address().port}`, spans, until, close: () => new Promise((r) => server.close(r)) };
+  return { url: `http://127.0.0.1:${server.address().port}`, spans, atof, until, close: () => new Promise((r) => server.close(r)) };
 }
 
 async function bundle(dir) {
@@ -178,10 +181,17 @@ try {
     }
   });
 
+  await check(`the ATOF stream exporter POSTs every request's events over fetch`, async () => {
+    const ends = () => receiver.atof.filter((e) => e.kind === "scope" && e.scope_category === "end" && e.name === "agent");
+    await receiver.until(() => ends().length >= REQUESTS, deadline);
+    assert(ends().length === REQUESTS, `agent end events: ${ends().length}`);
+  });
+
   await check("forceFlush awaited in the Worker resolves only after the receiver holds the spans", async () => {
     const res = await fetch(`${base}/flushed?id=1`);
     const body = await res.json();
     assert(res.status === 200 && body.received === true, `status ${res.status}: ${JSON.stringify(body)}`);
+    assert(body.diagnostics.length === 0, `diagnostics: ${JSON.stringify(body.diagnostics)}`);
   });
 
   await check("the agent loop calls a loopback model through fetch and runs its tool", async () => {

@@ -1,10 +1,11 @@
 // A Cloudflare Worker traced with relaytrace (run by test/runtimes/workers.mjs on workerd). Each
 // request opens an "agent" scope with a "lookup" tool call inside, and hands runtime.forceFlush()
-// to ctx.waitUntil so the spans reach the OTLP receiver (env.OTLP_URL) after the reply is sent.
+// to ctx.waitUntil so the spans reach the OTLP receiver (env.OTLP_URL) after the reply is sent,
+// and the ATOF events its /atof path.
 // GET /agent runs the agent loop against the model server at env.MODEL_URL instead; GET /flushed
 // awaits runtime.forceFlush() itself and then asks the receiver which span names it holds.
 import { createClient, createRuntime, createToolkit, defineTool } from "relaytrace";
-import { OtelExporter } from "relaytrace/exporters";
+import { AtofExporter, OtelExporter } from "relaytrace/exporters";
 
 let runtime;
 
@@ -18,6 +19,7 @@ function tracing(env) {
       endpoint: `${env.OTLP_URL}/v1/traces`,
       serviceName: "worker",
     }).register(runtime);
+    new AtofExporter({ type: "stream", url: `${env.OTLP_URL}/atof` }).register(runtime);
   }
   return runtime;
 }
@@ -57,7 +59,7 @@ async function flushed(runtime, env, request) {
   await runtime.withScope(name, () => runtime.executeTool("lookup", {}, () => ({ result: null })), { category: "agent" });
   await runtime.forceFlush();
   const names = await (await fetch(`${env.OTLP_URL}/names`)).json();
-  return { name, received: names.includes(name) };
+  return { name, received: names.includes(name), diagnostics: runtime.diagnostics() };
 }
 
 function route(runtime, env, request) {
