@@ -1,5 +1,3 @@
-import { setTimeout as sleep } from "node:timers/promises";
-import { request } from "undici";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { redactUrl, splitUserinfo } from "../../src/wire/urls.js";
 import type { LineBuffer } from "./line-buffer.js";
@@ -13,6 +11,10 @@ export interface StreamSinkSettings {
   retryBaseMillis: number;
   maxBatchLines: number;
   flushIntervalMillis: number;
+}
+
+function sleep(ms: number): Promise<void> {
+  return new Promise((resolve) => setTimeout(resolve, ms));
 }
 
 function messageOf(err: unknown): string {
@@ -30,7 +32,7 @@ export class StreamSink implements AtofSink {
   private readonly target: string;
   /** the URL as messages show it: userinfo and query values redacted */
   private readonly shownUrl: string;
-  private timer: NodeJS.Timeout | null = null;
+  private timer: ReturnType<typeof setTimeout> | null = null;
   private sending: Promise<void> | null = null;
   private closed: Promise<void> | null = null;
 
@@ -108,15 +110,16 @@ export class StreamSink implements AtofSink {
         await sleep(retryBaseMillis * 2 ** (attempt - 1));
       }
       try {
-        const response = await request(this.target, {
+        // Global fetch: on Node, Bun, Deno and Cloudflare Workers alike.
+        const response = await fetch(this.target, {
           method: "POST",
           headers: this.headers,
           body,
           signal: AbortSignal.timeout(timeoutMillis),
         });
-        await response.body.dump();
-        if (response.statusCode >= 200 && response.statusCode < 300) return;
-        lastError = `HTTP ${response.statusCode}`;
+        await response.arrayBuffer();
+        if (response.ok) return;
+        lastError = `HTTP ${response.status}`;
       } catch (err) {
         lastError = messageOf(err);
       }

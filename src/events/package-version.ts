@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readTextFileSync } from "./read-file-sync.js";
 import { dirname, join } from "node:path";
 import { fileURLToPath } from "node:url";
 
@@ -22,7 +22,7 @@ function readPackageVersion(): string {
   }
   for (let i = 0; i < 6; i++) {
     try {
-      const pkg = JSON.parse(readFileSync(join(dir, "package.json"), "utf8")) as { name?: string; version?: string };
+      const pkg = JSON.parse(readTextFileSync(join(dir, "package.json"))) as { name?: string; version?: string };
       if (pkg.name === "relaytrace" && typeof pkg.version === "string") return pkg.version;
     } catch {
       // not here: look one level up

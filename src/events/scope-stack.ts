@@ -22,8 +22,7 @@ export interface ScopeHandle {
  */
 export class ScopeStack {
   private list: ScopeHandle[];
-  /** The remote trace this stack's work continues (`withPropagation`, or an active OTel span at its root). */
-  readonly link: TraceLink | undefined;
+  private linkValue: TraceLink | undefined;
   /** The session, user, tags and metadata of the work on this stack (`withContext`). */
   readonly run: RunContext | undefined;
   // Copy-on-write: a snapshot shares the array until either side pushes or pops, so the
@@ -32,8 +31,13 @@ export class ScopeStack {
 
   constructor(frames?: ScopeHandle[], link?: TraceLink, run?: RunContext) {
     this.list = frames ?? [hiddenRoot(uuidv7())];
-    this.link = link;
+    this.linkValue = link;
     this.run = run;
+  }
+
+  /** The remote trace this stack's work continues (`withPropagation`, or an active OTel span at its root). */
+  get link(): TraceLink | undefined {
+    return this.linkValue;
   }
 
   /** The open scopes, root first. Read-only: change the stack with push and pop. */
@@ -62,6 +66,18 @@ export class ScopeStack {
   indexOf(uuid: string): number {
     for (let i = this.list.length - 1; i >= 0; i--) if (this.list[i]!.uuid === uuid) return i;
     return -1;
+  }
+
+  /**
+   * Takes `other`'s frames and trace link in place (its run context stays): how `pushScope` and
+   * `popScope` change the current stack where the async context cannot be replaced.
+   */
+  replaceWith(other: ScopeStack): void {
+    if (other === this) return;
+    this.list = other.list;
+    this.shared = true;
+    other.shared = true;
+    this.linkValue = other.linkValue;
   }
 
   /** An independent copy: same handles and trace link, its own push and pop. */
@@ -115,21 +131,47 @@ export interface ScopeContext {
 
 interface SharedState {
   storage: AsyncLocalStorage<ScopeContext>;
-  defaultContext: ScopeContext;
+  /** The context of work outside any scope, made on first use: its hidden root's uuid is random. */
+  defaultContext: ScopeContext | undefined;
 }
 
-// Kept under a global symbol so duplicated copies of the package share one context.
+// Kept under a global symbol so duplicated copies of the package share one context. Nothing random
+// is made here: runtimes such as Cloudflare Workers refuse random values in a module's top level.
 const KEY = Symbol.for("relaytrace.scopeStack");
 const holder = globalThis as unknown as Record<symbol, SharedState | undefined>;
-const shared: SharedState =
-  holder[KEY] ?? (holder[KEY] = { storage: new AsyncLocalStorage<ScopeContext>(), defaultContext: { stack: new ScopeStack() } });
+const shared: SharedState = holder[KEY] ?? (holder[KEY] = { storage: new AsyncLocalStorage<ScopeContext>(), defaultContext: undefined });
+
+function defaultContext(): ScopeContext {
+  return (shared.defaultContext ??= { stack: new ScopeStack() });
+}
 
 export function currentScopeContext(): ScopeContext {
-  return shared.storage.getStore() ?? shared.defaultContext;
+  return shared.storage.getStore() ?? defaultContext();
 }
 
 export function currentScopeStack(): ScopeStack {
   return currentScopeContext().stack;
+}
+
+// Whether `AsyncLocalStorage.enterWith` works here: Node, Bun and Deno have it; Cloudflare Workers
+// has only `run` (its `enterWith` throws "not implemented"). Learnt on first use, so a runtime (or
+// a test) without it is seen however the package was loaded.
+let enterWithWorks = true;
+
+/**
+ * Enters `context` with `enterWith`, if this runtime can. Where it cannot, contexts are entered
+ * with `run` alone and `pushScope`/`popScope` change the current context's stack in place
+ * (see `enterScopeContext`).
+ */
+function tryEnter(context: ScopeContext): boolean {
+  if (!enterWithWorks) return false;
+  try {
+    shared.storage.enterWith(context);
+    return true;
+  } catch {
+    enterWithWorks = false;
+    return false;
+  }
 }
 
 // Node 24 keeps async context in immutable frames (AsyncContextFrame, a Map per frame), and its
@@ -140,13 +182,15 @@ export function currentScopeStack(): ScopeStack {
 const FRAME_BASED = !("_propagate" in AsyncLocalStorage.prototype);
 
 function enterAndRun<A extends unknown[], T>(context: ScopeContext, fn: (...args: A) => T, args: A): T {
-  shared.storage.enterWith(context);
+  if (!tryEnter(context)) return shared.storage.run(context, fn, ...args);
   return fn(...args);
 }
 
 /** Runs `fn(...args)` with `context` as the current scope context (arguments instead of a closure save an allocation per call). */
 export function runInScopeContext<A extends unknown[], T>(context: ScopeContext, fn: (...args: A) => T, ...args: A): T {
-  if (FRAME_BASED) return new AsyncResource("relaytrace.scope").runInAsyncScope(enterAndRun<A, T>, null, context, fn, args);
+  if (FRAME_BASED && enterWithWorks) {
+    return new AsyncResource("relaytrace.scope").runInAsyncScope(enterAndRun<A, T>, null, context, fn, args);
+  }
   return shared.storage.run(context, fn, ...args);
 }
 
@@ -155,9 +199,14 @@ export function runInScopeContext<A extends unknown[], T>(context: ScopeContext,
  * everything it awaits or starts (`AsyncLocalStorage.enterWith`). Work running in another async
  * context (a concurrent request) is not affected; inside `runInScopeContext` the change ends with
  * the run.
+ *
+ * Without `enterWith` (Cloudflare Workers) no new context can be entered from here on, so the
+ * current context's stack takes `context`'s frames and trace link in place instead: the change is
+ * seen by everything sharing that context, which is the innermost `runInScopeContext` (a
+ * `withScope` body, a managed call) or, outside any, all work outside scopes.
  */
 export function enterScopeContext(context: ScopeContext): void {
-  shared.storage.enterWith(context);
+  if (!tryEnter(context)) currentScopeContext().stack.replaceWith(context.stack);
 }
 
 /** Runs `fn` with `stack` as the current stack. */

@@ -1,7 +1,7 @@
 import type { Json } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js";
-import { CANCELLED, NEVER_ABORTED, raceAbort } from "./abort.js";
+import { CANCELLED, neverAborted, raceAbort } from "./abort.js";
 import { cancellationMessage, type CallKind } from "./cancellation.js";
 import { GuardrailRejectedError } from "./errors.js";
 import { thrownMessage } from "./event-factory.js";
@@ -112,7 +112,8 @@ function executeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, input: I): P
   } catch (error) {
     return Promise.reject(failCall(call, handle, error));
   }
-  if (signal === NEVER_ABORTED && !isThenable(value)) {
+  const never = neverAborted();
+  if (signal === never && !isThenable(value)) {
     try {
       return Promise.resolve(closeCall(call, handle, value));
     } catch (error) {
@@ -120,7 +121,7 @@ function executeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, input: I): P
     }
   }
   // Without a signal there is nothing to race: chain on the value itself (no extra promise).
-  const settled = signal === NEVER_ABORTED ? Promise.resolve(value) : raceAbort(Promise.resolve(value), signal);
+  const settled = signal === never ? Promise.resolve(value) : raceAbort(Promise.resolve(value), signal);
   return settled.then(
     (output) => closeCall(call, handle, output),
     (error: unknown) => {

@@ -4,7 +4,7 @@ import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
 import { otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
-import { NEVER_ABORTED } from "./abort.js";
+import { neverAborted } from "./abort.js";
 import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
@@ -217,7 +217,7 @@ export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHan
     placeCallOn(this, context, options.parent);
     const regs = llms.registries;
     this.metadata = options.metadata ?? null;
-    this.signal = options.signal ?? NEVER_ABORTED;
+    this.signal = options.signal ?? neverAborted();
     this.guardrails = regs.llmGuardrails.effective(this.stack);
     this.requestIntercepts = regs.llmRequestIntercepts.effective(this.stack);
   }

@@ -9,7 +9,7 @@ import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
 import { checkCategory } from "./category-check.js";
 import { runInSpan, traceRootUuid, withInboundLink } from "./otel-context.js";
-import { NEVER_ABORTED } from "./abort.js";
+import { neverAborted } from "./abort.js";
 import { NO_STAGES, placeCall, placeCallOn, runCall, type Call, type CallPlace } from "./call.js";
 import { TRACE_ROOT } from "./trace-root.js";
 import { wireSeverity } from "./outcome.js";
@@ -195,7 +195,7 @@ class ScopeCall<T> implements Call<Json, OpenScope, T> {
   inbound: CallPlace["inbound"];
   readonly input: Json;
   readonly metadata: Json;
-  readonly signal = NEVER_ABORTED;
+  readonly signal = neverAborted();
   readonly guardrails = NO_STAGES;
   readonly requestIntercepts = NO_STAGES;
   /** The body's stack: the call's stack with the scope pushed. */

@@ -11,7 +11,7 @@ import {
   severityKey,
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
-import { NEVER_ABORTED } from "./abort.js";
+import { neverAborted } from "./abort.js";
 import { failureDataOf } from "./failure-data.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
@@ -255,7 +255,7 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
     // Under an app's OTel span the call carries that span's trace: its events and children.
     placeCallOn(this, context, options.parent);
     const regs = tools.registries;
-    this.signal = options.signal ?? NEVER_ABORTED;
+    this.signal = options.signal ?? neverAborted();
     this.metadata = options.metadata ?? null;
     this.guardrails = regs.toolGuardrails.effective(this.stack);
     this.requestIntercepts = regs.toolRequestIntercepts.effective(this.stack);

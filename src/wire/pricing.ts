@@ -1,4 +1,4 @@
-import { readFileSync } from "node:fs";
+import { readTextFileSync } from "../events/read-file-sync.js";
 import type { JsonObject } from "../events/json.js";
 import { isDict } from "./read.js";
 import type { WireUsage } from "./types.js";
@@ -71,7 +71,7 @@ export function loadPricingCatalog(option: PricingCatalog | string): PricingCata
   if (typeof option !== "string") return checkPricingCatalog(option);
   let text: string;
   try {
-    text = readFileSync(option, "utf8");
+    text = readTextFileSync(option);
   } catch (cause) {
     throw new TypeError(`pricing: cannot read ${option}: ${(cause as Error).message}`, { cause });
   }

@@ -139,6 +139,12 @@ try {
       const runtime = createRuntime();
       new OtelExporter({ projection: "full", protocol, endpoint: `${receiver.url}/v1/traces`, serviceName: "runtimes" }).register(runtime);
       await runtime.withScope("agent", () => runtime.executeTool("lookup", { q: 1 }, () => ({ result: 2 })), { category: "agent" });
+      // forceFlush resolves once the receiver has answered: what a serverless handler relies on.
+      await runtime.forceFlush();
+      assert(
+        receiver.requests.some((r) => r.path === "/v1/traces"),
+        "forceFlush resolved before the spans were delivered",
+      );
       await runtime.shutdown();
       await receiver.close();
       const traces = receiver.requests.filter((r) => r.path === "/v1/traces");

@@ -1,4 +1,3 @@
-import { fetch } from "undici";
 import { defineTool, type Tool } from "../tool.js";
 import { failure } from "./files.js";
 import { htmlToText } from "./html-text.js";

@@ -1,4 +1,4 @@
-import { request } from "undici";
+import type * as Undici from "undici";
 import type { Dispatcher } from "undici";
 import {
   isRetryableStatus,
@@ -95,6 +95,70 @@ interface CallContext {
   signal?: AbortSignal;
 }
 
+/** A reply whose body is not read yet: undici's, or global fetch's in the same shape. */
+interface Reply {
+  statusCode: number;
+  headers: RawHeaders;
+  body: AsyncIterable<unknown> & { destroy(): unknown };
+}
+
+interface SendInit {
+  headers: Record<string, string>;
+  body: string;
+  signal: AbortSignal | undefined;
+  dispatcher: Dispatcher | undefined;
+}
+
+// undici is loaded on first use, by a name bundlers do not follow: on Node it carries provider
+// calls (dispatchers, its instrumentation); where it cannot load (Cloudflare Workers) global
+// `fetch` does.
+const UNDICI = "undici";
+let undiciRequest: Promise<typeof Undici.request | undefined> | undefined;
+
+function loadUndici(): Promise<typeof Undici.request | undefined> {
+  return (undiciRequest ??= (import(UNDICI) as Promise<typeof Undici>).then(
+    (module) => module.request,
+    () => undefined,
+  ));
+}
+
+async function send(url: string, init: SendInit): Promise<Reply> {
+  const request = await loadUndici();
+  if (request !== undefined) return request(url, { method: "POST", ...init });
+  new URL(url); // a bad URL is the caller's mistake (TypeError), not a network failure
+  let res: Response;
+  try {
+    res = await fetch(url, { method: "POST", headers: init.headers, body: init.body, signal: init.signal ?? null });
+  } catch (err) {
+    if (init.signal?.aborted) throw err;
+    // fetch reports a network failure as a TypeError; here it must read as one that can be retried.
+    throw new Error(`fetch failed: ${errorText(err)}`, { cause: err });
+  }
+  return fetchReply(res);
+}
+
+function fetchReply(res: Response): Reply {
+  const headers: RawHeaders = {};
+  res.headers.forEach((value, key) => {
+    headers[key] = value;
+  });
+  const reader = res.body?.getReader();
+  const body = {
+    async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
+      if (reader === undefined) return;
+      for (;;) {
+        const { done, value } = await reader.read();
+        if (done) return;
+        yield value;
+      }
+    },
+    destroy(): void {
+      reader?.cancel().catch(() => undefined);
+    },
+  };
+  return { statusCode: res.status, headers, body };
+}
+
 function flatHeaders(raw: RawHeaders): Record<string, string> {
   const out: Record<string, string> = {};
   for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
@@ -133,7 +197,7 @@ function makeContext(opts: PostOptions): CallContext {
   return ctx;
 }
 
-async function readBody(res: Dispatcher.ResponseData, ctx: CallContext): Promise<string> {
+async function readBody(res: Reply, ctx: CallContext): Promise<string> {
   const chunks: Buffer[] = [];
   let received = 0;
   try {
@@ -202,11 +266,7 @@ function decideAfterFailure(
  * Sends the POST, retrying 429/500/502/503/504/529 and network errors with backoff (or Retry-After).
  * Resolves with the first 2xx response, body unread; the final failure is thrown.
  */
-async function sendWithRetries(
-  opts: PostOptions,
-  ctx: CallContext,
-  accept: string,
-): Promise<{ res: Dispatcher.ResponseData; attempts: number }> {
+async function sendWithRetries(opts: PostOptions, ctx: CallContext, accept: string): Promise<{ res: Reply; attempts: number }> {
   const retries = Math.max(0, opts.retries ?? 2);
   const retryBaseMs = Math.max(0, opts.retryBaseMs ?? 500);
   // userinfo never travels inside the URL: it becomes Basic credentials unless the caller set some.
@@ -219,7 +279,7 @@ async function sendWithRetries(
   for (let attempt = 0; ; attempt++) {
     let failure: { status?: number; error?: string; retryAfter?: number; retryable: boolean; final: Error };
     try {
-      const res = await request(url, { method: "POST", headers, body: payload, signal: ctx.signal, dispatcher: opts.dispatcher });
+      const res = await send(url, { headers, body: payload, signal: ctx.signal, dispatcher: opts.dispatcher });
       if (res.statusCode >= 200 && res.statusCode < 300) return { res, attempts: attempt + 1 };
       const text = await readBody(res, ctx).catch((err: unknown) => {
         if (abortFailure(ctx) !== undefined) throw err;
@@ -278,7 +338,7 @@ export async function postJson(opts: PostOptions): Promise<PostJsonResult> {
   return { status: res.statusCode, json, headers: flatHeaders(res.headers), attempts };
 }
 
-async function* guardedBody(res: Dispatcher.ResponseData, ctx: CallContext): AsyncGenerator<Uint8Array | string, void> {
+async function* guardedBody(res: Reply, ctx: CallContext): AsyncGenerator<Uint8Array | string, void> {
   let finished = false;
   let received = 0;
   try {

@@ -1,12 +1,13 @@
 #!/usr/bin/env bash
-# Unpacks the Bun or Deno binary of the pinned version from its npm package into the cache and
-# prints the binary's path.
+# Unpacks the Bun, Deno or workerd binary of the pinned version from its npm package into the cache
+# and prints the binary's path.
 . "$(dirname "${BASH_SOURCE[0]}")/common.sh"
-WHICH="${1:?usage: install-js-runtime.sh bun|deno}"
+WHICH="${1:?usage: install-js-runtime.sh bun|deno|workerd}"
 case "$WHICH" in
   bun) PACKAGE="@oven/bun-linux-x64@$BUN_VERSION"; DIR="$CACHE_ROOT/bun-$BUN_VERSION"; BIN=package/bin/bun ;;
   deno) PACKAGE="@deno/linux-x64-glibc@$DENO_VERSION"; DIR="$CACHE_ROOT/deno-$DENO_VERSION"; BIN=package/deno ;;
-  *) echo "usage: install-js-runtime.sh bun|deno" >&2; exit 2 ;;
+  workerd) PACKAGE="@cloudflare/workerd-linux-64@$WORKERD_VERSION"; DIR="$CACHE_ROOT/workerd-$WORKERD_VERSION"; BIN=package/bin/workerd ;;
+  *) echo "usage: install-js-runtime.sh bun|deno|workerd" >&2; exit 2 ;;
 esac
 unpack_runtime() {
   local out="$1"
