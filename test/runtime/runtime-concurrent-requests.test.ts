@@ -2,13 +2,12 @@
 // flag and tracestate, the manual scopes it pushes) belongs to that request's own async context,
 // never to a table or a stack the process shares. A real HTTP server on 127.0.0.1 and the real
 // OpenTelemetry SDK (SpanCapture).
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { SpanCapture } from "../../exporters/testing/index.js";
 import { extractTraceContext } from "../../src/index.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { capturingRuntime, scopes } from "../support/capture.js";
+import { textServer } from "../support/text-server.js";
 
 /** A promise plus its resolver, to hold every request open until all have started. */
 function gate(): { opened: Promise<void>; open: () => void } {
@@ -17,25 +16,7 @@ function gate(): { opened: Promise<void>; open: () => void } {
   return { opened, open };
 }
 
-let server: Server | undefined;
-afterEach(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
-});
-
-async function listen(handler: (path: string) => Promise<string>): Promise<string> {
-  server = createServer((req, res) => {
-    handler(req.url ?? "/").then(
-      (body) => res.end(body),
-      (error: unknown) => {
-        res.statusCode = 500;
-        res.end(String(error));
-      },
-    );
-  });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-}
+const listen = textServer();
 
 describe("inbound trace context belongs to each request", () => {
   it("keeps every caller's sampled flag and tracestate with 6,000 requests in flight at once", async () => {

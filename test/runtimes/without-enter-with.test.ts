@@ -5,11 +5,10 @@
 // context's stack in place (docs/runtimes.md): the tests at the end pin what that means for
 // concurrent requests.
 import { AsyncLocalStorage } from "node:async_hooks";
-import { createServer, type Server } from "node:http";
-import type { AddressInfo } from "node:net";
-import { afterAll, afterEach, beforeEach, describe, expect, it } from "vitest";
+import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { capturingRuntime, scopes } from "../support/capture.js";
+import { textServer } from "../support/text-server.js";
 
 const original = AsyncLocalStorage.prototype.enterWith;
 AsyncLocalStorage.prototype.enterWith = function enterWith(): never {
@@ -35,25 +34,7 @@ await import("../runtime/runtime-llm-stream.test.js");
 await import("../runtime/runtime-suspension.test.js");
 await import("../runtime/runtime-llm-propagation.test.js");
 
-let server: Server | undefined;
-afterEach(async () => {
-  await new Promise<void>((resolve) => (server ? server.close(() => resolve()) : resolve()));
-  server = undefined;
-});
-
-async function listen(handler: (path: string) => Promise<string>): Promise<string> {
-  server = createServer((req, res) => {
-    handler(req.url ?? "/").then(
-      (body) => res.end(body),
-      (error: unknown) => {
-        res.statusCode = 500;
-        res.end(String(error));
-      },
-    );
-  });
-  await new Promise<void>((resolve) => server!.listen(0, "127.0.0.1", resolve));
-  return `http://127.0.0.1:${(server!.address() as AddressInfo).port}`;
-}
+const listen = textServer();
 
 function startsByName(events: readonly ScopeEvent[]): Map<string, ScopeEvent> {
   return new Map(events.filter((e) => e.scope_category === "start").map((e) => [e.name, e] as [string, ScopeEvent]));
