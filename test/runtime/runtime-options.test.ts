@@ -42,7 +42,9 @@ describe("option bags are checked", () => {
     await expect(rt.withScope("s", () => 1, { attributes: "remote" } as never)).rejects.toThrow(
       'withScope: attributes must be a list of strings (got "remote")',
     );
-    expect(() => rt.pushScope("s", { parent: "root" } as never)).toThrow('pushScope: parent must be a scope handle ({ uuid }) (got "root")');
+    expect(() => rt.pushScope("s", { parent: "root" } as never)).toThrow(
+      'pushScope: parent must be a scope handle ({ uuid }) (got "root")',
+    );
     expect(() => rt.mark("m", { severity: "loud" } as never)).toThrow(/mark: severity must be one of "trace", "debug"/);
     await expect(rt.executeLlm("l", { content: {} }, () => ({}), { signal: {} } as never)).rejects.toThrow(
       "executeLlm: signal must be an AbortSignal (got an object)",
