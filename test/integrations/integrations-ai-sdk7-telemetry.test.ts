@@ -299,11 +299,19 @@ describe("relaytraceTelemetry with the real ai 7", () => {
     const abort = new AbortController();
     const result = streamText({ model: modelAt(server.url), prompt: "Say hello", abortSignal: abort.signal });
     const parts: string[] = [];
-    for await (const part of result.fullStream) {
-      parts.push(part.type);
-      if (part.type === "text-delta") abort.abort(new Error("user left"));
-    }
-    expect(parts.at(-1)).toBe("abort");
+    // The stream ends with an `abort` part; earlier ai 7 releases reject the read with the abort's reason instead.
+    const reading = (async () => {
+      for await (const part of result.fullStream) {
+        parts.push(part.type);
+        if (part.type === "text-delta") abort.abort(new Error("user left"));
+      }
+    })();
+    const thrown = await reading.then(
+      () => undefined,
+      (e: unknown) => e,
+    );
+    if (thrown === undefined) expect(parts.at(-1)).toBe("abort");
+    else expect(thrown).toMatchObject({ message: "user left" });
     const end = await agentEnd;
     expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
     expect(JSON.stringify(end.metadata)).toContain("user left");
@@ -313,22 +321,26 @@ describe("relaytraceTelemetry with the real ai 7", () => {
     expect(ends(events, "llm")[0]!.metadata).toMatchObject({ "otel.status_code": "ERROR" });
   });
 
-  it("streamText (low-memory result): cancelling the stream the app reads ends the llm and agent scopes", async () => {
-    const server = await startHeldStream();
-    const run = integrationRun();
-    registerTelemetry(relaytraceTelemetry({ runtime: run.runtime }));
-    const agentEnd = scopeEnd(run.runtime, "agent");
-    const result = experimental_streamTextLowMemory({ model: modelAt(server.url), prompt: "Say hello" });
-    for await (const part of result.fullStream) {
-      if (part.type === "text-delta") break; // the app stops reading: the stream is cancelled
-    }
-    const end = await agentEnd;
-    expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
-    await server.closed; // the cancellation reached the model's connection
-    const { events } = await run.finish();
-    expect(sequence(scopesOf(events))).toEqual(["start agent", "start llm", "end llm", "end agent"]);
-    expect(ends(events, "llm")[0]!.metadata).toMatchObject({ "otel.status_code": "ERROR" });
-  });
+  // experimental_streamTextLowMemory is not in the earliest ai 7 releases the peer range admits.
+  it.runIf(typeof experimental_streamTextLowMemory === "function")(
+    "streamText (low-memory result): cancelling the stream the app reads ends the llm and agent scopes",
+    async () => {
+      const server = await startHeldStream();
+      const run = integrationRun();
+      registerTelemetry(relaytraceTelemetry({ runtime: run.runtime }));
+      const agentEnd = scopeEnd(run.runtime, "agent");
+      const result = experimental_streamTextLowMemory({ model: modelAt(server.url), prompt: "Say hello" });
+      for await (const part of result.fullStream) {
+        if (part.type === "text-delta") break; // the app stops reading: the stream is cancelled
+      }
+      const end = await agentEnd;
+      expect(end.metadata).toMatchObject({ "otel.status_code": "ERROR" });
+      await server.closed; // the cancellation reached the model's connection
+      const { events } = await run.finish();
+      expect(sequence(scopesOf(events))).toEqual(["start agent", "start llm", "end llm", "end agent"]);
+      expect(ends(events, "llm")[0]!.metadata).toMatchObject({ "otel.status_code": "ERROR" });
+    },
+  );
 
   it("streamText: a model call that fails ends the llm and agent scopes with the error", async () => {
     provider = await startScriptedProvider({ turns: [{ status: 400, body: { error: { message: "bad request: no such model" } } }] });

@@ -1,4 +1,4 @@
-import { AIMessage, HumanMessage, SystemMessage, type BaseMessage } from "@langchain/core/messages";
+import { AIMessage, HumanMessage, SystemMessage, ToolMessage, type BaseMessage } from "@langchain/core/messages";
 import { ChatPromptTemplate, PromptTemplate } from "@langchain/core/prompts";
 import { RunnableLambda, type RunnableConfig } from "@langchain/core/runnables";
 import { tool } from "@langchain/core/tools";
@@ -141,6 +141,43 @@ describe("relaytrace/langchain with real LangChain.js (ChatOpenAI) against a scr
     );
     for (const e of scopesOf(events)) if (e.scope_category === "end") started.delete(e.uuid);
     expect([...started]).toEqual([]);
+  });
+
+  it("a tool run LangChain hands no call id (the tool invoked with the call's arguments) gets the id of the model's call with that name and arguments", async () => {
+    provider = await startScriptedProvider({
+      turns: [
+        {
+          toolCalls: [
+            { id: "call_o", name: "get_weather", arguments: { city: "Oslo" } },
+            { id: "call_b", name: "get_weather", arguments: { city: "Bergen" } },
+          ],
+        },
+        { text: "Cold in both." },
+      ],
+    });
+    const run = integrationRun();
+    const handler = new RelaytraceCallbackHandler({ runtime: run.runtime });
+    const model = new ChatOpenAI({
+      model: "gpt-4.1-mini",
+      apiKey: "sk-test-key",
+      configuration: { baseURL: provider.url },
+      maxRetries: 0,
+    }).bindTools([getWeather]);
+    const agent = RunnableLambda.from(async (question: string, config?: RunnableConfig) => {
+      const messages: BaseMessage[] = [new HumanMessage(question)];
+      const reply = (await model.invoke(messages, config)) as AIMessage;
+      messages.push(reply);
+      // In reverse order, with only the arguments: which run answers which call is up to the handler.
+      for (const call of [...reply.tool_calls!].reverse()) {
+        const content = (await getWeather.invoke(call.args as { city: string }, config)) as string;
+        messages.push(new ToolMessage({ content, tool_call_id: call.id! }));
+      }
+      return (await model.invoke(messages, config)).content;
+    });
+    expect(await agent.invoke("Weather in Oslo and Bergen?", { callbacks: [handler] })).toBe("Cold in both.");
+    const { events } = await run.finish();
+    expect(starts(events, "tool").map((e) => e.category_profile?.["tool_call_id"])).toEqual(["call_b", "call_o"]);
+    expect(ends(events, "tool").map((e) => e.category_profile?.["tool_call_id"])).toEqual(["call_b", "call_o"]);
   });
 
   it("a model run after a prompt template in the same chain records that prompt: run name, template, values", async () => {

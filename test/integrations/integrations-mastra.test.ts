@@ -259,6 +259,33 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     },
   );
 
+  it("a tool call Mastra ends twice (observability before 1.17.4 does so for a failed one) is one tool result and one tool end", async () => {
+    provider = await startScriptedProvider({
+      model: "gpt-4.1-mini",
+      turns: [{ toolCalls: [{ id: "call_a", name: "get_weather", arguments: { city: "Atlantis" } }] }, { text: "Atlantis is unknown." }],
+    });
+    const run = integrationRun("openinference");
+    /** Hands every tool call's end to relaytrace twice, as those Mastra releases did for a failed one. */
+    class RepeatedEnds extends RelaytraceExporter {
+      override async exportTracingEvent(event: Parameters<RelaytraceExporter["exportTracingEvent"]>[0]): Promise<void> {
+        await super.exportTracingEvent(event);
+        if (event.type === "span_ended" && event.exportedSpan.type === SpanType.TOOL_CALL) await super.exportTracingEvent(event);
+      }
+    }
+    const exporter = new RepeatedEnds({ runtime: run.runtime });
+    const app = mastraWith(exporter, { agents: { weather: weatherAgent(provider.url) } });
+
+    const result = await app.getAgent("weather").generate("Weather in Atlantis?");
+    expect(result.text).toBe("Atlantis is unknown.");
+    await exporter.flush();
+    const { events } = await run.finish();
+    expect(ends(events, "tool")).toHaveLength(1);
+    expect(ends(events, "tool")[0]).toMatchObject({ category_profile: { tool_call_id: "call_a" }, data: "no such city" });
+    const second = starts(events, "llm")[1]!.data as { content: { messages: { role: string; tool_call_id?: string }[] } };
+    expect(second.content.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
+    expect(second.content.messages[3]!.tool_call_id).toBe("call_a");
+  });
+
   it("a streamed agent run (agent.stream) is recorded the same way once the stream is read", async () => {
     provider = await startScriptedProvider({
       model: "gpt-4.1-mini",

@@ -14,6 +14,7 @@ import { asError, parseJsonText } from "../json-text.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { messageOf, requestOf, responseOf } from "./messages.js";
 import { promptOfRun, PROMPT_RUN_TYPE } from "./prompt-runs.js";
+import { AskedToolCalls } from "./tool-call-ids.js";
 import type { PromptRef } from "../../runtime/prompt.js";
 
 /** A manual tool end sets no status of its own; a run LangChain ended without error is OK. */
@@ -69,6 +70,8 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
    * that parent (`prompt | model` in a sequence) was called with it, and records it.
    */
   private readonly prompts = new Map<string, PromptRef>();
+  /** The tool calls model runs asked for, for the tool runs of LangChain releases that omit the call id. */
+  private readonly asked = new AskedToolCalls();
 
   constructor(private readonly options: RelaytraceCallbackHandlerOptions = {}) {
     super();
@@ -130,6 +133,7 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     const run = this.runs.get(runId);
     this.runs.delete(runId);
     this.prompts.delete(runId);
+    this.asked.forget(runId);
     return run;
   }
 
@@ -161,9 +165,10 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     this.startLlm(runId, parentRunId, messages, extraParams, metadata, runName ?? serializedName(llm, "llm"));
   }
 
-  override handleLLMEnd(output: LLMResult, runId: string): void {
+  override handleLLMEnd(output: LLMResult, runId: string, parentRunId?: string): void {
     const run = this.take(runId);
     if (run?.kind !== "llm") return;
+    this.asked.add(parentRunId, output);
     this.runtime.endLlm(run.handle, chatCompletionsResponse(responseOf(output, run.model)));
   }
 
@@ -182,9 +187,11 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
     runName?: string,
     toolCallId?: string,
   ): void {
-    const handle = this.runtime.startTool(runName ?? serializedName(tool, "tool"), parseJsonText(input), {
+    const name = runName ?? serializedName(tool, "tool");
+    const callId = toolCallId ?? this.asked.claim(parentRunId, name, input);
+    const handle = this.runtime.startTool(name, parseJsonText(input), {
       parent: { uuid: this.parentOf(parentRunId) },
-      ...(toolCallId !== undefined ? { toolCallId } : {}),
+      ...(callId !== undefined ? { toolCallId: callId } : {}),
     });
     this.runs.set(runId, { kind: "tool", uuid: handle.uuid, handle });
   }

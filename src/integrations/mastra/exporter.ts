@@ -296,7 +296,9 @@ export class RelaytraceExporter implements ObservabilityExporter {
     const timestamp = end ? (dateOf(end.endTime) ?? new Date()) : new Date();
     if (tracked.deferredIn) {
       if (end) {
-        // Still waiting for its provider call: it is recorded when that call ends.
+        // Still waiting for its provider call: it is recorded when that call ends. Mastra's end counts
+        // once (observability before 1.17.4 ends a failed tool call twice).
+        if (tracked.ended !== undefined) return;
         tracked.ended = end;
         this.toolResult(tracked, end, error);
         return;
