@@ -4,19 +4,14 @@
 // run contexts behave as they do with enterWith. pushScope/popScope then change the current
 // context's stack in place (docs/runtimes.md): the tests at the end pin what that means for
 // concurrent requests.
-import { AsyncLocalStorage } from "node:async_hooks";
 import { afterAll, beforeEach, describe, expect, it } from "vitest";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { capturingRuntime, scopes } from "../support/capture.js";
 import { textServer } from "../support/text-server.js";
+// @ts-expect-error a plain ES module without types, shared with the core suite's preload
+import { restoreEnterWith } from "./throwing-enter-with.mjs";
 
-const original = AsyncLocalStorage.prototype.enterWith;
-AsyncLocalStorage.prototype.enterWith = function enterWith(): never {
-  throw new Error("asyncLocalStorage.enterWith() is not implemented");
-};
-afterAll(() => {
-  AsyncLocalStorage.prototype.enterWith = original;
-});
+afterAll(restoreEnterWith);
 
 // Test hook: the files below run in one module graph here, so work outside any scope starts each
 // test on a fresh default stack, as it does when each file runs on its own.
