@@ -7,7 +7,9 @@
 // Variants: the tool-call variants of `npm run bench` section 1 (none, interceptSanitizer,
 // atofFile, otelFull, otelOpeninference, otelGenAi, otlpFull), their references (rawOtel,
 // rawOtelFull, rawOtlpFull, atofFloor), and `loop` (agent loop with ATOF + ATIF + OTel
-// openinference; --calls counts runs there). The profile covers the measured calls only, after a
+// openinference; --calls counts runs there), and `conversation` (the agent-loop peer pair's
+// relaytrace side: 5 turns, one tool call a turn, ATOF file + OTel openinference; --exporters=
+// names others, e.g. --exporters= for the same conversation untraced). The profile covers the measured calls only, after a
 // warm-up; --base profiles another built tree instead of this repository's dist/. --out also
 // writes the raw profile (open it in Chrome DevTools' Performance panel).
 import { writeFile } from "node:fs/promises";
@@ -22,17 +24,18 @@ import { loop } from "./lib/workload.mjs";
 import { table } from "./lib/format.mjs";
 import { LOOP_VARIANTS, makeLoopSetup, startProvider } from "./suites/loop.mjs";
 import { groupProfile } from "./lib/profile-groups.mjs";
+import { CONVERSATION_TOOL } from "./suites/conversation.mjs";
 
 const argv = process.argv.slice(2);
 rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
 const arg = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const variant = arg("variant");
-const known = [...Object.keys(TOOL_VARIANTS), ...Object.keys(REFERENCES), "loop"];
+const known = [...Object.keys(TOOL_VARIANTS), ...Object.keys(REFERENCES), "loop", "conversation"];
 if (!variant || !known.includes(variant)) {
   console.error(`usage: node bench/profile.mjs --variant=<${known.join("|")}> [--calls=N] [--top=N] [--out=file.cpuprofile]`);
   process.exit(2);
 }
-const isLoop = variant === "loop";
+const isLoop = variant === "loop" || variant === "conversation";
 const calls = Number(arg("calls") ?? (isLoop ? 200 : 200_000));
 const top = Number(arg("top") ?? 25);
 const api = await loadRelaytrace(arg("base"));
@@ -40,8 +43,23 @@ const api = await loadRelaytrace(arg("base"));
 /** Sets up the variant; returns { work(n), close() }. */
 async function prepare() {
   if (isLoop) {
-    const provider = await startProvider();
-    const setup = await makeLoopSetup(api, provider.url, LOOP_VARIANTS.target);
+    // "conversation": the agent-loop peer pair's relaytrace side (5 turns, one tool call and ~4 KB
+    // of context a turn, ATOF file + OTel openinference).
+    const conversation = variant === "conversation";
+    const provider = await startProvider(
+      conversation ? { delayMs: 1, toolTurns: 5, toolsPerTurn: 1, tools: [CONVERSATION_TOOL.name], assistantTextBytes: 2_000 } : undefined,
+    );
+    const setup = conversation
+      ? await makeLoopSetup(
+          api,
+          provider.url,
+          arg("exporters") === undefined ? ["atof", "openinference"] : arg("exporters").split(",").filter(Boolean),
+          {
+            tools: [CONVERSATION_TOOL],
+            maxTurns: 10,
+          },
+        )
+      : await makeLoopSetup(api, provider.url, LOOP_VARIANTS.target);
     return {
       work: async (n) => {
         for (let i = 0; i < n; i++) await setup.run();
@@ -79,7 +97,12 @@ session.disconnect();
 await subject.close();
 if (arg("out")) await writeFile(arg("out"), JSON.stringify(profile));
 
-const label = TOOL_VARIANTS[variant]?.label ?? REFERENCES[variant]?.label ?? "agent loop, ATOF file + ATIF + OTel openinference";
+const label =
+  TOOL_VARIANTS[variant]?.label ??
+  REFERENCES[variant]?.label ??
+  (variant === "conversation"
+    ? "5-turn conversation, ATOF file + OTel openinference"
+    : "agent loop, ATOF file + ATIF + OTel openinference");
 const g = groupProfile(profile, { relaytraceDist: api.dist, benchDir: path.dirname(fileURLToPath(import.meta.url)) });
 const pct = (us) => `${((us / g.busyUs) * 100).toFixed(1)} %`;
 const ms = (us) => (us / 1000).toFixed(1);

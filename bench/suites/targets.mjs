@@ -9,6 +9,7 @@ import { perRoundRatios, summarizeRatios, targetRow } from "../lib/ratios.mjs";
 import { table } from "../lib/format.mjs";
 import { makeLoopSetup, startProvider } from "./loop.mjs";
 import { CONVERSATION_TOOL } from "./conversation.mjs";
+import { measureAi7Pair } from "./ai7-pair.mjs";
 
 /** The targets in the order they are printed. `kind` says how the pair is measured. */
 export const TARGETS = [
@@ -238,26 +239,6 @@ async function turnsPair(t, cfg) {
   }
 }
 
-/**
- * relaytrace's added CPU per run over ai 7's generateText with telemetry. ai 7 emits OTel spans
- * only through its `@ai-sdk/otel` integration (registerTelemetry(new OpenTelemetry())); without it
- * there is no reference side, and the row says so.
- */
-async function ai7Pair(t) {
-  const resolvable = async (name) => {
-    try {
-      await import(name);
-      return true;
-    } catch {
-      return false;
-    }
-  };
-  if (!(await resolvable("ai7"))) return { limit: t.limit, notMeasured: "ai 7 (npm alias ai7) not installed" };
-  if (!(await resolvable("@ai-sdk/otel")))
-    return { limit: t.limit, notMeasured: "@ai-sdk/otel (ai 7's OpenTelemetry integration) not installed" };
-  return { limit: t.limit, notMeasured: "ai 7 is installed with @ai-sdk/otel, but the ai 7 loop side is not written yet" };
-}
-
 export async function runTargets(api, cfg) {
   const results = {};
   for (const t of TARGETS) {
@@ -267,7 +248,7 @@ export async function runTargets(api, cfg) {
       if (t.kind === "tool") results[t.key] = await toolPair(t, { ...cfg.tool, api });
       else if (t.kind === "peer") results[t.key] = await openinferencePair(t, { ...cfg.tool, api });
       else if (t.kind === "turns") results[t.key] = await turnsPair(t, { ...cfg.turns, api });
-      else results[t.key] = await ai7Pair(t);
+      else results[t.key] = await measureAi7Pair(t, { ...cfg.turns, api }, { measureBlocks, perRoundRatios, summarizeRatios });
     } catch (error) {
       results[t.key] = { limit: t.limit, notMeasured: `failed: ${error?.message ?? error}` };
     }
