@@ -72,7 +72,7 @@ const CONFIG = quick
       peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
       nemo: { rounds: 3, calls: 1_000, warmupCalls: 1_000, nemoCalls: 100, nemoWarmupCalls: 50 },
       loop: { rounds: 2, runsPerRound: 3, warmupRuns: 1, perExporter: false },
-      conversation: { rounds: 4, warmupRuns: 1 },
+      conversation: { rounds: 4, warmupRuns: 1, heapRuns: 8 },
       throughput: { calls: 20_000, quick: true },
       scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
       hostile: { rounds: 3, keys: [2_000, 4_000, 8_000], depths: [1_000, 2_000, 4_000], lineMiB: [16, 32, 64] },
@@ -86,7 +86,7 @@ const CONFIG = quick
       peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },
       nemo: { rounds: 7, calls: 10_000, warmupCalls: 5_000, nemoCalls: 1_000, nemoWarmupCalls: 300 },
       loop: { rounds: 14, runsPerRound: 8, warmupRuns: 3 },
-      conversation: { rounds: 10, warmupRuns: 2 },
+      conversation: { rounds: 10, warmupRuns: 2, heapRuns: 80 },
       throughput: { calls: 1_000_000, quick: false },
       scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
       hostile: { rounds: 5, keys: [4_000, 8_000, 16_000], depths: [2_000, 4_000, 8_000], lineMiB: [32, 64, 128] },
@@ -149,7 +149,9 @@ await peerSection(
 );
 // The loop sections run in a child each: in this process their figures depended on what ran
 // before them (the heap and compiled code sections 1 and 2 leave behind).
-const inOwnProcess = (name, cfg) => runChild("agent-loop.mjs", [JSON.stringify({ section: name, cfg })]);
+// The conversation section reads the heap after a full gc between runs: its child gets --expose-gc.
+const inOwnProcess = (name, cfg) =>
+  runChild("agent-loop.mjs", [JSON.stringify({ section: name, cfg })], name === "conversation" ? ["--expose-gc"] : []);
 await section(
   "loop",
   "3. Agent loop (5 turns × 3 tools, loopback provider, 1 ms reply delay)",

@@ -4,7 +4,9 @@
 // of each turn is read at the loop's `beforeLLM` hook (the same hook in both), so a turn's segment
 // runs from its LLM request to the next one: that call, its one tool call and the delivery of
 // their events. Tracing CPU per turn (median on − median off) over that call's request + response
-// body bytes must stay flat as the conversation grows.
+// body bytes must stay flat as the conversation grows. With --expose-gc an untimed heap phase
+// follows: `heapRuns` more traced runs, the heap read after a full gc each (all three exporters
+// flushed); bounded means it stops growing once the exporters' retained state is full.
 import { median } from "../lib/stats.mjs";
 import { table } from "../lib/format.mjs";
 import { LOOP_VARIANTS, makeLoopSetup, startProvider } from "./loop.mjs";
@@ -75,6 +77,8 @@ export async function runConversation(api, cfg) {
   const setups = {};
   const perTurn = { off: [], target: [] };
   const flush = { off: [], target: [] };
+  /** Heap used after each traced run, its flush and a full gc (bytes); empty without --expose-gc. */
+  const heapAfterRuns = [];
   let badRuns = 0;
   try {
     for (const name of names) setups[name] = await conversationSetup(api, provider.url, LOOP_VARIANTS[name]);
@@ -86,6 +90,13 @@ export async function runConversation(api, cfg) {
         perTurn[name].push(run.segments);
         flush[name].push(run.flushUs);
       }
+    }
+    // Heap phase, untimed: more traced runs, a full gc after each (the exporters' retained state,
+    // e.g. ATIF's kept trajectories, fills up to its bounds within them).
+    for (let i = 0; i < (cfg.heapRuns ?? 0) && typeof globalThis.gc === "function"; i++) {
+      if (!(await setups.target.runTurns()).ok) badRuns++;
+      globalThis.gc();
+      heapAfterRuns.push(process.memoryUsage().heapUsed);
     }
   } finally {
     for (const name of names) await setups[name]?.close();
@@ -130,13 +141,43 @@ export async function runConversation(api, cfg) {
     notAsScripted: badRuns,
     lastRequestBytes: turns[TURNS - 1].requestBytes,
     flushUs: { off: median(flush.off), target: median(flush.target) },
+    heap: heapSummary(heapAfterRuns),
     turns,
     buckets,
     target,
   };
 }
 
+/**
+ * Heap after the first run of the heap phase, after the last, and the growth per run over its
+ * second half (a least-squares slope, so one noisy reading does not decide it): bounded retention
+ * shows as a slope near the untraced loop's. Undefined without gc.
+ */
+function heapSummary(heap) {
+  if (heap.length < 4) return undefined;
+  const tail = heap.slice(Math.floor(heap.length / 2));
+  const n = tail.length;
+  const meanX = (n - 1) / 2;
+  const meanY = tail.reduce((a, b) => a + b, 0) / n;
+  let num = 0;
+  let den = 0;
+  tail.forEach((y, x) => {
+    num += (x - meanX) * (y - meanY);
+    den += (x - meanX) ** 2;
+  });
+  return { runs: heap.length, firstBytes: heap[0], lastBytes: heap[heap.length - 1], slopeBytesPerRun: num / den };
+}
+
 const kb = (b) => (b / 1000).toFixed(1);
+const mib = (b) => (b / 1024 / 1024).toFixed(1);
+
+function heapLine(h) {
+  if (!h) return "heap per run: not measured (run with --expose-gc)";
+  return (
+    `heap after a full gc, ATOF + ATIF + OTel openinference flushed: ${mib(h.firstBytes)} MiB after heap-phase run 1, ` +
+    `${mib(h.lastBytes)} MiB after run ${h.runs}; growth over the second half ${(h.slopeBytesPerRun / 1024).toFixed(1)} KiB per 50-turn run`
+  );
+}
 
 export function formatConversation(r) {
   return [
@@ -159,6 +200,7 @@ export function formatConversation(r) {
     ),
     "",
     `worst later bucket's added ns per body byte / turns 1–5: ${Number.isFinite(r.target.value) ? r.target.value.toFixed(2) : "n/a"}×`,
+    heapLine(r.heap),
     r.notAsScripted ? `WARNING: ${r.notAsScripted} run(s) did not finish as scripted` : "",
   ].join("\n");
 }

@@ -15,6 +15,7 @@ import { atofToAtif } from "./project.js";
 import { sharingFrozenPayloads } from "./content.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";
+import { DEFAULT_MAX_RETAINED_BYTES, RetainedTrajectories } from "./retained-trajectories.js";
 import { optionalBoolean, optionalNumber, optionalString, rejectUnknownKeys, requireObject } from "../option-checks.js";
 
 /** Options of `AtifExporter`; unknown keys and wrong types throw a `TypeError` at construction. */
@@ -33,6 +34,11 @@ export interface AtifExporterOptions {
   followSymlinks?: boolean;
   /** How many completed trajectories `toJSON()` and written paths `files()` keep (oldest dropped first); default 1000. */
   maxRetained?: number;
+  /**
+   * The estimated bytes of JSON the trajectories `toJSON()` keeps may add up to (oldest dropped
+   * first; the newest is always kept); default 16 MiB. Files written are not affected.
+   */
+  maxRetainedBytes?: number;
 }
 
 const OWNER = "AtifExporter";
@@ -42,7 +48,16 @@ const OWNER = "AtifExporter";
  * event loop waits well under a millisecond. Larger ones are written asynchronously.
  */
 const SYNC_WRITE_MAX_CHARS = 256 * 1024;
-const OPTION_KEYS = ["agent", "outputDirectory", "sessionId", "includeMarks", "framework", "maxRetained", "followSymlinks"] as const;
+const OPTION_KEYS = [
+  "agent",
+  "outputDirectory",
+  "sessionId",
+  "includeMarks",
+  "framework",
+  "maxRetained",
+  "maxRetainedBytes",
+  "followSymlinks",
+] as const;
 const AGENT_KEYS = ["name", "version", "modelName", "toolDefinitions"] as const;
 
 /** Checks the options so that a configuration mistake fails at startup rather than as missing trajectories. */
@@ -65,6 +80,7 @@ function checkOptions(config: AtifExporterOptions): void {
   optionalBoolean(OWNER, "includeMarks", options["includeMarks"]);
   optionalString(OWNER, "framework", options["framework"]);
   optionalNumber(OWNER, "maxRetained", options["maxRetained"], 0);
+  optionalNumber(OWNER, "maxRetainedBytes", options["maxRetainedBytes"], 0);
   optionalBoolean(OWNER, "followSymlinks", options["followSymlinks"]);
   if (typeof options["outputDirectory"] === "string") {
     refuseLinkedDirectory(OWNER, options["outputDirectory"], options["followSymlinks"] === true);
@@ -97,7 +113,7 @@ export class AtifExporter implements Exporter {
   private readonly groups = new Map<string, Group>();
   /** uuid of every scope seen in a still-collecting group → that group's root. */
   private readonly memberOf = new Map<string, string>();
-  private readonly completed: AtifTrajectory[] = [];
+  private readonly completed: RetainedTrajectories;
   private readonly written: string[] = [];
   /** Writes run one after another, so files appear (and `files()` lists them) in completion order. */
   private writes: Promise<void> = Promise.resolve();
@@ -115,6 +131,7 @@ export class AtifExporter implements Exporter {
    */
   constructor(private readonly config: AtifExporterOptions) {
     checkOptions(config);
+    this.completed = new RetainedTrajectories(config.maxRetained ?? 1000, config.maxRetainedBytes ?? DEFAULT_MAX_RETAINED_BYTES);
     this.options = {
       agent: config.agent,
       ...(config.sessionId !== undefined ? { sessionId: config.sessionId } : {}),
@@ -143,7 +160,7 @@ export class AtifExporter implements Exporter {
 
   /** The trajectories completed so far (deep copies). */
   toJSON(): AtifTrajectory[] {
-    return JSON.parse(jsonText(this.completed as unknown as Json)) as AtifTrajectory[];
+    return JSON.parse(jsonText(this.completed.list() as unknown as Json)) as AtifTrajectory[];
   }
 
   /** Paths of the files written so far, the latest `maxRetained` (default 1000) of them, oldest first. */
@@ -219,9 +236,7 @@ export class AtifExporter implements Exporter {
         this.report("atif.validation_failed", new Error(`trajectory ${trajectory.trajectory_id}: ${detail}`));
         continue;
       }
-      this.completed.push(trajectory);
-      const max = this.config.maxRetained ?? 1000;
-      if (this.completed.length > max) this.completed.splice(0, this.completed.length - max);
+      this.completed.add(trajectory);
       const dir = this.config.outputDirectory;
       if (dir !== undefined) this.writes = this.writes.then(() => this.write(dir, trajectory));
     }

@@ -215,3 +215,46 @@ describe("AtifExporter.files() is bounded", () => {
     expect(prompts).toEqual(["q7", "q8", "q9", "q10", "q11"]);
   });
 });
+
+describe("AtifExporter.toJSON() is bounded by bytes", () => {
+  // A long conversation's trajectory carries its whole context: 1,000 of them could be hundreds of
+  // megabytes. The kept trajectories are bounded by their estimated size as well as by count.
+  const bigRun = (runtime: ReturnType<typeof createRuntime>, run: number) =>
+    runtime.withScope(`run-${run}`, () => ({ answer: run }), { category: "agent", input: { prompt: `q${run} ${"x".repeat(10_000)}` } });
+
+  it("keeps only the newest trajectories that fit maxRetainedBytes, oldest dropped first", async () => {
+    const exporter = new AtifExporter({ agent, outputDirectory: dir, maxRetainedBytes: 35_000 });
+    const runtime = createRuntime();
+    exporter.register(runtime);
+    for (let run = 0; run < 10; run++) await bigRun(runtime, run);
+    await runtime.shutdown();
+    expect((await readdir(dir)).filter((f) => f.endsWith(".json"))).toHaveLength(10); // every file is still written
+    const kept = exporter.toJSON();
+    expect(kept.length).toBeGreaterThanOrEqual(1);
+    expect(kept.length).toBeLessThan(4); // each holds ~10 KB of prompt
+    expect(kept.map((t) => String(t.steps[0]!.message).split(" ")[0]).at(-1)).toBe("q9");
+    expect(JSON.stringify(kept).length).toBeLessThanOrEqual(35_000);
+  });
+
+  it("always keeps the newest trajectory, even one larger than the bound", async () => {
+    const exporter = new AtifExporter({ agent, maxRetainedBytes: 1 });
+    const runtime = createRuntime();
+    exporter.register(runtime);
+    for (let run = 0; run < 3; run++) await bigRun(runtime, run);
+    await runtime.shutdown();
+    expect(exporter.toJSON().map((t) => String(t.steps[0]!.message).slice(0, 3))).toEqual(["q2 "]);
+  });
+
+  it("maxRetained: 0 still keeps none", async () => {
+    const exporter = new AtifExporter({ agent, maxRetained: 0 });
+    const runtime = createRuntime();
+    exporter.register(runtime);
+    await bigRun(runtime, 0);
+    await runtime.shutdown();
+    expect(exporter.toJSON()).toEqual([]);
+  });
+
+  it("refuses a maxRetainedBytes that is not a non-negative number", () => {
+    expect(() => new AtifExporter({ agent, maxRetainedBytes: -1 })).toThrow(/maxRetainedBytes/);
+  });
+});
