@@ -2,10 +2,10 @@ import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { META_TIME_PER_OUTPUT_CHUNK_MS, META_TIME_TO_FIRST_CHUNK_MS } from "../../src/events/wire-names.js";
-import { requestedOutputType, type WireRequest, type WireResponse } from "../../src/wire/index.js";
+import { requestedOutputType, type WireMessage, type WireRequest, type WireResponse } from "../../src/wire/index.js";
 import { jsonText } from "./flatten.js";
 import { genAiExtraParts } from "./gen-ai-parts.js";
-import { finishReasonIn, llmResponseOf, requestMessages, type LlmMessage } from "./llm-body.js";
+import { finishReasonIn, llmResponseOf, messagesOf, type LlmMessage } from "./llm-body.js";
 import * as G from "./semconv.js";
 
 const GEN_AI_FINISH = { stop: "stop", length: "length", tool_calls: "tool_call", content_filter: "content_filter" } as const;
@@ -36,7 +36,31 @@ export function writeGenAiRequest(attrs: Attributes, request: WireRequest): void
   if (request.system !== undefined && request.system !== "") {
     attrs[G.GEN_AI_SYSTEM_INSTRUCTIONS] = jsonText([{ type: "text", content: request.system }]);
   }
-  attrs[G.GEN_AI_INPUT_MESSAGES] = jsonText(requestMessages(request, false).map(toGenAiMessage));
+  attrs[G.GEN_AI_INPUT_MESSAGES] = inputMessagesText(request);
+}
+
+/**
+ * The JSON text of each decoded request entry's GenAI messages. A transcript entry the loop froze
+ * decodes to the same object in every later request of the run (wire/recurring-decode), so its
+ * text is built once: a call's `gen_ai.input.messages` then joins remembered texts instead of
+ * re-encoding the whole conversation, whose cost would grow with every turn.
+ */
+const entryTexts = new WeakMap<WireMessage, string>();
+
+/** `gen_ai.input.messages`: the same text as `jsonText` of the message list, built entry by entry. */
+function inputMessagesText(request: WireRequest): string {
+  let text = "[";
+  for (const entry of request.messages) {
+    let part = entryTexts.get(entry);
+    if (part === undefined) {
+      part = messagesOf(entry)
+        .map((m) => jsonText(toGenAiMessage(m)))
+        .join(",");
+      entryTexts.set(entry, part);
+    }
+    if (part !== "") text += (text.length > 1 ? "," : "") + part;
+  }
+  return text + "]";
 }
 
 function toGenAiMessage(message: LlmMessage): JsonObject {

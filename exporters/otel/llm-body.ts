@@ -2,7 +2,7 @@ import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import type { Attributes } from "@opentelemetry/api";
 import { codecForEvent, recordedCost, requestBodyOf, sharedDecodeRequest, sharedDecodeResponse } from "../../src/wire/index.js";
-import type { FinishKind, WireCodec, WirePart, WireRequest, WireResponse, WireToolCall } from "../../src/wire/index.js";
+import type { FinishKind, WireCodec, WireMessage, WirePart, WireRequest, WireResponse, WireToolCall } from "../../src/wire/index.js";
 
 /** Provider bodies inside LLM events, read through the wire codecs, in the shape the projections render. */
 
@@ -40,19 +40,23 @@ export function requestMessages(request: WireRequest, withSystem = true): LlmMes
   const out: LlmMessage[] = [];
   if (withSystem && request.system !== undefined && request.system !== "")
     out.push({ role: "system", text: request.system, toolCalls: [] });
-  for (const m of request.messages) {
-    if (m.role === "tool") {
-      for (const p of m.parts) {
-        if (p.type === "tool_result")
-          out.push({ role: "tool", text: p.text, toolCallId: p.toolCallId, toolCalls: [], toolResponse: p.output });
-      }
-      continue;
-    }
-    const calls: WireToolCall[] = [];
-    for (const p of m.parts) if (p.type === "tool_call") calls.push(p.call);
-    out.push({ role: m.role, text: m.text, toolCalls: calls, parts: m.parts });
-  }
+  for (const m of request.messages) out.push(...messagesOf(m));
   return out;
+}
+
+/** The messages one decoded request entry lists as: itself, or one `tool` message per tool result it holds. */
+export function messagesOf(m: WireMessage): LlmMessage[] {
+  if (m.role === "tool") {
+    const out: LlmMessage[] = [];
+    for (const p of m.parts) {
+      if (p.type === "tool_result")
+        out.push({ role: "tool", text: p.text, toolCallId: p.toolCallId, toolCalls: [], toolResponse: p.output });
+    }
+    return out;
+  }
+  const calls: WireToolCall[] = [];
+  for (const p of m.parts) if (p.type === "tool_call") calls.push(p.call);
+  return [{ role: m.role, text: m.text, toolCalls: calls, parts: m.parts }];
 }
 
 /** A projection's finish-reason vocabulary over the wire's finish kinds; unknown raw values pass through. */

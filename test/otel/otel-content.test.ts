@@ -153,6 +153,24 @@ describe("gen_ai tool attributes", () => {
   });
 });
 
+describe("gen_ai conversation", () => {
+  // Entries that recur in every later request are encoded once and joined: each call must still
+  // list the whole conversation so far, in order, and nothing of another run.
+  it("lists every earlier message of the run, in order, on each call", async () => {
+    const spans = await agentRun();
+    const inputs = llmSpans(spans.gen_ai).map((s) => JSON.parse(String(s.attributes["gen_ai.input.messages"])) as unknown[]);
+    const system = { role: "system", parts: [{ type: "text", content: SECRET_SYSTEM }] };
+    const user = { role: "user", parts: [{ type: "text", content: SECRET_PROMPT }] };
+    expect(inputs[0]).toEqual([system, user]);
+    expect(inputs[1]).toEqual([
+      system,
+      user,
+      { role: "assistant", parts: [{ type: "tool_call", id: "call_1", name: "forecast", arguments: { place: SECRET_ARG } }] },
+      { role: "tool", parts: [{ type: "tool_call_response", id: "call_1", response: JSON.stringify({ sky: SECRET_RESULT, temp_c: 3 }) }] },
+    ]);
+  });
+});
+
 describe("openinference conversation", () => {
   it("keeps the assistant tool-call turn in the second call's input, writes no empty content, encodes a tool's output once", async () => {
     const spans = await agentRun();
