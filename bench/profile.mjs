@@ -9,9 +9,10 @@
 // rawOtelFull, rawOtlpFull, atofFloor), and `loop` (agent loop with ATOF + ATIF + OTel
 // openinference; --calls counts runs there), and `conversation` (the agent-loop peer pair's
 // relaytrace side: 5 turns, one tool call a turn, ATOF file + OTel openinference; --exporters=
-// names others, e.g. --exporters= for the same conversation untraced; --turns= its length). The profile covers the measured calls only, after a
-// warm-up; --base profiles another built tree instead of this repository's dist/. --out also
-// writes the raw profile (open it in Chrome DevTools' Performance panel).
+// names others, e.g. --exporters= for the same conversation untraced; --turns= its length). The
+// profile covers the measured calls only, after a warm-up; --base profiles another built tree
+// instead of this repository's dist/. --out also writes the raw profile (open it in Chrome
+// DevTools' Performance panel).
 import { writeFile } from "node:fs/promises";
 import { Session } from "node:inspector/promises";
 import path from "node:path";
