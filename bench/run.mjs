@@ -67,6 +67,7 @@ const CONFIG = quick
       targets: {
         tool: { rounds: 7, calls: 2_000, warmupCalls: 2_000 },
         turns: { rounds: 5, runs5: 10, runs50: 1 },
+        ai7: { rounds: 5, runs: 10 },
       },
       overhead: { rounds: 5, calls: 2_000, warmupCalls: 2_000 },
       peers: { passes: 1, rounds: 3, calls: 1_000, warmupCalls: 1_000 },
@@ -81,6 +82,7 @@ const CONFIG = quick
       targets: {
         tool: { rounds: 15, calls: 20_000, warmupCalls: 10_000 },
         turns: { rounds: 15, runs5: 20, runs50: 2 },
+        ai7: { rounds: 15, runs: 40 },
       },
       overhead: { rounds: 9, calls: 20_000, warmupCalls: 10_000 },
       peers: { passes: 3, rounds: 5, calls: 10_000, warmupCalls: 5_000 },

@@ -74,7 +74,7 @@ export async function measureAi7Pair(t, cfg, { measureBlocks, perRoundRatios, su
     tools: [CONVERSATION_TOOL.name],
     assistantTextBytes: 2_000,
   });
-  const runs = cfg.runs5;
+  const runs = cfg.runs ?? cfg.runs5;
   const setups = {};
   const block = (name, make) => ({
     name,

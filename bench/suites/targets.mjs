@@ -248,14 +248,14 @@ export async function runTargets(api, cfg) {
       if (t.kind === "tool") results[t.key] = await toolPair(t, { ...cfg.tool, api });
       else if (t.kind === "peer") results[t.key] = await openinferencePair(t, { ...cfg.tool, api });
       else if (t.kind === "turns") results[t.key] = await turnsPair(t, { ...cfg.turns, api });
-      else results[t.key] = await measureAi7Pair(t, { ...cfg.turns, api }, { measureBlocks, perRoundRatios, summarizeRatios });
+      else results[t.key] = await measureAi7Pair(t, { ...(cfg.ai7 ?? cfg.turns), api }, { measureBlocks, perRoundRatios, summarizeRatios });
     } catch (error) {
       results[t.key] = { limit: t.limit, notMeasured: `failed: ${error?.message ?? error}` };
     }
     results[t.key].seconds = (Date.now() - started) / 1000;
     process.stderr.write(`targets: ${t.key} in ${results[t.key].seconds.toFixed(1)} s\n`);
   }
-  return { config: { tool: cfg.tool, turns: cfg.turns }, results };
+  return { config: { tool: cfg.tool, turns: cfg.turns, ai7: cfg.ai7 }, results };
 }
 
 export function formatTargets(r) {
@@ -266,6 +266,10 @@ export function formatTargets(r) {
     "",
     `tool pairs: ${c.tool.rounds} rounds × ${c.tool.calls} calls per side after ${c.tool.warmupCalls} warm-up; ` +
       `conversation pair: ${c.turns.rounds} rounds (each block ${c.turns.runs50 ?? 1} 50-turn run(s) or ${c.turns.runs5} 5-turn runs; ` +
-      "a round whose 5-turn added CPU is ≤ 0 is below the noise and left out). Wall pairs time the calls; CPU pairs include the flush.",
+      "a round whose 5-turn added CPU is ≤ 0 is below the noise and left out)" +
+      (c.ai7
+        ? `; ai 7 pair: ${c.ai7.rounds} rounds of 4 blocks × ${c.ai7.runs} runs (a round whose ai 7 added CPU is ≤ 0 is left out)`
+        : "") +
+      ". Wall pairs time the calls; CPU pairs include the flush.",
   ].join("\n");
 }
