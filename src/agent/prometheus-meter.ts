@@ -111,8 +111,9 @@ class PromHistogram implements Histogram, Rendered {
   }
 }
 
-function unsupported(kind: string): never {
-  throw new TypeError(`relaytrace's Prometheus meter records counters and histograms only, not ${kind}`);
+function unsupported(kind: string, name?: string): never {
+  const what = name === undefined ? kind : `${kind} (${JSON.stringify(name)})`;
+  throw new TypeError(`relaytrace's Prometheus meter records counters and histograms only, not ${what}`);
 }
 
 /**
@@ -138,20 +139,20 @@ export class PrometheusMeter implements Meter {
     return histogram;
   }
 
-  createGauge(): Gauge {
-    return unsupported("gauges");
+  createGauge(name: string): Gauge {
+    return unsupported("gauges", name);
   }
-  createUpDownCounter(): UpDownCounter {
-    return unsupported("up-down counters");
+  createUpDownCounter(name: string): UpDownCounter {
+    return unsupported("up-down counters", name);
   }
-  createObservableGauge(): ObservableGauge {
-    return unsupported("observable gauges");
+  createObservableGauge(name: string): ObservableGauge {
+    return unsupported("observable gauges", name);
   }
-  createObservableCounter(): ObservableCounter {
-    return unsupported("observable counters");
+  createObservableCounter(name: string): ObservableCounter {
+    return unsupported("observable counters", name);
   }
-  createObservableUpDownCounter(): ObservableUpDownCounter {
-    return unsupported("observable up-down counters");
+  createObservableUpDownCounter(name: string): ObservableUpDownCounter {
+    return unsupported("observable up-down counters", name);
   }
   addBatchObservableCallback(): void {
     unsupported("batch observable callbacks");

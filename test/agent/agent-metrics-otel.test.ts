@@ -31,7 +31,7 @@ interface Point {
 }
 interface Collected {
   scope: { name: string; version?: string };
-  metrics: Map<string, { unit: string; description: string; kind: string; points: Point[] }>;
+  metrics: Map<string, { unit: string; description: string; points: Point[] }>;
 }
 
 async function collect(reader: PullReader): Promise<Collected> {
@@ -46,10 +46,10 @@ async function collect(reader: PullReader): Promise<Collected> {
       const h = p.value as Histogram;
       return {
         attributes: p.attributes,
-        value: { count: h.count, sum: h.sum, boundaries: h.buckets.boundaries, counts: h.buckets.counts },
+        value: { count: h.count, sum: h.sum ?? Number.NaN, boundaries: h.buckets.boundaries, counts: h.buckets.counts },
       };
     });
-    metrics.set(m.descriptor.name, { unit: m.descriptor.unit, description: m.descriptor.description, kind: m.dataPointType, points });
+    metrics.set(m.descriptor.name, { unit: m.descriptor.unit, description: m.descriptor.description, points });
   }
   return { scope: scope.scope, metrics };
 }
@@ -304,7 +304,7 @@ describe("the built-in Prometheus meter", () => {
         "",
       ].join("\n"),
     );
-    expect(() => meter.createGauge("g")).toThrow(/counters and histograms only, not gauges/);
+    expect(() => meter.createGauge("g")).toThrow(/counters and histograms only, not gauges \("g"\)/);
     expect(() => meter.createObservableCounter("o")).toThrow(TypeError);
   });
 });
