@@ -1,7 +1,13 @@
-import { declareOptions, is } from "../events/option-spec.js";
+import { check, declareOptions, is } from "../events/option-spec.js";
 import { DIALECTS } from "../wire/index.js";
 import { promptOption } from "./call-options.js";
 import type { ClientOptions } from "./types.js";
+
+/** An OpenTelemetry `MeterProvider`: anything with a `getMeter` method. */
+const meterProviderOption = check(
+  "an OpenTelemetry MeterProvider (an object with a getMeter method)",
+  (v) => typeof v === "object" && v !== null && typeof (v as { getMeter?: unknown }).getMeter === "function",
+);
 
 /**
  * `createClient`'s options, declared once (keys, type checks and messages derive from it): options
@@ -31,6 +37,7 @@ const CLIENT_OPTIONS = declareOptions<ClientOptions>(
     injectTraceparent: is.boolean,
     hooks: is.either(is.object, is.array),
     onMetric: is.function,
+    meterProvider: meterProviderOption,
     requestParams: is.object,
     bodyTransform: is.function,
     onError: is.function,

@@ -12,7 +12,7 @@ import { emitMetric, type ClientSettings } from "./loop-context.js";
 import type { ToolDeclaration } from "./providers/types.js";
 import { abandonTranscript, repairTranscript, validateResume } from "./resume.js";
 import { defaultRuntime } from "../runtime/default-runtime.js";
-import { MetricsRecorder } from "./metrics.js";
+import { MetricsRecorder, type MetricsSinks } from "./metrics.js";
 import { checkRequestParams } from "./request-body.js";
 import { checkClientOptions } from "./client-options.js";
 import { InMemoryConversationStore, type ConversationStore } from "./store.js";
@@ -51,6 +51,13 @@ function resolveApiKey(options: ClientOptions): string | undefined {
   return env.OPENAI_API_KEY || env.OPENROUTER_API_KEY || undefined;
 }
 
+function metricsSinks(options: ClientOptions): MetricsSinks {
+  const sinks: MetricsSinks = {};
+  if (options.meterProvider) sinks.meterProvider = options.meterProvider;
+  if (options.onMetric) sinks.onMetric = options.onMetric;
+  return sinks;
+}
+
 function settingsOf(options: ClientOptions): ClientSettings {
   const s: ClientSettings = {
     runtime: options.runtime ?? defaultRuntime(),
@@ -65,7 +72,7 @@ function settingsOf(options: ClientOptions): ClientSettings {
     agentName: options.agentName ?? "agent",
     injectTraceparent: options.injectTraceparent !== false,
     hooks: chainHooks(options.hooks),
-    metrics: new MetricsRecorder(),
+    metrics: new MetricsRecorder(metricsSinks(options)),
   };
   const apiKey = resolveApiKey(options);
   if (apiKey) s.apiKey = apiKey;
@@ -74,7 +81,6 @@ function settingsOf(options: ClientOptions): ClientSettings {
   if (options.maxResponseBytes !== undefined) s.maxResponseBytes = options.maxResponseBytes;
   if (options.waitFor) s.waitFor = options.waitFor;
   if (options.dispatcher) s.dispatcher = options.dispatcher;
-  if (options.onMetric) s.onMetric = options.onMetric;
   const requestParams = checkRequestParams(options.requestParams);
   if (requestParams) s.requestParams = requestParams;
   if (options.bodyTransform) s.bodyTransform = options.bodyTransform;

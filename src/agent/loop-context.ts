@@ -29,7 +29,7 @@ export interface ClientSettings {
   agentName: string;
   injectTraceparent: boolean;
   hooks: ChainedHooks;
-  onMetric?: (metric: Metric) => void;
+  /** The client's one metrics path: built-in Prometheus meter, the app's meter provider, `onMetric`. */
   metrics: MetricsRecorder;
   /** validated and copied by `createClient` */
   requestParams?: Readonly<Record<string, unknown>>;
@@ -51,12 +51,7 @@ export interface RunContext {
   prompt?: PromptRef;
 }
 
+/** Records one loop measurement on every reader of the client's metrics (never throws). */
 export function emitMetric(settings: ClientSettings, metric: Metric): void {
   settings.metrics.record(metric);
-  if (!settings.onMetric) return;
-  try {
-    settings.onMetric(metric);
-  } catch {
-    // A metrics callback is telemetry: it never breaks the run.
-  }
 }

@@ -1,3 +1,4 @@
+import type { MeterProvider } from "@opentelemetry/api";
 import type { Dispatcher } from "undici";
 import type { ProviderStyle, ToolDeclaration, Usage } from "./providers/types.js";
 import type { Answer, Request, ToolResult } from "./pending.js";
@@ -106,7 +107,7 @@ export interface Hooks {
   afterTool?(e: AfterToolEvent): void | { result?: ToolResult } | Promise<void | { result?: ToolResult }>;
 }
 
-/** One measurement handed to `onMetric` (also aggregated into `client.metrics()`). */
+/** One measurement handed to `onMetric` (also recorded for `client.metrics()` and on `meterProvider`). */
 export type Metric =
   | {
       event: "llm";
@@ -203,6 +204,14 @@ export interface ClientOptions {
   hooks?: Hooks | Hooks[];
   /** Receives each metric as it happens; a throw is ignored (telemetry never breaks a run). */
   onMetric?: (metric: Metric) => void;
+  /**
+   * An OpenTelemetry `MeterProvider` the loop's measurements are also recorded on, through its
+   * `relaytrace` meter (versioned as the package): `toolnexus.llm.requests`, `toolnexus.llm.tokens`,
+   * `toolnexus.llm.request.duration`, `toolnexus.tool.calls`, `toolnexus.tool.duration` and
+   * `toolnexus.run.errors` (see the agent loop guide). None by default — the global provider is
+   * never used unasked. What its instruments throw is ignored; `client.metrics()` counts regardless.
+   */
+  meterProvider?: MeterProvider;
   /**
    * Fields shallow-merged into every provider body (run, stream and translate), over the loop's
    * own fields (e.g. `temperature`, `max_tokens`, `tool_choice`). The loop owns `messages`,
