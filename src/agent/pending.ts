@@ -32,6 +32,13 @@ export interface ToolResult {
    * `{ result, annotation }` from a tool.
    */
   annotation?: unknown;
+  /**
+   * What the tool's `execute` threw (or its timeout), on the error result it became: the loop
+   * records the managed tool call as failed with it. Never sent to the model; not enumerable on
+   * the results `defineTool` makes, so printing, comparing or serializing a result shows only
+   * what the model reads.
+   */
+  error?: unknown;
 }
 
 /** A tool result that suspends the call; `metadata.pending` holds the request. */

@@ -3,11 +3,9 @@ import type { Json, JsonObject } from "../events/json.js";
 import type { ParsedToolCall } from "./providers/types.js";
 import { isRequest, pendingOf, type Answer, type Request, type ToolResult } from "./pending.js";
 import type { ToolExecutionResult, ToolFunction } from "../runtime/types.js";
-import { GuardrailRejectedError } from "../runtime/errors.js";
+import { CallFailure, GuardrailRejectedError } from "../runtime/errors.js";
 import { isRelayRequest, stampRelayRequest } from "./relay.js";
 import { toToolResult } from "./tool.js";
-import { failureOf } from "./tool-failure.js";
-import { recordFailureData } from "../runtime/failure-data.js";
 import { markSkillLoad } from "./skill-mark.js";
 import { emitMetric, type RunContext } from "./loop-context.js";
 import { raceAbort } from "./race-abort.js";
@@ -79,12 +77,12 @@ function toolFunction(run: RunContext, call: ParsedToolCall, source: string, opt
       return { result: { output: `invalid arguments for ${call.name}: not valid JSON (${unparseable})`, isError: true } };
     }
     let result = await run.toolkit.execute(call.name, argsObject, toolCtx);
-    const failure = failureOf(result);
-    if (failure) {
-      // The tool threw: the trace records the failure; the model still reads the error result (below).
-      state.failed = { error: failure.error, result };
-      recordFailureData(failure.error, result as unknown as Json);
-      throw failure.error;
+    if (result.isError && result.error !== undefined) {
+      // The tool threw: the call fails with what it threw, its end records the error result the
+      // model still reads (below).
+      const { error, ...read } = result;
+      state.failed = { error, result: read };
+      throw new CallFailure(error, read as unknown as Json);
     }
     const req = pendingOf(result);
     // A tool cannot know its own call id: stamp it (and the raw arguments text) here, before the runtime records the suspension.

@@ -2,7 +2,6 @@ import { Ajv, type ValidateFunction } from "ajv";
 import type { JsonObject } from "../events/json.js";
 import type { Answer, ToolResult } from "./pending.js";
 import { raceAbort } from "./race-abort.js";
-import { failedResult } from "./tool-failure.js";
 import type { FromJsonSchema } from "./schema-types.js";
 import { isStandardSchema, jsonSchemaOf, validateStandard, type StandardSchemaLike } from "./standard-schema.js";
 
@@ -122,6 +121,14 @@ export function toToolResult(value: unknown): ToolResult {
   return { output: JSON.stringify(value) ?? String(value), isError: false };
 }
 
+/**
+ * The error result a throwing `execute` becomes. `error` is not enumerable: a result printed,
+ * compared or serialized shows only what the model reads.
+ */
+function thrownResult(output: string, error: unknown): ToolResult {
+  return Object.defineProperty({ output, isError: true }, "error", { value: error, enumerable: false, writable: true, configurable: true });
+}
+
 function errorMessage(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
 }
@@ -171,9 +178,9 @@ export function defineTool<const S extends object = JsonObject>(definition: Tool
         if (ctx?.signal?.aborted) throw ctx.signal.reason;
         if (deadline?.aborted) {
           const output = `tool ${name} timed out after ${timeoutMs} ms`;
-          return failedResult(output, Object.assign(new Error(output), { name: "TimeoutError" }));
+          return thrownResult(output, Object.assign(new Error(output), { name: "TimeoutError" }));
         }
-        return failedResult(errorMessage(err), err);
+        return thrownResult(errorMessage(err), err);
       }
     },
   });

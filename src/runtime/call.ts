@@ -3,7 +3,7 @@ import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js";
 import { CANCELLED, neverAborted, raceAbort } from "./abort.js";
 import { cancellationMessage, type CallKind } from "./cancellation.js";
-import { GuardrailRejectedError } from "./errors.js";
+import { CallFailure, GuardrailRejectedError } from "./errors.js";
 import { thrownMessage } from "./event-factory.js";
 import { inboundOtelParent, inboundStack, type InboundParent } from "./otel-context.js";
 import type { RegistryEntry } from "./registry.js";
@@ -76,8 +76,11 @@ export interface Call<I, H, O, R = O> extends CallPlace {
    * output itself. A close that throws rejects the call as it is (`fail` is not called for it).
    */
   close(handle: H, output: O): R | void;
-  /** Emits the failed end; `cancelled` when the signal aborted first. */
-  fail(handle: H, error: unknown, cancelled: boolean): void;
+  /**
+   * Emits the failed end; `cancelled` when the signal aborted first. `endData` is what the
+   * function's `CallFailure` said the end records (undefined: whatever the kind records).
+   */
+  fail(handle: H, error: unknown, cancelled: boolean, endData?: Json): void;
 }
 
 /**
@@ -135,9 +138,17 @@ function closeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, output: O): R 
   return (result === undefined ? output : result) as R;
 }
 
-/** Emits the failed end; returns what the call rejects with (the abort reason when cancelled). */
+/**
+ * Emits the failed end; returns what the call rejects with (the abort reason when cancelled). A
+ * `CallFailure` is unwrapped here: the call fails and rejects with its cause, its end records the
+ * failure's data.
+ */
 function failCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, error: unknown): unknown {
   const cancelled = error === CANCELLED;
+  if (error instanceof CallFailure) {
+    call.fail(handle, error.cause, cancelled, error.endData);
+    return error.cause;
+  }
   call.fail(handle, error, cancelled);
   return cancelled ? (call.signal.reason ?? new Error(cancellationMessage(call.kind))) : error;
 }

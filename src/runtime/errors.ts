@@ -1,3 +1,5 @@
+import type { Json } from "../events/json.js";
+
 /** The low-cardinality error classes relaytrace writes to `error.type`. */
 export type RelaytraceErrorCode =
   | "already_exists"
@@ -23,6 +25,35 @@ export class RelaytraceError extends Error {
     this.name = "RelaytraceError";
     this.code = code;
   }
+
+  /**
+   * What the end of a call this error fails records as its data; undefined (the default) records
+   * none. A provider's HTTP error records the status and body it answered with.
+   */
+  get endData(): Json | undefined {
+    return undefined;
+  }
+}
+
+/**
+ * A call's function failing with `cause` while saying what the failed end records as its data
+ * (the agent loop's error result for a tool that threw). The runtime unwraps it where the
+ * function returns: the call fails, and rejects, with `cause` itself, and intercepts around the
+ * function see `cause` too. Internal to relaytrace's own layers.
+ */
+export class CallFailure extends Error {
+  constructor(
+    override readonly cause: unknown,
+    readonly endData: Json,
+  ) {
+    super("call failed", { cause });
+    this.name = "CallFailure";
+  }
+}
+
+/** The end data `error` carries for the failed end of its call, if any. */
+export function endDataOf(error: unknown): Json | undefined {
+  return error instanceof CallFailure || error instanceof RelaytraceError ? error.endData : undefined;
 }
 
 /** A conditional guardrail refused the call; `reason` is what the guardrail returned. */

@@ -5,7 +5,7 @@ import { currentScopeContext } from "../events/scope-stack.js";
 import { otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
 import { neverAborted } from "./abort.js";
-import { failureDataOf } from "./failure-data.js";
+import { endDataOf } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
 import { promptProfile } from "./prompt.js";
@@ -115,7 +115,7 @@ export class LlmLifecycle {
     handle.ended = true;
     const base = extra === undefined ? handle.metadata : shallowMerge(handle.metadata, extra);
     // A cut stream's partial reply, else what the provider said when it failed (status and body).
-    const data = partial ?? (cancelled ? null : (failureDataOf(error) ?? null));
+    const data = partial ?? (cancelled ? null : (endDataOf(error) ?? null));
     this.core.emitScope(
       stack,
       scopeOf(handle),
@@ -250,7 +250,12 @@ export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHan
     this.llms.close(this.stack, handle, response, {});
   }
 
-  fail(handle: InternalLlmHandle, error: unknown, cancelled: boolean, extra?: JsonObject, partial?: Json): void {
+  fail(handle: InternalLlmHandle, error: unknown, cancelled: boolean, endData?: Json): void {
+    this.llms.fail(this.stack, handle, error, cancelled, undefined, endData);
+  }
+
+  /** A stream's failed end: its timing metadata, and the partial reply a cut stream delivered. */
+  failStream(handle: InternalLlmHandle, error: unknown, cancelled: boolean, extra: JsonObject, partial: Json | undefined): void {
     this.llms.fail(this.stack, handle, error, cancelled, extra, partial);
   }
 }

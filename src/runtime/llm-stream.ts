@@ -84,7 +84,7 @@ export function executeLlmStream<C>(
         const cancelled = error === CANCELLED;
         // What arrived before the break is recorded, marked incomplete.
         const cut = chunks.length > 0 ? record(chunks) : undefined;
-        llm.fail(handle, error, cancelled, { ...timing(), ...cut?.metadata }, cut?.response);
+        llm.failStream(handle, error, cancelled, { ...timing(), ...cut?.metadata }, cut?.response);
         void closeQuietly(iterator);
         if (cancelled) throw signal.reason ?? new Error(cancellationMessage("llm"));
         throw error;
@@ -93,7 +93,7 @@ export function executeLlmStream<C>(
           // The caller stopped iterating before the stream ended.
           void closeQuietly(iterator);
           const cut = chunks.length > 0 ? record(chunks) : undefined;
-          llm.fail(handle, undefined, true, { ...timing(), ...cut?.metadata }, cut?.response);
+          llm.failStream(handle, undefined, true, { ...timing(), ...cut?.metadata }, cut?.response);
         }
       }
     },

@@ -12,7 +12,7 @@ import {
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
 import { neverAborted } from "./abort.js";
-import { failureDataOf } from "./failure-data.js";
+import { CallFailure, endDataOf } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
@@ -158,12 +158,13 @@ export class ToolLifecycle {
   }
 
   /**
-   * The failed end of a managed call. Data recorded for the error (the loop's error result for a
-   * tool that threw) is the end's data and goes through the response sanitizers like a result.
+   * The failed end of a managed call. The data the failure carries (a `CallFailure`'s: the loop's
+   * error result for a tool that threw) is the end's data and goes through the response
+   * sanitizers like a result.
    */
-  fail(stack: ScopeStack, handle: InternalToolHandle, error: unknown, cancelled: boolean): void {
+  fail(stack: ScopeStack, handle: InternalToolHandle, error: unknown, cancelled: boolean, endData?: Json): void {
     handle.ended = true;
-    const recorded = cancelled ? undefined : failureDataOf(error);
+    const recorded = cancelled ? undefined : (endData ?? endDataOf(error));
     this.core.emitScope(
       stack,
       scopeOf(handle),
@@ -243,6 +244,8 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
   readonly requestIntercepts: readonly RegistryEntry<ToolRequestIntercept>[];
   /** Whether `run` called the tool directly (its value is checked in `close`). */
   private direct = true;
+  /** The tool function's own `CallFailure`, unwrapped before the intercepts saw it. */
+  private failure: CallFailure | undefined;
 
   constructor(
     private readonly tools: ToolLifecycle,
@@ -280,7 +283,17 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
     }
     this.direct = false;
     const info = { tool: this.name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) };
-    return runInSpan(execContext, handle, () => buildToolChain(intercepts, (a) => fn(a, toolCtx), info, execContext)(input));
+    // Intercepts see what the tool function failed with, never the wrapper saying what to record.
+    const unwrapped = async (a: Json) => {
+      try {
+        return await fn(a, toolCtx);
+      } catch (error) {
+        if (!(error instanceof CallFailure)) throw error;
+        this.failure = error;
+        throw error.cause;
+      }
+    };
+    return runInSpan(execContext, handle, () => buildToolChain(intercepts, unwrapped, info, execContext)(input));
   }
 
   close(handle: InternalToolHandle, value: unknown): ToolExecutionResult {
@@ -307,8 +320,10 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
     return withoutMarks(outcome); // what the app gets: the unsanitized result, its annotation, a suspension's request
   }
 
-  fail(handle: InternalToolHandle, error: unknown, cancelled: boolean): void {
-    this.tools.fail(this.stack, handle, error, cancelled);
+  fail(handle: InternalToolHandle, error: unknown, cancelled: boolean, endData?: Json): void {
+    // The tool function's failure data holds only while the call fails with what it threw.
+    const recorded = endData ?? (this.failure !== undefined && this.failure.cause === error ? this.failure.endData : undefined);
+    this.tools.fail(this.stack, handle, error, cancelled, recorded);
   }
 }
 

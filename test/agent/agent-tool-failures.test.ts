@@ -41,17 +41,22 @@ async function runWith(calls: { id: string; name: string }[], setup: (runtime: R
   setup(runtime);
   const finish = captureFull(runtime);
   const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", runtime, retryBaseMs: 1 });
-  const res = await client.run("go", { toolkit: await createToolkit({ tools: [boom, declines, slow] }) });
+  const toolkit = await createToolkit({ tools: [boom, declines, slow] });
+  let runError: unknown;
+  const res = (await client.run("go", { toolkit }).catch((error: unknown) => {
+    runError = error;
+    return undefined;
+  }))!;
   const { events, spans } = await finish();
   const toolEnds = new Map(
     events
       .filter((e): e is ScopeEvent => e.kind === "scope" && e.category === "tool" && e.scope_category === "end")
       .map((e) => [e.name, e]),
   );
-  const sent = (srv.requests[1]!.body.messages as { role: string; tool_call_id?: string; content: string }[]).filter(
+  const sent = ((srv.requests[1]?.body.messages ?? []) as { role: string; tool_call_id?: string; content: string }[]).filter(
     (m) => m.role === "tool",
   );
-  return { res, events, toolEnds, spans, sent };
+  return { res, runError, events, toolEnds, spans, sent };
 }
 
 describe("agent loop tool failures", () => {
@@ -101,5 +106,45 @@ describe("agent loop tool failures", () => {
     const [doc] = atofToAtif(events);
     const results = doc!.steps.flatMap((s) => s.observation?.results ?? []);
     expect(results).toContainEqual(expect.objectContaining({ source_call_id: "c1", content: "disk on [masked]" }));
+  });
+
+  it("an execution intercept around a tool that threw sees the tool's own error, and the end still records the error result", async () => {
+    const seen: unknown[] = [];
+    const { res, toolEnds } = await runWith([{ id: "c1", name: "boom" }], (runtime) => {
+      runtime.registerToolExecutionIntercept("watch", 10, async (args, next) => {
+        try {
+          return await next(args);
+        } catch (error) {
+          seen.push(error);
+          throw error;
+        }
+      });
+    });
+    expect(seen).toHaveLength(1);
+    expect(seen[0]).toBeInstanceOf(RangeError);
+    expect((seen[0] as Error).message).toBe("disk on fire");
+    expect(res.toolCalls[0]).toMatchObject({ output: "disk on fire", isError: true });
+    expect(toolEnds.get("boom")!.data).toEqual({ output: "disk on fire", isError: true });
+    expect(toolEnds.get("boom")!.metadata).toMatchObject({ "exception.type": "RangeError" });
+  });
+
+  it("an intercept that fails the call with an error of its own ends it with that error, not the tool's error result", async () => {
+    const { res, runError, toolEnds } = await runWith([{ id: "c1", name: "boom" }], (runtime) => {
+      runtime.registerToolExecutionIntercept("replace", 10, async (args, next) => {
+        try {
+          return await next(args);
+        } catch {
+          throw new TypeError("policy refused the tool");
+        }
+      });
+    });
+    expect(toolEnds.get("boom")!.metadata).toMatchObject({
+      "exception.type": "TypeError",
+      "otel.status_description": "policy refused the tool",
+    });
+    expect(toolEnds.get("boom")!.data).toBeNull();
+    // The loop does not swallow an error that is not the tool's: the run fails with it.
+    expect(res).toBeUndefined();
+    expect(runError).toBeInstanceOf(TypeError);
   });
 });

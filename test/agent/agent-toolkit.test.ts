@@ -42,6 +42,25 @@ describe("defineTool", () => {
     expect(await explicit.execute({})).toEqual({ output: "nope", isError: true });
   });
 
+  it("keeps what execute threw on the error result, out of its printed and serialized form", async () => {
+    const thrown = new RangeError("disk on fire");
+    const boom = defineTool({
+      name: "boom",
+      description: "",
+      execute: () => {
+        throw thrown;
+      },
+    });
+    const result = await boom.execute({});
+    expect(result.error).toBe(thrown);
+    expect(Object.keys(result)).toEqual(["output", "isError"]);
+    expect(JSON.stringify(result)).toBe('{"output":"disk on fire","isError":true}');
+    const slow = defineTool({ name: "slow", description: "", timeoutMs: 5, execute: () => new Promise(() => undefined) });
+    const timedOut = await slow.execute({});
+    expect(timedOut).toEqual({ output: "tool slow timed out after 5 ms", isError: true });
+    expect((timedOut.error as Error).name).toBe("TimeoutError");
+  });
+
   it("rejects an invalid schema at definition time", () => {
     expect(() => defineTool({ name: "bad", description: "", inputSchema: { type: "nonsense" }, execute: () => "" })).toThrow(
       /invalid inputSchema for tool bad/,

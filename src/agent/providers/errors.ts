@@ -1,5 +1,4 @@
 import { RelaytraceError } from "../../runtime/errors.js";
-import { recordFailureData } from "../../runtime/failure-data.js";
 import type { Json } from "../../events/json.js";
 
 /**
@@ -50,8 +49,11 @@ export class ProviderHttpError extends ProviderError {
     this.name = "ProviderHttpError";
     this.status = status;
     this.body = body;
-    // The failed llm end records the provider's answer, so a replay can reproduce the failure.
-    recordFailureData(this, { status, body: bodyJson(body) });
+  }
+
+  /** The failed llm end records the provider's answer (status, body as JSON when it is JSON), so a replay can reproduce the failure. */
+  override get endData(): Json {
+    return { status: this.status, body: bodyJson(this.body) };
   }
 }
 
