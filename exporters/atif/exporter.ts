@@ -16,7 +16,7 @@ import { sharingFrozenPayloads } from "./content.js";
 import type { AtifAgentInfo, AtifTrajectory, AtofToAtifOptions } from "./types.js";
 import { validateAtif } from "./validate.js";
 import { DEFAULT_MAX_RETAINED_BYTES, RetainedTrajectories } from "./retained-trajectories.js";
-import { optionalBoolean, optionalNumber, optionalString, rejectUnknownKeys, requireObject } from "../option-checks.js";
+import { declareOptions, is } from "../../src/events/option-spec.js";
 
 /** Options of `AtifExporter`; unknown keys and wrong types throw a `TypeError` at construction. */
 export interface AtifExporterOptions {
@@ -48,43 +48,27 @@ const OWNER = "AtifExporter";
  * event loop waits well under a millisecond. Larger ones are written asynchronously.
  */
 const SYNC_WRITE_MAX_CHARS = 256 * 1024;
-const OPTION_KEYS = [
-  "agent",
-  "outputDirectory",
-  "sessionId",
-  "includeMarks",
-  "framework",
-  "maxRetained",
-  "maxRetainedBytes",
-  "followSymlinks",
-] as const;
-const AGENT_KEYS = ["name", "version", "modelName", "toolDefinitions"] as const;
+const AGENT_OPTIONS = declareOptions<AtifAgentInfo>(
+  OWNER,
+  { name: is.required(is.string), version: is.required(is.string), modelName: is.string, toolDefinitions: is.array },
+  { prefix: "agent." },
+);
+/** The exporter's options, declared once: the key list, type checks and messages derive from it. */
+const ATIF_OPTIONS = declareOptions<AtifExporterOptions>(OWNER, {
+  agent: is.required(is.nested(AGENT_OPTIONS)),
+  outputDirectory: is.string,
+  sessionId: is.string,
+  includeMarks: is.boolean,
+  framework: is.string,
+  followSymlinks: is.boolean,
+  maxRetained: is.numberAtLeast(0),
+  maxRetainedBytes: is.numberAtLeast(0),
+});
 
 /** Checks the options so that a configuration mistake fails at startup rather than as missing trajectories. */
 function checkOptions(config: AtifExporterOptions): void {
-  const options = requireObject(OWNER, "options", config);
-  rejectUnknownKeys(OWNER, options, OPTION_KEYS);
-  if (options["agent"] === undefined) throw new TypeError(`${OWNER}: agent is required ({ name, version })`);
-  const agent = requireObject(OWNER, "agent", options["agent"]);
-  rejectUnknownKeys(OWNER, agent, AGENT_KEYS, "agent.");
-  for (const key of ["name", "version"] as const) {
-    if (typeof agent[key] !== "string")
-      throw new TypeError(`${OWNER}: agent.${key} must be a string, got ${JSON.stringify(agent[key]) ?? "undefined"}`);
-  }
-  optionalString(OWNER, "agent.modelName", agent["modelName"]);
-  if (agent["toolDefinitions"] !== undefined && !Array.isArray(agent["toolDefinitions"])) {
-    throw new TypeError(`${OWNER}: agent.toolDefinitions must be an array`);
-  }
-  optionalString(OWNER, "outputDirectory", options["outputDirectory"]);
-  optionalString(OWNER, "sessionId", options["sessionId"]);
-  optionalBoolean(OWNER, "includeMarks", options["includeMarks"]);
-  optionalString(OWNER, "framework", options["framework"]);
-  optionalNumber(OWNER, "maxRetained", options["maxRetained"], 0);
-  optionalNumber(OWNER, "maxRetainedBytes", options["maxRetainedBytes"], 0);
-  optionalBoolean(OWNER, "followSymlinks", options["followSymlinks"]);
-  if (typeof options["outputDirectory"] === "string") {
-    refuseLinkedDirectory(OWNER, options["outputDirectory"], options["followSymlinks"] === true);
-  }
+  ATIF_OPTIONS.check(config);
+  if (config.outputDirectory !== undefined) refuseLinkedDirectory(OWNER, config.outputDirectory, config.followSymlinks === true);
 }
 
 /** One counted failure kind, as reported by `AtifExporter.diagnostics()`. */

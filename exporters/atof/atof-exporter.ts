@@ -12,15 +12,9 @@ import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
 import { lineWithin } from "./oversized-event.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../../src/events/atof-reader.js";
-import {
-  optionalBoolean,
-  optionalString,
-  optionalStringRecord,
-  rejectUnknownKeys,
-  requireHttpUrl,
-  requireObject,
-  requireOneOf,
-} from "../option-checks.js";
+import { checkOptionKeys } from "../../src/events/option-keys.js";
+import { check, declareOptions, describeValue, is } from "../../src/events/option-spec.js";
+import { requireHttpUrl } from "../http-url.js";
 
 /** The part of a runtime the exporter needs (see ExporterRuntime). */
 export type AtofSubscribable = ExporterRuntime;
@@ -39,51 +33,75 @@ function defaultFileName(): string {
 }
 
 const OWNER = "AtofExporter";
-const BUFFER_KEYS = ["type", "maxBufferedLines", "maxBufferedBytes"] as const;
-const FILE_KEYS: readonly string[] = [...BUFFER_KEYS, "path", "outputDirectory", "mode", "followSymlinks"];
-const STREAM_KEYS: readonly string[] = [
-  ...BUFFER_KEYS,
-  "url",
-  "headers",
-  "timeoutMillis",
-  "maxRetries",
-  "retryBaseMillis",
-  "maxBatchLines",
-  "flushIntervalMillis",
-];
+const count = is.numberAtLeast(0);
+/** The file sink's options, declared once: the key list, type checks and messages derive from it. */
+const FILE_OPTIONS = declareOptions<AtofFileOptions>(
+  OWNER,
+  {
+    type: is.oneOf("file"),
+    maxBufferedLines: count,
+    maxBufferedBytes: count,
+    path: is.string,
+    outputDirectory: is.string,
+    mode: is.oneOf("append", "overwrite"),
+    followSymlinks: is.boolean,
+  },
+  { context: " for a file sink" },
+);
+/** The stream sink's options (its `url` is parsed where it is used, with its own messages). */
+const STREAM_OPTIONS = declareOptions<AtofStreamOptions>(
+  OWNER,
+  {
+    type: is.oneOf("stream"),
+    maxBufferedLines: count,
+    maxBufferedBytes: count,
+    url: is.required(check("an absolute http(s) URL", (v) => typeof v === "string")),
+    headers: is.stringRecord,
+    timeoutMillis: count,
+    maxRetries: count,
+    retryBaseMillis: count,
+    maxBatchLines: count,
+    flushIntervalMillis: count,
+  },
+  { context: " for a stream sink" },
+);
 
-function positive(value: number | undefined, fallback: number, key: string): number {
-  if (value === undefined) return fallback;
-  if (typeof value !== "number" || !Number.isFinite(value) || value < 0) {
-    throw new TypeError(`${OWNER}: ${key} must be a non-negative number, got ${JSON.stringify(value)}`);
+/** Checks the options against the declaration of their sink `type`; a bad `type` names both sinks' keys. */
+function checkAtofOptions(options: AtofExporterOptions): void {
+  const type = (options as { type?: unknown } | null)?.type;
+  if (type === "file") return FILE_OPTIONS.check(options);
+  if (type === "stream") return STREAM_OPTIONS.check(options);
+  if (typeof options !== "object" || options === null || Array.isArray(options)) {
+    throw new TypeError(`${OWNER}: options must be an object (got ${describeValue(options)})`);
   }
-  return value;
+  checkOptionKeys(OWNER, options, new Set([...FILE_OPTIONS.keys, ...STREAM_OPTIONS.keys]));
+  throw new TypeError(`${OWNER}: type must be "file" or "stream" (got ${describeValue(type)})`);
 }
 
+/** A declared count or its default. */
+const orDefault = (value: number | undefined, fallback: number): number => value ?? fallback;
+
 function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): FileSink {
-  rejectUnknownKeys(OWNER, requireObject(OWNER, "options", options), FILE_KEYS, "", " for a file sink");
-  const mode = requireOneOf(OWNER, "mode", options.mode, ["append", "overwrite"] as const) ?? "append";
-  const given = optionalString(OWNER, "outputDirectory", options.outputDirectory);
+  const mode = options.mode ?? "append";
+  const given = options.outputDirectory;
   const directory = resolve(given ?? process.cwd());
-  const filePath = resolve(directory, optionalString(OWNER, "path", options.path) ?? defaultFileName());
-  const followSymlinks = optionalBoolean(OWNER, "followSymlinks", options.followSymlinks) ?? false;
+  const filePath = resolve(directory, options.path ?? defaultFileName());
+  const followSymlinks = options.followSymlinks ?? false;
   if (given !== undefined) refuseLinkedDirectory(OWNER, directory, followSymlinks);
   return new FileSink(filePath, { mode, followSymlinks, maxLineBytes: DEFAULT_MAX_LINE_BYTES }, buffer, diagnostics, OWNER);
 }
 
 function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): StreamSink {
-  rejectUnknownKeys(OWNER, requireObject(OWNER, "options", options), STREAM_KEYS, "", " for a stream sink");
-  if (options.url === undefined) throw new TypeError(`${OWNER}: a stream sink needs url, an absolute http(s) URL`);
   const url = requireHttpUrl(OWNER, "url", options.url);
   return new StreamSink(
     {
       url: url.toString(),
-      headers: optionalStringRecord(OWNER, "headers", options.headers) ?? {},
-      timeoutMillis: positive(options.timeoutMillis, 10_000, "timeoutMillis"),
-      maxRetries: Math.floor(positive(options.maxRetries, 3, "maxRetries")),
-      retryBaseMillis: positive(options.retryBaseMillis, 200, "retryBaseMillis"),
-      maxBatchLines: Math.max(1, Math.floor(positive(options.maxBatchLines, 1000, "maxBatchLines"))),
-      flushIntervalMillis: positive(options.flushIntervalMillis, 100, "flushIntervalMillis"),
+      headers: options.headers ?? {},
+      timeoutMillis: orDefault(options.timeoutMillis, 10_000),
+      maxRetries: Math.floor(orDefault(options.maxRetries, 3)),
+      retryBaseMillis: orDefault(options.retryBaseMillis, 200),
+      maxBatchLines: Math.max(1, Math.floor(orDefault(options.maxBatchLines, 1000))),
+      flushIntervalMillis: orDefault(options.flushIntervalMillis, 100),
     },
     buffer,
     diagnostics,
@@ -114,18 +132,9 @@ export class AtofExporter implements Exporter {
    * writes the same file or the path is a symbolic link (without `followSymlinks: true`).
    */
   constructor(options: AtofExporterOptions) {
-    requireObject(OWNER, "options", options);
-    const type = (options as { type?: unknown }).type;
-    if (type !== "file" && type !== "stream") {
-      const known = [...new Set([...FILE_KEYS, ...STREAM_KEYS])];
-      rejectUnknownKeys(OWNER, options as unknown as Record<string, unknown>, known);
-      throw new TypeError(`${OWNER}: type must be "file" or "stream", got ${JSON.stringify(type)}`);
-    }
-    const maxBufferedBytes = Math.max(1, positive(options.maxBufferedBytes, 16 * 1024 * 1024, "maxBufferedBytes"));
-    const buffer = new LineBuffer(
-      Math.max(1, Math.floor(positive(options.maxBufferedLines, 10_000, "maxBufferedLines"))),
-      maxBufferedBytes,
-    );
+    checkAtofOptions(options);
+    const maxBufferedBytes = Math.max(1, orDefault(options.maxBufferedBytes, 16 * 1024 * 1024));
+    const buffer = new LineBuffer(Math.max(1, Math.floor(orDefault(options.maxBufferedLines, 10_000))), maxBufferedBytes);
     this.maxLineBytes = options.type === "file" ? DEFAULT_MAX_LINE_BYTES : Math.min(maxBufferedBytes, DEFAULT_MAX_LINE_BYTES);
     if (options.type === "file") {
       const sink = buildFileSink(options, buffer, this.counter);

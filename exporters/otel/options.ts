@@ -4,15 +4,8 @@ import { checkProtocol, type OtlpProtocol } from "./env.js";
 import type { AttributeMapping } from "./attribute-controls.js";
 import type { MarkProjectionSetting } from "./marks.js";
 import type { ProjectionName } from "./projection.js";
-import {
-  optionalNumber,
-  optionalString,
-  optionalStringRecord,
-  rejectUnknownKeys,
-  requireHttpUrl,
-  requireObject,
-  requireOneOf,
-} from "../option-checks.js";
+import { declareOptions, is, type OptionsDeclaration } from "../../src/events/option-spec.js";
+import { requireHttpUrl } from "../http-url.js";
 
 /** Options of `OtelExporter`; unknown keys and wrong values throw a `TypeError` at construction. */
 export interface OtelExporterOptions {
@@ -135,101 +128,70 @@ export interface OtelExporterOptions {
 }
 
 const OWNER = "OtelExporter";
-const KEYS: readonly (keyof OtelExporterOptions)[] = [
-  "projection",
-  "endpoint",
-  "headers",
-  "serviceName",
-  "namespace",
-  "markProjection",
-  "markExcludeNames",
-  "spanExporter",
-  "timeoutMillis",
-  "maxQueueSize",
-  "maxQueueBytes",
-  "maxExportBatchSize",
-  "scheduledDelayMillis",
-  "resourceAttributes",
-  "instrumentationScope",
-  "attributeMappings",
-  "promoteMetadataPrefixes",
-  "protocol",
-  "tracerProvider",
-  "sampler",
-  "logs",
-  "metrics",
-  "captureContent",
-  "aliases",
-];
-const PROJECTIONS: readonly ProjectionName[] = ["full", "openinference", "gen_ai"];
-const MARK_SETTINGS: readonly MarkProjectionSetting[] = ["inherit", "event", "tool"];
+
+type LogsOptions = Exclude<NonNullable<OtelExporterOptions["logs"]>, boolean>;
+type MetricsOptions = Exclude<NonNullable<OtelExporterOptions["metrics"]>, boolean>;
+
+const LOGS_OPTIONS = declareOptions<LogsOptions>(OWNER, { endpoint: is.string, headers: is.stringRecord }, { prefix: "logs." });
+const METRICS_OPTIONS = declareOptions<MetricsOptions>(
+  OWNER,
+  { endpoint: is.string, headers: is.stringRecord, exportIntervalMillis: is.numberAtLeast(1) },
+  { prefix: "metrics." },
+);
+
+/** `true`, `false`, or the signal's options object. */
+const signal = (declaration: OptionsDeclaration<object>) => is.either(is.boolean, is.nested(declaration));
 
 /**
- * Checks what the exporter itself reads (the attribute controls check their own two options) and
- * returns the OTLP URL to use, if any: configuration mistakes fail at startup, not as lost spans.
+ * The exporter's options, declared once: the key list, type checks and messages derive from it.
+ * `attributeMappings` and `promoteMetadataPrefixes` are checked by the attribute controls that
+ * read them; URLs are parsed (with their own messages) where they are resolved.
+ */
+const OTEL_OPTIONS = declareOptions<OtelExporterOptions>(OWNER, {
+  projection: is.required(is.oneOf("full", "openinference", "gen_ai")),
+  endpoint: is.string,
+  headers: is.stringRecord,
+  serviceName: is.string,
+  namespace: is.nonEmptyString,
+  markProjection: is.oneOf("inherit", "event", "tool"),
+  markExcludeNames: is.stringList,
+  spanExporter: is.objectWith("an OpenTelemetry SpanExporter (an object with export())", "export"),
+  timeoutMillis: is.numberAtLeast(0),
+  maxQueueSize: is.numberAtLeast(1),
+  maxQueueBytes: is.numberAtLeast(1),
+  maxExportBatchSize: is.numberAtLeast(1),
+  scheduledDelayMillis: is.numberAtLeast(0),
+  resourceAttributes: is.scalarRecord,
+  instrumentationScope: is.string,
+  attributeMappings: is.anything,
+  promoteMetadataPrefixes: is.anything,
+  protocol: is.string, // its value is checked by checkProtocol, which knows what an unsupported one means
+  tracerProvider: is.objectWith("an OpenTelemetry TracerProvider (an object with getTracer())", "getTracer"),
+  sampler: is.objectWith("an OpenTelemetry Sampler (an object with shouldSample())", "shouldSample"),
+  logs: signal(LOGS_OPTIONS),
+  metrics: signal(METRICS_OPTIONS),
+  captureContent: is.boolean,
+  aliases: is.boolean,
+});
+
+/**
+ * Checks the options against their declaration and returns the OTLP URLs to use, if any:
+ * configuration mistakes fail at startup, not as lost spans.
  */
 export function checkOtelOptions(options: OtelExporterOptions): {
   endpoint: string | undefined;
   logsEndpoint: string | undefined;
   metricsEndpoint: string | undefined;
 } {
-  const bag = requireObject(OWNER, "options", options);
-  rejectUnknownKeys(OWNER, bag, KEYS);
-  if (bag["projection"] === undefined) throw new TypeError(`${OWNER}: projection is required ("full" | "openinference" | "gen_ai")`);
-  requireOneOf(OWNER, "projection", bag["projection"], PROJECTIONS);
-  requireOneOf(OWNER, "markProjection", bag["markProjection"], MARK_SETTINGS);
-  optionalStringRecord(OWNER, "headers", bag["headers"]);
-  optionalString(OWNER, "serviceName", bag["serviceName"]);
-  if (optionalString(OWNER, "namespace", bag["namespace"]) === "") throw new TypeError(`${OWNER}: namespace must not be empty`);
-  optionalString(OWNER, "instrumentationScope", bag["instrumentationScope"]);
-  checkStringArray("markExcludeNames", bag["markExcludeNames"]);
-  checkResourceAttributes(bag["resourceAttributes"]);
-  const exporter = bag["spanExporter"];
-  if (
-    exporter !== undefined &&
-    (typeof exporter !== "object" || exporter === null || typeof (exporter as SpanExporter).export !== "function")
-  ) {
-    throw new TypeError(`${OWNER}: spanExporter must be an OpenTelemetry SpanExporter (an object with export())`);
-  }
-  optionalNumber(OWNER, "timeoutMillis", bag["timeoutMillis"], 0);
-  optionalNumber(OWNER, "maxQueueSize", bag["maxQueueSize"], 1);
-  optionalNumber(OWNER, "maxQueueBytes", bag["maxQueueBytes"], 1);
-  optionalNumber(OWNER, "maxExportBatchSize", bag["maxExportBatchSize"], 1);
-  optionalNumber(OWNER, "scheduledDelayMillis", bag["scheduledDelayMillis"], 0);
-  if (bag["protocol"] !== undefined) {
-    if (typeof bag["protocol"] !== "string") throw new TypeError(`${OWNER}: protocol must be "http/protobuf" or "http/json"`);
-    checkProtocol(OWNER, "protocol", bag["protocol"]);
-  }
-  for (const key of ["captureContent", "aliases"]) {
-    if (bag[key] !== undefined && typeof bag[key] !== "boolean") throw new TypeError(`${OWNER}: ${key} must be a boolean`);
-  }
-  const sampler = bag["sampler"];
-  if (
-    sampler !== undefined &&
-    (typeof sampler !== "object" || sampler === null || typeof (sampler as Sampler).shouldSample !== "function")
-  ) {
-    throw new TypeError(`${OWNER}: sampler must be an OpenTelemetry Sampler (an object with shouldSample())`);
-  }
-  const logs = checkSignal("logs", bag["logs"], ["endpoint", "headers"]);
-  const metrics = checkSignal("metrics", bag["metrics"], ["endpoint", "headers", "exportIntervalMillis"]);
-  if (metrics) optionalNumber(OWNER, "metrics.exportIntervalMillis", metrics["exportIntervalMillis"], 1);
+  OTEL_OPTIONS.check(options);
+  if (options.protocol !== undefined) checkProtocol(OWNER, "protocol", options.protocol);
+  const logs = options.logs === true ? {} : options.logs || undefined;
+  const metrics = options.metrics === true ? {} : options.metrics || undefined;
   return {
-    endpoint: resolveEndpoint(bag["endpoint"]),
-    logsEndpoint: logs ? resolveEndpoint(logs["endpoint"], "logs.endpoint", "/v1/logs") : undefined,
-    metricsEndpoint: metrics ? resolveEndpoint(metrics["endpoint"], "metrics.endpoint", "/v1/metrics") : undefined,
+    endpoint: resolveEndpoint(options.endpoint),
+    logsEndpoint: logs ? resolveEndpoint(logs.endpoint, "logs.endpoint", "/v1/logs") : undefined,
+    metricsEndpoint: metrics ? resolveEndpoint(metrics.endpoint, "metrics.endpoint", "/v1/metrics") : undefined,
   };
-}
-
-/** `true`, `false` or an options object with only `allowed` keys; returns the object form. */
-function checkSignal(key: string, value: unknown, allowed: string[]): Record<string, unknown> | undefined {
-  if (value === undefined || value === false) return undefined;
-  if (value === true) return {};
-  const bag = requireObject(OWNER, key, value);
-  for (const k of Object.keys(bag)) {
-    if (!allowed.includes(k)) throw new TypeError(`${OWNER}: unknown option ${key}.${k} (expected ${allowed.join(", ")})`);
-  }
-  optionalStringRecord(OWNER, `${key}.headers`, bag["headers"]);
-  return bag;
 }
 
 /** A bare collector URL is almost always meant as the collector's base: send to its traces path. */
@@ -239,20 +201,4 @@ function resolveEndpoint(value: unknown, key = "endpoint", path = "/v1/traces"):
   if (url.pathname !== "" && url.pathname !== "/") return value as string;
   url.pathname = path;
   return url.toString();
-}
-
-function checkStringArray(key: string, value: unknown): void {
-  if (value === undefined) return;
-  if (!Array.isArray(value) || value.some((item) => typeof item !== "string")) {
-    throw new TypeError(`${OWNER}: ${key} must be an array of strings`);
-  }
-}
-
-function checkResourceAttributes(value: unknown): void {
-  if (value === undefined) return;
-  for (const [key, v] of Object.entries(requireObject(OWNER, "resourceAttributes", value))) {
-    if (typeof v !== "string" && typeof v !== "number" && typeof v !== "boolean") {
-      throw new TypeError(`${OWNER}: resourceAttributes.${key} must be a string, number or boolean`);
-    }
-  }
 }

@@ -68,6 +68,27 @@ export const is = {
     ),
   /** The key must be present (and pass `inner`). */
   required: (inner: OptionCheck): OptionCheck => Object.assign((v: unknown) => inner(v), { required: true as const }),
+  /** A finite number at least `min`. */
+  numberAtLeast: (min: number): OptionCheck =>
+    check(`a finite number >= ${min}`, (v) => typeof v === "number" && Number.isFinite(v) && v >= min),
+  /** An object whose values are all strings (HTTP headers). */
+  stringRecord: check("an object of strings", (v) => isPlainObject(v) && Object.values(v as object).every((x) => typeof x === "string")),
+  /** An object whose values are strings, numbers or booleans (OpenTelemetry resource attributes). */
+  scalarRecord: check(
+    "an object of strings, numbers or booleans",
+    (v) => isPlainObject(v) && Object.values(v as object).every((x) => ["string", "number", "boolean"].includes(typeof x)),
+  ),
+  /** An object with a method `name` (an SDK extension such as a SpanExporter). */
+  objectWith: (what: string, method: string): OptionCheck =>
+    check(what, (v) => typeof v === "object" && v !== null && typeof (v as Record<string, unknown>)[method] === "function"),
+  /** A nested options object, checked against its own declaration (which names its keys `<parent>.<key>`). */
+  nested: (declaration: OptionsDeclaration<object>): OptionCheck => {
+    return (v) => {
+      if (!isPlainObject(v)) return "an object";
+      declaration.check(v); // a wrong key or value inside throws, naming it `<parent>.<key>`
+      return undefined;
+    };
+  },
   either: (a: OptionCheck, b: OptionCheck): OptionCheck => {
     return (v) => {
       const first = a(v);
@@ -76,10 +97,16 @@ export const is = {
   },
 } as const;
 
-/** How a declaration reports a wrong value: the error (default: a TypeError) and how a key is named (default: as it is). */
+/**
+ * How a declaration reports a wrong value: the error (default: a TypeError), how a key is named
+ * (default: as it is; `prefix` names a nested bag's keys `<prefix><key>`), and what an unknown
+ * key's message adds after the key (`context`, e.g. " for a file sink").
+ */
 export interface DeclarationSettings {
   error?: (message: string) => Error;
   label?: (key: string) => string;
+  prefix?: string;
+  context?: string;
 }
 
 /** An options object's declaration: its keys, and the one check of a value against them. */
@@ -89,6 +116,7 @@ export class OptionsDeclaration<T extends object> {
   private readonly required: readonly string[];
   private readonly fail: (message: string) => Error;
   private readonly label: (key: string) => string;
+  private readonly where: { prefix?: string; context?: string };
 
   constructor(
     /** The API call the options belong to (`withScope`), the default owner in messages. */
@@ -100,7 +128,9 @@ export class OptionsDeclaration<T extends object> {
     this.keys = new Set(this.checks.keys());
     this.required = [...this.checks].filter(([, c]) => c.required === true).map(([key]) => key);
     this.fail = settings.error ?? ((message) => new TypeError(message));
-    this.label = settings.label ?? ((key) => key);
+    const prefix = settings.prefix ?? "";
+    this.label = settings.label ?? ((key) => prefix + key);
+    this.where = { prefix, context: settings.context ?? "" };
   }
 
   /**
@@ -110,11 +140,15 @@ export class OptionsDeclaration<T extends object> {
    */
   check(options: unknown, owner: string = this.owner): void {
     if (options === undefined && this.required.length === 0) return;
-    if (!isPlainObject(options)) throw this.fail(`${owner}: options must be an object (got ${describeValue(options)})`);
+    if (!isPlainObject(options)) {
+      const what = this.where.prefix ? this.where.prefix.slice(0, -1) : "options";
+      throw this.fail(`${owner}: ${what} must be an object (got ${describeValue(options)})`);
+    }
     for (const key in options as object) {
       const check = this.checks.get(key);
       if (check === undefined) {
-        if (Object.prototype.hasOwnProperty.call(options, key)) checkOptionKeys(owner, options as object, this.keys); // throws, naming it
+        // An own key not declared: throws, naming it (with the closest declared key).
+        if (Object.prototype.hasOwnProperty.call(options, key)) checkOptionKeys(owner, options as object, this.keys, this.where);
         continue;
       }
       const value = (options as Record<string, unknown>)[key];
@@ -124,7 +158,7 @@ export class OptionsDeclaration<T extends object> {
     }
     for (const key of this.required) {
       if ((options as Record<string, unknown>)[key] === undefined)
-        throw this.fail(`${owner}: ${key} must be ${this.checks.get(key)!(undefined)}`);
+        throw this.fail(`${owner}: ${this.label(key)} must be ${this.checks.get(key)!(undefined)}`);
     }
   }
 

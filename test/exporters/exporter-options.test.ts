@@ -67,8 +67,10 @@ describe("AtofExporter options", () => {
   });
 
   it("rejects a bad mode, a missing or non-http(s) stream url, and a bad type", () => {
-    expect(atof({ type: "file", outputDirectory: dir, mode: "truncate" })).toThrow(/mode must be "append" \| "overwrite", got "truncate"/);
-    expect(atof({ type: "stream" })).toThrow(/stream sink needs url/);
+    expect(atof({ type: "file", outputDirectory: dir, mode: "truncate" })).toThrow(
+      /mode must be one of "append", "overwrite" \(got "truncate"\)/,
+    );
+    expect(atof({ type: "stream" })).toThrow(/url must be an absolute http\(s\) URL/);
     expect(atof({ type: "stream", url: "localhost:8080/events" })).toThrow(/url .*http or https/);
     expect(atof({ type: "files", outputDirectory: dir })).toThrow(/type must be "file" or "stream"/);
   });
@@ -90,10 +92,10 @@ describe("AtofExporter options", () => {
 
 describe("AtifExporter options", () => {
   it("requires an agent with string name and version", () => {
-    expect(atif({ outputDirectory: dir })).toThrow(/agent is required/);
+    expect(atif({ outputDirectory: dir })).toThrow(/agent must be an object/);
     expect(atif({ agent: "calc" })).toThrow(/agent must be an object/);
     expect(atif({ agent: { version: "1.0" } })).toThrow(/agent\.name must be a string/);
-    expect(atif({ agent: { name: "calc", version: 1 } })).toThrow(/agent\.version must be a string, got 1/);
+    expect(atif({ agent: { name: "calc", version: 1 } })).toThrow(/agent\.version must be a string \(got 1\)/);
   });
 
   it("rejects unknown keys, at the top level and inside agent", () => {
@@ -136,9 +138,27 @@ describe("OtelExporter options", () => {
     expect(otel({ projection: "full", endPoint: "http://127.0.0.1:4318/v1/traces" })).toThrow(
       /unknown option "endPoint" \(did you mean "endpoint"\?\)/,
     );
-    expect(otel({ projection: "openInference" })).toThrow(/projection must be "full" \| "openinference" \| "gen_ai"/);
-    expect(otel({})).toThrow(/projection is required/);
-    expect(otel({ projection: "full", markProjection: "span" })).toThrow(/markProjection must be "inherit" \| "event" \| "tool"/);
+    expect(otel({ projection: "openInference" })).toThrow(
+      /projection must be one of "full", "openinference", "gen_ai" \(got "openInference"\)/,
+    );
+    expect(otel({})).toThrow(/projection must be one of "full", "openinference", "gen_ai"$/);
+    expect(otel({ projection: "full", markProjection: "span" })).toThrow(/markProjection must be one of "inherit", "event", "tool"/);
+  });
+
+  it("names the option, what it must be and what it got, for top-level and nested signal options alike", () => {
+    expect(otel({ projection: "full", maxQueueSize: 0 })).toThrow(/OtelExporter: maxQueueSize must be a finite number >= 1 \(got 0\)/);
+    expect(otel({ projection: "full", headers: { "x-key": 7 } })).toThrow(/OtelExporter: headers must be an object of strings/);
+    expect(otel({ projection: "full", captureContent: "yes" })).toThrow(/captureContent must be a boolean \(got "yes"\)/);
+    expect(otel({ projection: "full", spanExporter: {} })).toThrow(/spanExporter must be an OpenTelemetry SpanExporter/);
+    expect(otel({ projection: "full", metrics: { exportIntervalMillis: 0 } })).toThrow(
+      /metrics\.exportIntervalMillis must be a finite number >= 1 \(got 0\)/,
+    );
+    expect(otel({ projection: "full", logs: { headers: [] } })).toThrow(/logs\.headers must be an object of strings/);
+    expect(otel({ projection: "full", logs: "on" })).toThrow(/logs must be a boolean or /);
+    expect(atof({ type: "file", maxBufferedLines: -1 })).toThrow(/AtofExporter: maxBufferedLines must be a finite number >= 0 \(got -1\)/);
+    expect(atif({ agent: { name: "calc", version: "1" }, includeMarks: 1 })).toThrow(
+      /AtifExporter: includeMarks must be a boolean \(got 1\)/,
+    );
   });
 
   it("rejects an endpoint that is not an absolute http(s) URL", () => {
