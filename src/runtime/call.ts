@@ -3,7 +3,7 @@ import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js";
 import { CANCELLED, neverAborted, raceAbort } from "./abort.js";
 import { cancellationMessage, type CallKind } from "./cancellation.js";
-import { CallFailure, GuardrailRejectedError } from "./errors.js";
+import { GuardrailRejectedError, isCallFailure } from "./errors.js";
 import { thrownMessage } from "./event-factory.js";
 import { inboundOtelParent, inboundStack, type InboundParent } from "./otel-context.js";
 import type { RegistryEntry } from "./registry.js";
@@ -145,7 +145,7 @@ function closeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, output: O): R 
  */
 function failCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, error: unknown): unknown {
   const cancelled = error === CANCELLED;
-  if (error instanceof CallFailure) {
+  if (isCallFailure(error)) {
     call.fail(handle, error.cause, cancelled, error.endData);
     return error.cause;
   }

@@ -51,9 +51,25 @@ export class CallFailure extends Error {
   }
 }
 
-/** The end data `error` carries for the failed end of its call, if any. */
+/**
+ * Whether `error` is a `CallFailure`. Never throws: `instanceof` on a hostile Proxy (one whose
+ * getPrototypeOf trap throws) would, and an app may throw anything.
+ */
+export function isCallFailure(error: unknown): error is CallFailure {
+  try {
+    return error instanceof CallFailure;
+  } catch {
+    return false;
+  }
+}
+
+/** The end data `error` carries for the failed end of its call, if any. Never throws. */
 export function endDataOf(error: unknown): Json | undefined {
-  return error instanceof CallFailure || error instanceof RelaytraceError ? error.endData : undefined;
+  try {
+    return error instanceof CallFailure || error instanceof RelaytraceError ? error.endData : undefined;
+  } catch {
+    return undefined;
+  }
 }
 
 /** A conditional guardrail refused the call; `reason` is what the guardrail returned. */

@@ -12,7 +12,7 @@ import {
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
 import { neverAborted } from "./abort.js";
-import { CallFailure, endDataOf } from "./errors.js";
+import { endDataOf, isCallFailure, type CallFailure } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
 import type { LayerOutcome } from "./intercept-chain.js";
@@ -288,7 +288,7 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
       try {
         return await fn(a, toolCtx);
       } catch (error) {
-        if (!(error instanceof CallFailure)) throw error;
+        if (!isCallFailure(error)) throw error;
         this.failure = error;
         throw error.cause;
       }
