@@ -68,11 +68,21 @@ export function buildToolChain(
   base: (args: Json) => unknown,
   info: ToolExecutionInfo,
   context: ScopeContext,
+  /** What the intercepts see of a failure of `base` (the call unwraps its `CallFailure` here). */
+  unwrap: (error: unknown) => unknown = (error) => error,
 ): Layer {
+  const rethrow = (error: unknown): never => {
+    throw unwrap(error);
+  };
   // The tool itself gets no async wrapper: its value is checked when it settles.
   const tool: Layer = (args) => {
-    const value = base(args);
-    return isThenable(value) ? Promise.resolve(value).then(baseOutcome) : baseOutcome(value);
+    let value: unknown;
+    try {
+      value = base(args);
+    } catch (error) {
+      return rethrow(error);
+    }
+    return isThenable(value) ? Promise.resolve(value).then(baseOutcome, rethrow) : baseOutcome(value);
   };
   return chainIntercepts<RegistryEntry<ToolExecutionIntercept>, Json, LayerOutcome | Promise<LayerOutcome>>(
     intercepts,

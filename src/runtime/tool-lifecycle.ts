@@ -284,16 +284,12 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
     this.direct = false;
     const info = { tool: this.name, toolUuid: handle.uuid, ...(handle.toolCallId !== undefined ? { toolCallId: handle.toolCallId } : {}) };
     // Intercepts see what the tool function failed with, never the wrapper saying what to record.
-    const unwrapped = async (a: Json) => {
-      try {
-        return await fn(a, toolCtx);
-      } catch (error) {
-        if (!isCallFailure(error)) throw error;
-        this.failure = error;
-        throw error.cause;
-      }
+    const unwrap = (error: unknown): unknown => {
+      if (!isCallFailure(error)) return error;
+      this.failure = error;
+      return error.cause;
     };
-    return runInSpan(execContext, handle, () => buildToolChain(intercepts, unwrapped, info, execContext)(input));
+    return runInSpan(execContext, handle, () => buildToolChain(intercepts, (a) => fn(a, toolCtx), info, execContext, unwrap)(input));
   }
 
   close(handle: InternalToolHandle, value: unknown): ToolExecutionResult {
