@@ -1,22 +1,15 @@
 import type { AnyExportedSpan, ObservabilityExporter, ScoreEvent, TracingEvent } from "@mastra/core/observability";
 import type { Category } from "../../events/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
-import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
 import { DiagnosticCounter, type Diagnostic } from "../../wire/diagnostics.js";
 import { toolOutputText } from "../chat-completions-body.js";
-import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
+import { closeDetached, currentScopeUuid, openDetached } from "../detached-scopes.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { recordScore, type MastraScore, type MastraTraceScore } from "./scores.js";
 import { baseMetadata, dateOf, endMetadata, entityName, errorOf, stringOf } from "./span-fields.js";
-import {
-  endModelCall,
-  generationMessages,
-  generationSettings,
-  generationTools,
-  jsonOf,
-  startModelCall,
-  type Generation,
-} from "./model-call.js";
+import { endModelCall, generationMessages, generationSettings, generationTools, jsonOf, startModelCall } from "./model-call.js";
+import { StepOrder } from "./step-order.js";
+import type { Step, TrackedSpan } from "./tracked-span.js";
 
 /** Options of `RelaytraceExporter`. */
 export interface RelaytraceExporterOptions extends AdapterOptions {
@@ -44,32 +37,6 @@ const CATEGORIES: Readonly<Record<string, Category>> = {
   rag_vector_operation: "retriever",
 };
 
-/** One model step: its provider call, and the tool calls that started while that call was still open. */
-interface Step {
-  inference?: Tracked;
-  deferred: Tracked[];
-  firstToolStart?: Date;
-  sawInference: boolean;
-  /** A `model_step` whose provider call was not exported: the step itself is recorded as the call. */
-  standsForCall: boolean;
-}
-
-interface Tracked {
-  span: AnyExportedSpan;
-  kind: "scope" | "llm" | "tool";
-  parentUuid: string;
-  uuid?: string;
-  scope?: DetachedScope;
-  llm?: LlmHandle;
-  tool?: ToolHandle;
-  generation?: Generation;
-  step?: Step;
-  /** A tool call waiting for its step's provider call to end, so the call is recorded before its tools. */
-  deferredIn?: Step;
-  /** The end a deferred tool call already had. */
-  ended?: AnyExportedSpan;
-}
-
 const DEFAULT_LIMIT = 10_000;
 
 /**
@@ -84,12 +51,16 @@ const DEFAULT_LIMIT = 10_000;
  */
 export class RelaytraceExporter implements ObservabilityExporter {
   readonly name: string;
-  private readonly open = new Map<string, Tracked>();
+  private readonly open = new Map<string, TrackedSpan>();
   private readonly ended = new Map<string, string>();
   private readonly traceRoots = new Map<string, string>();
   private readonly counter = new DiagnosticCounter();
   private readonly maxOpen: number;
   private readonly maxEnded: number;
+  private readonly steps = new StepOrder({
+    openTool: (tracked) => this.openTool(tracked),
+    endHeldTool: (tracked) => this.endHeldTool(tracked),
+  });
 
   constructor(private readonly options: RelaytraceExporterOptions = {}) {
     this.name = options.name ?? "relaytrace";
@@ -214,30 +185,21 @@ export class RelaytraceExporter implements ObservabilityExporter {
 
   // ---- spans --------------------------------------------------------------------------------
 
-  private start(span: AnyExportedSpan): Tracked | undefined {
+  private start(span: AnyExportedSpan): TrackedSpan | undefined {
     const type = span.type as string;
     if (type === "model_chunk" || span.isEvent || this.open.has(span.id)) return this.open.get(span.id);
     if (this.open.size >= this.maxOpen) this.evictOldest();
     const parentUuid = this.parentUuidOf(span);
     const parent = span.parentSpanId !== undefined ? this.open.get(span.parentSpanId) : undefined;
-    const tracked: Tracked = { span, kind: "scope", parentUuid };
+    const tracked: TrackedSpan = { span, kind: "scope", parentUuid };
     // A generation's steps, calls and tools share its conversation (an agent run inside a tool has its own).
     if (parent?.generation && (type === "model_step" || type === "model_inference" || TOOL_TYPES.has(type))) {
       tracked.generation = parent.generation;
     }
     if (TOOL_TYPES.has(type)) {
       tracked.kind = "tool";
-      const step = parent?.step;
       this.open.set(span.id, tracked);
-      if (step && (step.inference || (step.standsForCall && !step.sawInference))) {
-        // Mastra ends a provider call's span after the tools it asked for ran: hold them until it ends.
-        tracked.deferredIn = step;
-        step.deferred.push(tracked);
-        step.firstToolStart ??= dateOf(span.startTime);
-      } else {
-        if (step) step.firstToolStart ??= dateOf(span.startTime);
-        this.openTool(tracked);
-      }
+      this.steps.toolStarted(parent?.step, tracked);
       return tracked;
     }
     if (type === "model_inference") {
@@ -255,9 +217,9 @@ export class RelaytraceExporter implements ObservabilityExporter {
           ...(model !== undefined ? { model } : {}),
         };
         // Without exported steps, the provider calls and tool calls are the generation's children.
-        tracked.step = { deferred: [], sawInference: false, standsForCall: false };
+        tracked.step = this.steps.newStep(false);
       } else if (type === "model_step") {
-        tracked.step = { deferred: [], sawInference: false, standsForCall: true };
+        tracked.step = this.steps.newStep(true);
         // Tool results of the step before belong before this step's call.
         if (tracked.generation) tracked.generation.history.push(...tracked.generation.pendingResults.splice(0));
       }
@@ -290,7 +252,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
   }
 
   /** Ends a tracked span (with Mastra's end, or at eviction or shutdown without one) and remembers its scope. */
-  private finish(tracked: Tracked, end: AnyExportedSpan | undefined, error: Error | undefined): void {
+  private finish(tracked: TrackedSpan, end: AnyExportedSpan | undefined, error: Error | undefined): void {
     const runtime = this.runtime;
     const span = end ?? tracked.span;
     const timestamp = end ? (dateOf(end.endTime) ?? new Date()) : new Date();
@@ -305,7 +267,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
       }
       // Ended at eviction or shutdown while waiting: recorded now (and ended now, unless Mastra had).
       const hadEnd = tracked.ended !== undefined;
-      this.release(tracked);
+      this.steps.release(tracked);
       if (hadEnd) return;
     }
     this.open.delete(span.id);
@@ -320,10 +282,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
       case "llm": {
         const step = this.stepOf(tracked);
         endModelCall(this.runtime, tracked.llm!, span, tracked.generation, step?.firstToolStart, timestamp, error);
-        if (step) {
-          if (step.inference === tracked) step.inference = undefined;
-          this.releaseAll(step);
-        }
+        this.steps.callEnded(step, tracked);
         break;
       }
       case "scope": {
@@ -333,7 +292,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
           const handle = startModelCall(this.runtime, span, tracked.generation, tracked.uuid!, false);
           endModelCall(this.runtime, handle, span, tracked.generation, step?.firstToolStart, timestamp, error);
         }
-        if (step) this.releaseAll(step);
+        if (step) this.steps.releaseAll(step);
         const output = span.output !== undefined && (span.type as string) !== "model_generation" ? jsonOf(span.output) : undefined;
         const metadata = endMetadata(span);
         closeDetached(runtime, tracked.scope!, {
@@ -348,31 +307,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
     this.remember(span, tracked.uuid!);
   }
 
-  /** Records the tool calls a step held: every start, then the ends they already had, in time order (they may run concurrently). */
-  private releaseAll(step: Step): void {
-    const waiting = step.deferred.splice(0);
-    for (const tracked of waiting) {
-      tracked.deferredIn = undefined;
-      this.openTool(tracked);
-    }
-    const ended = waiting.filter((t) => t.ended !== undefined);
-    ended.sort((a, b) => (dateOf(a.ended!.endTime)?.getTime() ?? 0) - (dateOf(b.ended!.endTime)?.getTime() ?? 0));
-    for (const tracked of ended) this.endReleased(tracked);
-  }
-
-  /** Records one deferred tool call now (a child needs its scope): its start, and its end if it had one. */
-  private release(tracked: Tracked): void {
-    const step = tracked.deferredIn;
-    if (!step) return;
-    tracked.deferredIn = undefined;
-    const at = step.deferred.indexOf(tracked);
-    if (at >= 0) step.deferred.splice(at, 1);
-    this.openTool(tracked);
-    if (tracked.ended) this.endReleased(tracked);
-  }
-
-  /** Ends a released tool call with the end Mastra gave it while it waited (its result already joined the conversation). */
-  private endReleased(tracked: Tracked): void {
+  /** Ends a held tool call with the end Mastra gave it while it waited (its result already joined the conversation). */
+  private endHeldTool(tracked: TrackedSpan): void {
     const end = tracked.ended!;
     const error = end.errorInfo ? errorOf(end.errorInfo) : undefined;
     this.open.delete(end.id);
@@ -382,14 +318,14 @@ export class RelaytraceExporter implements ObservabilityExporter {
     this.remember(end, tracked.uuid!);
   }
 
-  private stepOf(tracked: Tracked): Step | undefined {
+  private stepOf(tracked: TrackedSpan): Step | undefined {
     const parentId = tracked.span.parentSpanId;
     return parentId !== undefined ? this.open.get(parentId)?.step : undefined;
   }
 
   /** The uuid of a tracked span's scope, recording a deferred tool call now if a child needs it. */
-  private uuidOf(tracked: Tracked): string {
-    if (tracked.deferredIn) this.release(tracked);
+  private uuidOf(tracked: TrackedSpan): string {
+    if (tracked.deferredIn) this.steps.release(tracked);
     return tracked.uuid!;
   }
 
@@ -407,7 +343,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
     return currentScopeUuid();
   }
 
-  private openScope(tracked: Tracked): void {
+  private openScope(tracked: TrackedSpan): void {
     const { span } = tracked;
     const type = span.type as string;
     const category = CATEGORIES[type] ?? "function";
@@ -435,19 +371,15 @@ export class RelaytraceExporter implements ObservabilityExporter {
     this.rootOf(span, tracked.uuid);
   }
 
-  private openLlm(tracked: Tracked, step: Step | undefined): void {
+  private openLlm(tracked: TrackedSpan, step: Step | undefined): void {
     const handle = startModelCall(this.runtime, tracked.span, tracked.generation, tracked.parentUuid);
     tracked.llm = handle;
     tracked.uuid = handle.uuid;
-    if (step) {
-      step.inference = tracked;
-      step.sawInference = true;
-      step.firstToolStart = undefined;
-    }
+    this.steps.callStarted(step, tracked);
     this.rootOf(tracked.span, handle.uuid);
   }
 
-  private openTool(tracked: Tracked): void {
+  private openTool(tracked: TrackedSpan): void {
     const { span } = tracked;
     const callId = stringOf(span.attributes, "toolCallId");
     const handle = this.runtime.startTool(entityName(span), jsonOf(span.input), {
@@ -462,7 +394,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
   }
 
   /** A tool call's result, as the `tool` message the next provider call sends. */
-  private toolResult(tracked: Tracked, end: AnyExportedSpan, error: Error | undefined): void {
+  private toolResult(tracked: TrackedSpan, end: AnyExportedSpan, error: Error | undefined): void {
     const callId = stringOf(end.attributes, "toolCallId");
     if (!tracked.generation || callId === undefined) return;
     tracked.generation.pendingResults.push({
