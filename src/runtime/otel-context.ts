@@ -181,8 +181,33 @@ function spanOtelContext(context: ScopeContext, self: { uuid: string; parentUuid
   return new RelaytraceSpanContext(parent, rootUuid, self.uuid, link);
 }
 
+// Whether the app registered an OpenTelemetry context manager. Without one (the API's no-op
+// manager) nothing can read an active span, so a callback runs without one being built: that is
+// most of a call's cost when nothing else is traced. Probed once per registered manager, as an
+// app may register or replace it at any time; the API's manager getter is not public, so an API
+// without it counts as having a manager (the span is built, as before).
+const PROBE_CONTEXT = ROOT_CONTEXT.setValue(createContextKey("relaytrace context-manager probe"), true);
+const managerGetter = (otelContext as unknown as { _getContextManager?: () => unknown })._getContextManager;
+let probedManager: unknown = PROBE_CONTEXT;
+let managerLive = true;
+
+function contextManagerLive(): boolean {
+  if (typeof managerGetter !== "function") return true;
+  const manager = managerGetter.call(otelContext);
+  if (manager !== probedManager) {
+    probedManager = manager;
+    try {
+      managerLive = otelContext.with(PROBE_CONTEXT, () => otelContext.active() === PROBE_CONTEXT);
+    } catch {
+      managerLive = true;
+    }
+  }
+  return managerLive;
+}
+
 /** Runs `fn` in relaytrace scope context `context` with span `self` as the active OpenTelemetry span. */
 export function runInSpan<T>(context: ScopeContext, self: { uuid: string; parentUuid: string | null }, fn: () => T): T {
+  if (!contextManagerLive()) return runInScopeContext(context, fn);
   return runInScopeContext(context, withOtelContext, spanOtelContext(context, self), fn);
 }
 
