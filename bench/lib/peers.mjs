@@ -33,7 +33,13 @@ async function openinference() {
   const provider = new BasicTracerProvider({ spanProcessors: [new BatchSpanProcessor(new NoopSpanExporter())] });
   trace.setGlobalTracerProvider(provider);
   const traced = traceTool((args) => toolFn(args), { name: TOOL_NAME });
-  return { call: traced, close: () => provider.shutdown() };
+  // The globals go with it: pairs measured later run in the setting they set up themselves.
+  const close = async () => {
+    await provider.shutdown();
+    context.disable();
+    trace.disable();
+  };
+  return { call: traced, close };
 }
 
 /** OpenAI Agents: a function span inside a trace, batch processor into a no-op exporter. */

@@ -6,7 +6,9 @@
 // parsing and tool work that both loops do anyway cancel out. Four blocks, interleaved.
 //
 // Both sides export to a no-op span exporter through a batch processor with the same delay, so
-// what is compared is the tracing itself, not a transport.
+// what is compared is the tracing itself, not a transport. The pair runs with an OTel context
+// manager registered, as in an app that traces with OpenTelemetry: ai 7's spans nest through it,
+// and relaytrace makes its spans the active ones inside callbacks (without one it skips that).
 import { makeLoopSetup, startProvider } from "./loop.mjs";
 import { CONVERSATION_TOOL } from "./conversation.mjs";
 import { NoopSpanExporter } from "../lib/workload.mjs";
@@ -22,7 +24,9 @@ export async function loadAi7() {
     const otel = await import("@ai-sdk/otel");
     const compatible = await import("openai-compatible7");
     const traceBase = await import("@opentelemetry/sdk-trace-base");
-    return { ai, otel, compatible, traceBase };
+    const contextManagers = await import("@opentelemetry/context-async-hooks");
+    const api = await import("@opentelemetry/api");
+    return { ai, otel, compatible, traceBase, contextManagers, api };
   } catch (error) {
     return { missing: `@ai-sdk/otel (ai 7's OpenTelemetry integration) not installed (cd bench && npm install): ${error.message}` };
   }
@@ -67,6 +71,7 @@ export async function measureAi7Pair(t, cfg, { measureBlocks, perRoundRatios, su
     spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 200, maxQueueSize: 131_072, maxExportBatchSize: 512 })],
   });
   peers.ai.registerTelemetry(new peers.otel.OpenTelemetry({ tracer: tracerProvider.getTracer("bench-ai7") }));
+  peers.api.context.setGlobalContextManager(new peers.contextManagers.AsyncLocalStorageContextManager().enable());
   const provider = await startProvider({
     delayMs: 1,
     toolTurns: TURNS,
@@ -114,5 +119,6 @@ export async function measureAi7Pair(t, cfg, { measureBlocks, perRoundRatios, su
   } finally {
     await provider.close();
     await tracerProvider.shutdown();
+    peers.api.context.disable();
   }
 }
