@@ -9,6 +9,8 @@ import { dropsOf, relaytraceVariants } from "../lib/variants.mjs";
 import { loop, toolFn } from "../lib/workload.mjs";
 
 const cfg = JSON.parse(process.argv[2]);
+// With --expose-gc (the targets table) every block starts after a full gc, as the other pairs do.
+const gc = () => globalThis.gc?.();
 const api = await loadRelaytrace();
 // In its own process: decoding both sides' requests does not load the measured thread.
 const receiver = await startOtlpReceiver();
@@ -34,7 +36,10 @@ for (const [name, nemo, ours] of PAIRS) {
     calls: cfg.nemoCalls,
     warmupCalls: cfg.nemoWarmupCalls,
     setup: async () => void (holders[`nemo.${name}`] = await nemo()),
-    beforeRound: () => holders[`nemo.${name}`].install(),
+    beforeRound: () => {
+      gc();
+      return holders[`nemo.${name}`].install();
+    },
     run: (n) => loop(n, holders[`nemo.${name}`].call),
     afterRound: () => holders[`nemo.${name}`].uninstall(),
     teardown: () => holders[`nemo.${name}`].close(),
@@ -43,6 +48,7 @@ for (const [name, nemo, ours] of PAIRS) {
     name: `relaytrace.${name}`,
     calls: cfg.calls,
     setup: async () => void (holders[`relaytrace.${name}`] = await ours(api)),
+    beforeRound: gc,
     run: (n) => loop(n, holders[`relaytrace.${name}`].call),
     afterRound: () => holders[`relaytrace.${name}`].runtime?.flush(),
     teardown: () => holders[`relaytrace.${name}`].close(),

@@ -22,7 +22,8 @@ export function summarizeRatios(ratios, limit, total = ratios.length) {
   return { median: m, min: Math.min(...ratios), max: Math.max(...ratios), rounds: ratios.length, total, limit, met: m <= limit };
 }
 
-const x = (v) => (Number.isFinite(v) ? `${v.toFixed(2)}×` : "n/a");
+// Ratios under 0.1 (the NeMo Relay rows) keep a third digit.
+const x = (v) => (Number.isFinite(v) ? `${v.toFixed(Math.abs(v) < 0.1 ? 3 : 2)}×` : "n/a");
 
 /** One row of the targets table: [pair, median ratio, spread, target, verdict]. */
 export function targetRow(label, s) {

@@ -14,10 +14,11 @@ const LABELS = {
   otlpOpeninference: "OTel openinference projection → OTLP/HTTP protobuf, loopback receiver",
 };
 
-export async function runNemo(cfg) {
+/** `nodeFlags`: --expose-gc for the targets table (a full gc before every block). */
+export async function runNemo(cfg, nodeFlags = []) {
   const node = node24Path();
   if (!node) throw new Error("bench's Node 24 runtime is not installed (cd bench && npm install)");
-  const out = await runChild("nemo.mjs", [JSON.stringify(cfg)], [], node);
+  const out = await runChild("nemo.mjs", [JSON.stringify(cfg)], nodeFlags, node);
   const { stats } = out;
   // Spans each side's OTLP variant made (warm-up included) against what the receiver decoded.
   const made = {
@@ -45,6 +46,8 @@ export async function runNemo(cfg) {
       return {
         name,
         label: LABELS[name],
+        nemoSamples: nemo.samples,
+        relaytraceSamples: ours.samples,
         nemoMedianNs: nemo.median,
         nemoP95Ns: nemo.p95,
         relaytraceMedianNs: ours.median,

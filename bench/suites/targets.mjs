@@ -10,6 +10,9 @@ import { table } from "../lib/format.mjs";
 import { makeLoopSetup, startProvider } from "./loop.mjs";
 import { CONVERSATION_TOOL } from "./conversation.mjs";
 import { measureAi7Pair } from "./ai7-pair.mjs";
+import { runNemo } from "./nemo.mjs";
+import { nemoInstalled } from "../lib/nemo.mjs";
+import { node24Path } from "../lib/node24.mjs";
 
 /** The targets in the order they are printed. `kind` says how the pair is measured. */
 export const TARGETS = [
@@ -76,6 +79,18 @@ export const TARGETS = [
     limit: 1.2,
     kind: "turns",
   },
+  ...[
+    ["none", "no subscriber"],
+    ["interceptSanitizer", "1 intercept + 1 sanitizer"],
+    ["atofFile", "ATOF file sink"],
+    ["otlpOpeninference", "openinference → OTLP protobuf"],
+  ].map(([variant, what]) => ({
+    key: `nemo.${variant}`,
+    label: `${what} / NeMo Relay's Node binding, same set-up (wall, Node 24)`,
+    limit: 0.05,
+    kind: "nemo",
+    variant,
+  })),
 ];
 
 const gc = () => {
@@ -239,7 +254,28 @@ async function turnsPair(t, cfg) {
   }
 }
 
+/**
+ * relaytrace against NeMo Relay, one row per variant: both in one Node 24 child (the binding needs
+ * it), interleaved block by block with a gc before each, the ratio read round by round. One child
+ * run serves all four rows.
+ */
+async function nemoPair(t, cfg, shared) {
+  if (!(await nemoInstalled())) return { limit: t.limit, notMeasured: "nemo-relay-node not installed (cd bench && npm install)" };
+  if (!node24Path()) return { limit: t.limit, notMeasured: "bench's Node 24 not installed (cd bench && npm install)" };
+  shared.nemo ??= runNemo(cfg, ["--expose-gc"]);
+  const run = await shared.nemo;
+  const row = run.rows.find((r) => r.name === t.variant);
+  if (!row) return { limit: t.limit, notMeasured: "not run" };
+  const summary = summarizeRatios(perRoundRatios(row.relaytraceSamples, row.nemoSamples), t.limit);
+  const failed = [
+    row.nemoDelivery.valid ? "" : "NeMo Relay lost events or spans",
+    row.relaytraceDelivery.valid ? "" : "relaytrace lost events or spans",
+  ].filter(Boolean);
+  return failed.length ? { ...summary, invalid: failed.join(", ") } : summary;
+}
+
 export async function runTargets(api, cfg) {
+  const shared = {};
   const results = {};
   for (const t of TARGETS) {
     if (cfg.only && !cfg.only.includes(t.key)) continue;
@@ -248,6 +284,7 @@ export async function runTargets(api, cfg) {
       if (t.kind === "tool") results[t.key] = await toolPair(t, { ...cfg.tool, api });
       else if (t.kind === "peer") results[t.key] = await openinferencePair(t, { ...cfg.tool, api });
       else if (t.kind === "turns") results[t.key] = await turnsPair(t, { ...cfg.turns, api });
+      else if (t.kind === "nemo") results[t.key] = await nemoPair(t, cfg.nemo, shared);
       else results[t.key] = await measureAi7Pair(t, { ...(cfg.ai7 ?? cfg.turns), api }, { measureBlocks, perRoundRatios, summarizeRatios });
     } catch (error) {
       results[t.key] = { limit: t.limit, notMeasured: `failed: ${error?.message ?? error}` };
@@ -255,7 +292,7 @@ export async function runTargets(api, cfg) {
     results[t.key].seconds = (Date.now() - started) / 1000;
     process.stderr.write(`targets: ${t.key} in ${results[t.key].seconds.toFixed(1)} s\n`);
   }
-  return { config: { tool: cfg.tool, turns: cfg.turns, ai7: cfg.ai7 }, results };
+  return { config: { tool: cfg.tool, turns: cfg.turns, ai7: cfg.ai7, nemo: cfg.nemo }, results };
 }
 
 export function formatTargets(r) {
@@ -269,6 +306,9 @@ export function formatTargets(r) {
       "a round whose 5-turn added CPU is ≤ 0 is below the noise and left out)" +
       (c.ai7
         ? `; ai 7 pair: ${c.ai7.rounds} rounds of 4 blocks × ${c.ai7.runs} runs (a round whose ai 7 added CPU is ≤ 0 is left out)`
+        : "") +
+      (c.nemo
+        ? `; NeMo Relay rows: one Node 24 child, ${c.nemo.rounds} rounds of ${c.nemo.calls} relaytrace and ${c.nemo.nemoCalls} NeMo Relay calls per block`
         : "") +
       ". Wall pairs time the calls; CPU pairs include the flush.",
   ].join("\n");

@@ -24,5 +24,12 @@ describe("bench targets: per-round ratios", () => {
     ]);
     expect(targetRow("a / b", summarizeRatios([1], 1.3, 3))[2]).toBe("1.00×–1.00× (1 of 3 rounds readable)");
     expect(targetRow("a / b", { limit: 0.6, notMeasured: "x not installed" })[4]).toBe("not measured: x not installed");
+    // a ratio under 0.1 keeps a third digit (0.04× and 0.05× would not tell a met row from a missed one)
+    expect(targetRow("a / b", summarizeRatios([0.043, 0.052, 0.061], 0.05)).slice(1)).toEqual([
+      "0.052×",
+      "0.043×–0.061× (3 rounds)",
+      "≤ 0.05×",
+      "not met",
+    ]);
   });
 });
