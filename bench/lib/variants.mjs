@@ -33,6 +33,12 @@ export function addInterceptAndSanitizer(rt, suffix = "") {
 
 export const relaytraceVariants = {
   none: async (api) => wrap(api.createRuntime()),
+  /** Events built, copied and delivered to a subscriber that does nothing: the pipeline every exporter shares. */
+  noopSubscriber: async (api) => {
+    const rt = api.createRuntime();
+    rt.subscribe("noop", () => {});
+    return wrap(rt);
+  },
   interceptSanitizer: async (api) => {
     const rt = api.createRuntime();
     addInterceptAndSanitizer(rt);
@@ -75,6 +81,11 @@ export const relaytraceVariants = {
  */
 export const TOOL_VARIANTS = {
   none: { label: "relaytrace, no subscriber", reference: "rawOtel", make: (api) => relaytraceVariants.none(api) },
+  noopSubscriber: {
+    label: "relaytrace, one no-op subscriber (events built and delivered)",
+    reference: "rawOtel",
+    make: (api) => relaytraceVariants.noopSubscriber(api),
+  },
   interceptSanitizer: {
     label: "relaytrace, 1 intercept + 1 sanitizer (+ no-op subscriber)",
     reference: "rawOtel",
