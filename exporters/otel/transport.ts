@@ -3,11 +3,11 @@ import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-log
 import { OTLPMetricExporter as JsonMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
 import { OTLPMetricExporter as ProtoMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { OTLPTraceExporter as ProtoTraceExporter } from "@opentelemetry/exporter-trace-otlp-proto";
 import { ConsoleLogRecordExporter, type LogRecordExporter } from "@opentelemetry/sdk-logs";
 import { ConsoleMetricExporter, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import { ConsoleSpanExporter, type SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { ExporterChoice, OtlpProtocol, Signal } from "./env.js";
+import { ProtobufSpanExporter } from "./protobuf-span-exporter.js";
 
 /** Where one signal goes over OTLP/HTTP. Unset fields fall to the exporter's own `OTEL_EXPORTER_OTLP_*` variables. */
 export interface OtlpTarget {
@@ -31,7 +31,7 @@ function config(target: OtlpTarget): OtlpTarget {
  */
 export function spanExporterFor(choice: Exclude<ExporterChoice, "none">, protocol: OtlpProtocol, target: OtlpTarget): SpanExporter {
   if (choice === "console") return new ConsoleSpanExporter();
-  return protocol === "http/json" ? new JsonTraceExporter(config(target)) : new ProtoTraceExporter(config(target));
+  return protocol === "http/json" ? new JsonTraceExporter(config(target)) : new ProtobufSpanExporter(config(target));
 }
 
 export function logExporterFor(choice: Exclude<ExporterChoice, "none">, protocol: OtlpProtocol, target: OtlpTarget): LogRecordExporter {

@@ -9,7 +9,7 @@
 import { spawn } from "node:child_process";
 import { once } from "node:events";
 import { createServer } from "node:http";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, rm, symlink, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -79,6 +79,12 @@ async function startReceiver() {
 }
 
 async function bundle(dir) {
+  // The package imports itself by name, as an app would: "relaytrace" is this repository, found as
+  // an installed package (a node_modules link to it), so its package.json "exports" and "browser"
+  // fields decide what is bundled: the built dist/, with the browser build's replacements.
+  const modules = join(dir, "node_modules");
+  await mkdir(modules, { recursive: true });
+  await symlink(ROOT.replace(/\/$/, ""), join(modules, "relaytrace"), "dir");
   await build({
     entryPoints: [join(ROOT, "test/runtimes/worker/worker.mjs")],
     outfile: join(dir, "worker.js"),
@@ -87,8 +93,7 @@ async function bundle(dir) {
     platform: "browser",
     conditions: ["workerd", "worker", "browser"],
     external: ["node:*"],
-    // The package imports itself by name, as an app would: "relaytrace" is this repository.
-    alias: { relaytrace: ROOT.replace(/\/$/, "") },
+    nodePaths: [modules],
     logLevel: "error",
   });
 }
