@@ -5,7 +5,7 @@ import { mkdtemp, rm } from "node:fs/promises";
 import os from "node:os";
 import path from "node:path";
 import { NoopSpanExporter, TOOL_NAME, createRawOtelTool, loop, toolFn } from "./workload.mjs";
-import { OTLP_QUEUE, createAtofFloor, createRawFullTool, createRawOtlpTool, otlpTraceExporter } from "./references.mjs";
+import { OTLP_QUEUE, createAtofFloor, createRawFullTool, createRawOtlpTool } from "./references.mjs";
 
 export async function tempDir(prefix = "relaytrace-bench-") {
   return mkdtemp(path.join(os.tmpdir(), prefix));
@@ -61,17 +61,22 @@ export const relaytraceVariants = {
     return wrap(rt, { exporter, spanExporter });
   },
   /**
-   * An OTel projection exporting OTLP/HTTP protobuf to `url` (a loopback receiver), through the
-   * same exporter class and queue bounds as the raw OTLP reference, so that neither drops.
+   * An OTel projection exporting OTLP/HTTP (protobuf by default) to `url` (a loopback receiver)
+   * the way an app configures it (`protocol`, `endpoint`): relaytrace's own export path, with the
+   * raw OTLP reference's batch settings and a queue large enough that neither side drops.
    */
   otlp:
     (projection, url, protocol = "proto") =>
     async (api) => {
       const rt = api.createRuntime();
-      const spanExporter = await otlpTraceExporter(url, protocol);
-      const exporter = new api.OtelExporter({ projection, spanExporter, ...OTLP_QUEUE });
+      const exporter = new api.OtelExporter({
+        projection,
+        protocol: protocol === "json" ? "http/json" : "http/protobuf",
+        endpoint: url,
+        ...OTLP_QUEUE,
+      });
       exporter.register(rt);
-      return wrap(rt, { exporter, spanExporter });
+      return wrap(rt, { exporter });
     },
 };
 
