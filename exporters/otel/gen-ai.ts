@@ -1,6 +1,6 @@
 import { META_STATUS_DESCRIPTION, PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { isJsonObject } from "../../src/events/json.js";
-import { parseTimestamp } from "../../src/events/timestamp.js";
+import { eventMicros } from "../../src/events/timestamp.js";
 import { hrTimeFromMicros } from "./ids.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import type { Category, ScopeEvent } from "../../src/events/types.js";
@@ -93,7 +93,7 @@ function recordClientException(end: ScopeEvent, span: OpenSpan): void {
   if (Object.keys(attributes).length === 0) attributes[G.EXCEPTION_TYPE] = G.ERROR_TYPE_OTHER;
   let us = span.startUs;
   try {
-    us = parseTimestamp(end.timestamp);
+    us = eventMicros(end);
   } catch {
     // an end whose timestamp does not parse keeps the span's start as the event's time
   }

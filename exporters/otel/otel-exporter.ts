@@ -4,7 +4,7 @@ import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime
 import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext, type SpanStatus } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
-import { parseTimestamp } from "../../src/events/timestamp.js";
+import { eventMicros } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { traceLinkOf } from "../../src/events/trace-link.js";
 import { packageVersion } from "../../src/events/package-version.js";
@@ -111,7 +111,7 @@ export class OtelExporter implements Exporter {
   onEvent(event: AtofEvent): void {
     if (this.stopped || this.disabled) return;
     try {
-      const us = parseTimestamp(event.timestamp);
+      const us = eventMicros(event);
       if (us > this.lastSeenUs) this.lastSeenUs = us;
       if (event.kind === "mark") this.onMark(event, us);
       else if (event.scope_category === "start") this.onStart(event, us);

@@ -1,3 +1,4 @@
+import { EVENT_TIME, type EventTime } from "./types.js";
 const RFC3339 = /^(\d{4})-(\d{2})-(\d{2})[Tt ](\d{2}):(\d{2}):(\d{2})(?:\.(\d+))?([Zz]|[+-]\d{2}:\d{2})$/;
 
 function pad(value: number, width: number): string {
@@ -91,4 +92,11 @@ export function toMicros(value: number | Date | string): number {
     throw new TypeError("timestamp must be a safe integer number of Unix microseconds");
   }
   return parseTimestamp(value);
+}
+
+/** An event's time in integer epoch microseconds: what the runtime recorded when it built the event, else its timestamp parsed. */
+export function eventMicros(event: { readonly timestamp: unknown; readonly [EVENT_TIME]?: EventTime }): number {
+  const time = event[EVENT_TIME];
+  if (time !== undefined && time.text === event.timestamp) return time.us;
+  return parseTimestamp(event.timestamp);
 }

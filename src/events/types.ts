@@ -101,6 +101,19 @@ export const MARK_KEY_ORDER = [
  */
 export const CANONICAL_EVENT: unique symbol = Symbol.for("relaytrace.canonicalEvent");
 
+/**
+ * Set (as a symbol property) on events the runtime built itself: the timestamp's text with the
+ * integer epoch microseconds it was formatted from, so exporters need not parse it back. Read it
+ * with `eventMicros`, which trusts it only while the event's timestamp is still that text (a
+ * copy of the event with another timestamp carries the symbol along).
+ */
+export const EVENT_TIME: unique symbol = Symbol.for("relaytrace.eventTime");
+
+export interface EventTime {
+  readonly text: string;
+  readonly us: number;
+}
+
 export function isScopeEvent(event: AtofEvent): event is ScopeEvent {
   return event.kind === "scope";
 }

@@ -2,7 +2,7 @@ import type { Json, JsonObject } from "../events/json.js";
 import { isJsonObject } from "../events/json.js";
 import { formatTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, DataSchema } from "../events/types.js";
-import { CANONICAL_EVENT } from "../events/types.js";
+import { CANONICAL_EVENT, EVENT_TIME, type EventTime } from "../events/types.js";
 import { TRACE_LINK, type TraceLink } from "../events/trace-link.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { Route } from "./event-routes.js";
@@ -28,6 +28,15 @@ export interface DraftEvent {
   metadata: Json;
   /** Set on an event whose parent is the remote parent of the trace it continues (in memory only). */
   [TRACE_LINK]?: TraceLink;
+  /** The timestamp's text and the microseconds it was formatted from (in memory only). */
+  [EVENT_TIME]?: EventTime;
+}
+
+/** Formats the draft's microsecond timestamp as its text, remembering the number for exporters. */
+function stampTime(event: DraftEvent, us: number): void {
+  const text = formatTimestamp(us);
+  event.timestamp = text;
+  event[EVENT_TIME] = Object.freeze({ text, us });
 }
 
 /** Work done at delivery time on the dispatcher (payload sanitize chains); throwing withholds the event's data. */
@@ -85,7 +94,7 @@ export class EventStages {
       }
     }
     if (route.names.length > 0) this.sanitizeName(route.names, event);
-    if (typeof event.timestamp === "number") event.timestamp = formatTimestamp(event.timestamp);
+    if (typeof event.timestamp === "number") stampTime(event, event.timestamp);
     for (const injector of route.injectors) this.inject(injector, event);
     // Sanitizers replace all three payload fields with fresh copies.
     let frozen = publication.frozen;
