@@ -5,7 +5,7 @@
 //
 // --base is A ("before", e.g. a `git worktree add /tmp/before main` with `npm run build` run in
 // it); --after is B (default: this repository's own dist/). Each tree may be given as its root or
-// as its dist/ directory. Variants (default: all): none, interceptSanitizer, atofFile, otelFull,
+// as its dist/ directory. Variants (default: all): none, noopSubscriber, interceptSanitizer, atofFile, otelFull,
 // otelOpeninference, otelGenAi, otlpFull (full projection → OTLP/HTTP protobuf, loopback receiver
 // in a child process), loop (agent loop with ATOF + ATIF + OTel openinference: added CPU µs per
 // traced event over the same loop untraced, each build against its own "off"). Every tool

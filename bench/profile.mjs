@@ -4,7 +4,7 @@
 //   node bench/profile.mjs --variant=<name> [--calls=N] [--top=N] [--interval=µs] [--out=file.cpuprofile]
 //                          [--base=<tree>] [--node=24]
 //
-// Variants: the tool-call variants of `npm run bench` section 1 (none, interceptSanitizer,
+// Variants: the tool-call variants of `npm run bench` section 1 (none, noopSubscriber, interceptSanitizer,
 // atofFile, otelFull, otelOpeninference, otelGenAi, otlpFull), their references (rawOtel,
 // rawOtelFull, rawOtlpFull, atofFloor), and `loop` (agent loop with ATOF + ATIF + OTel
 // openinference; --calls counts runs there), and `conversation` (the agent-loop peer pair's
