@@ -1,4 +1,4 @@
-import type { AttributeValue, HrTime, Link, SpanStatus } from "@opentelemetry/api";
+import type { AttributeValue, HrTime, Link, SpanContext, SpanStatus } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
 import { ProtobufWriter } from "./protobuf-writer.js";
@@ -103,15 +103,7 @@ function writeScopeSpans(writer: ProtobufWriter, scope: Scope, spans: readonly R
 function writeSpan(writer: ProtobufWriter, span: ReadableSpan): void {
   const at = writer.begin();
   const context = span.spanContext();
-  writer.tag(1, LENGTH_DELIMITED);
-  writer.hexBytes(context.traceId);
-  writer.tag(2, LENGTH_DELIMITED);
-  writer.hexBytes(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    writer.tag(3, LENGTH_DELIMITED);
-    writer.string(traceState);
-  }
+  writeIds(writer, context);
   const parent = span.parentSpanContext;
   if (parent?.spanId) {
     writer.tag(4, LENGTH_DELIMITED);
@@ -150,6 +142,19 @@ function writeSpan(writer: ProtobufWriter, span: ReadableSpan): void {
   writer.end(at);
 }
 
+/** Fields 1–3 of a span and of a link alike: trace id, span id, trace state (when there is one). */
+function writeIds(writer: ProtobufWriter, context: SpanContext): void {
+  writer.tag(1, LENGTH_DELIMITED);
+  writer.hexBytes(context.traceId);
+  writer.tag(2, LENGTH_DELIMITED);
+  writer.hexBytes(context.spanId);
+  const traceState = context.traceState?.serialize();
+  if (traceState) {
+    writer.tag(3, LENGTH_DELIMITED);
+    writer.string(traceState);
+  }
+}
+
 function spanFlags(traceFlags: number, isRemote: boolean | undefined): number {
   return (traceFlags & 0xff) | HAS_IS_REMOTE | (isRemote ? IS_REMOTE : 0);
 }
@@ -183,15 +188,7 @@ function writeEvent(writer: ProtobufWriter, event: TimedEvent): void {
 function writeLink(writer: ProtobufWriter, link: Link): void {
   const at = writer.begin();
   const context = link.context;
-  writer.tag(1, LENGTH_DELIMITED);
-  writer.hexBytes(context.traceId);
-  writer.tag(2, LENGTH_DELIMITED);
-  writer.hexBytes(context.spanId);
-  const traceState = context.traceState?.serialize();
-  if (traceState) {
-    writer.tag(3, LENGTH_DELIMITED);
-    writer.string(traceState);
-  }
+  writeIds(writer, context);
   if (link.attributes) writeAttributes(writer, link.attributes, 4);
   writer.tag(5, VARINT);
   writer.varint(link.droppedAttributesCount || 0);
