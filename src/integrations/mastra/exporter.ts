@@ -1,13 +1,12 @@
 import type { AnyExportedSpan, ObservabilityExporter, ScoreEvent, TracingEvent } from "@mastra/core/observability";
-import type { Category } from "../../events/types.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import { DiagnosticCounter, type Diagnostic } from "../../wire/diagnostics.js";
-import { toolOutputText } from "../chat-completions-body.js";
-import { closeDetached, currentScopeUuid, openDetached } from "../detached-scopes.js";
+import { currentScopeUuid } from "../detached-scopes.js";
 import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { recordScore, type MastraScore, type MastraTraceScore } from "./scores.js";
-import { baseMetadata, dateOf, endMetadata, entityName, errorOf, stringOf } from "./span-fields.js";
-import { endModelCall, generationMessages, generationSettings, generationTools, jsonOf, startModelCall } from "./model-call.js";
+import { dateOf, errorOf, stringOf } from "./span-fields.js";
+import { endModelCall, generationMessages, generationSettings, generationTools, startModelCall } from "./model-call.js";
+import { closeSpanScope, endSpanTool, openSpanScope, queueToolResult, recordSpanMark, startSpanTool, TOOL_TYPES } from "./span-records.js";
 import { StepOrder } from "./step-order.js";
 import type { Step, TrackedSpan } from "./tracked-span.js";
 
@@ -24,18 +23,6 @@ export interface RelaytraceExporterOptions extends AdapterOptions {
   /** How many ended spans (and traces) are remembered, so late children and scores still find their scope (default 10,000). */
   maxEndedSpans?: number;
 }
-
-/** The tool calls Mastra traces: each becomes a relaytrace `tool` scope. */
-const TOOL_TYPES: ReadonlySet<string> = new Set(["tool_call", "mcp_tool_call", "client_tool_call", "provider_tool_call"]);
-
-/** Span types that become scopes of a category other than `function`. */
-const CATEGORIES: Readonly<Record<string, Category>> = {
-  agent_run: "agent",
-  scorer_run: "evaluator",
-  classifier_evaluation: "evaluator",
-  rag_embedding: "embedder",
-  rag_vector_operation: "retriever",
-};
 
 const DEFAULT_LIMIT = 10_000;
 
@@ -223,7 +210,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
         // Tool results of the step before belong before this step's call.
         if (tracked.generation) tracked.generation.history.push(...tracked.generation.pendingResults.splice(0));
       }
-      this.openScope(tracked);
+      openSpanScope(this.runtime, tracked);
+      this.rootOf(span, tracked.uuid!);
     }
     this.open.set(span.id, tracked);
     return tracked;
@@ -239,7 +227,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
         return;
       }
       if (span.isEvent) {
-        this.eventMark(span);
+        recordSpanMark(this.runtime, span, this.parentUuidOf(span));
         return;
       }
       // A span that started before the exporter saw it: recorded from its end.
@@ -262,7 +250,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
         // once (observability before 1.17.4 ends a failed tool call twice).
         if (tracked.ended !== undefined) return;
         tracked.ended = end;
-        this.toolResult(tracked, end, error);
+        queueToolResult(tracked, end, error);
         return;
       }
       // Ended at eviction or shutdown while waiting: recorded now (and ended now, unless Mastra had).
@@ -273,10 +261,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
     this.open.delete(span.id);
     switch (tracked.kind) {
       case "tool": {
-        if (end) this.toolResult(tracked, end, error);
-        const handle = tracked.tool!;
-        if (error) runtime.endTool(handle, { error }, { timestamp, data: error.message });
-        else runtime.endTool(handle, { result: jsonOf(span.output) }, { timestamp, metadata: { "otel.status_code": "OK" } });
+        if (end) queueToolResult(tracked, end, error);
+        endSpanTool(runtime, tracked, span, timestamp, error);
         break;
       }
       case "llm": {
@@ -293,14 +279,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
           endModelCall(this.runtime, handle, span, tracked.generation, step?.firstToolStart, timestamp, error);
         }
         if (step) this.steps.releaseAll(step);
-        const output = span.output !== undefined && (span.type as string) !== "model_generation" ? jsonOf(span.output) : undefined;
-        const metadata = endMetadata(span);
-        closeDetached(runtime, tracked.scope!, {
-          timestamp,
-          ...(output !== undefined ? { output } : {}),
-          ...(metadata ? { metadata } : {}),
-          ...(error ? { error } : {}),
-        });
+        closeSpanScope(runtime, tracked, span, timestamp, error);
         break;
       }
     }
@@ -312,9 +291,7 @@ export class RelaytraceExporter implements ObservabilityExporter {
     const end = tracked.ended!;
     const error = end.errorInfo ? errorOf(end.errorInfo) : undefined;
     this.open.delete(end.id);
-    const timestamp = dateOf(end.endTime) ?? new Date();
-    if (error) this.runtime.endTool(tracked.tool!, { error }, { timestamp, data: error.message });
-    else this.runtime.endTool(tracked.tool!, { result: jsonOf(end.output) }, { timestamp, metadata: { "otel.status_code": "OK" } });
+    endSpanTool(this.runtime, tracked, end, dateOf(end.endTime) ?? new Date(), error);
     this.remember(end, tracked.uuid!);
   }
 
@@ -343,34 +320,6 @@ export class RelaytraceExporter implements ObservabilityExporter {
     return currentScopeUuid();
   }
 
-  private openScope(tracked: TrackedSpan): void {
-    const { span } = tracked;
-    const type = span.type as string;
-    const category = CATEGORIES[type] ?? "function";
-    const metadata = baseMetadata(span);
-    if (category === "agent") {
-      const session = stringOf(span.attributes, "conversationId") ?? stringOf(span.metadata, "threadId");
-      metadata["session_id"] = session ?? span.traceId;
-    }
-    if (type === "model_generation" || type === "model_step") {
-      const model = stringOf(span.attributes, "model");
-      const provider = stringOf(span.attributes, "provider");
-      if (model !== undefined) metadata["mastra.model"] = model;
-      if (provider !== undefined) metadata["mastra.provider"] = provider;
-    }
-    const input = type === "model_generation" || type === "model_step" || span.input === undefined ? undefined : jsonOf(span.input);
-    const scope = openDetached(this.runtime, category === "agent" ? entityName(span) : span.name, {
-      category,
-      parentUuid: tracked.parentUuid,
-      ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
-      ...(input !== undefined ? { input } : {}),
-      metadata,
-    });
-    tracked.scope = scope;
-    tracked.uuid = scope.handle.uuid;
-    this.rootOf(span, tracked.uuid);
-  }
-
   private openLlm(tracked: TrackedSpan, step: Step | undefined): void {
     const handle = startModelCall(this.runtime, tracked.span, tracked.generation, tracked.parentUuid);
     tracked.llm = handle;
@@ -380,38 +329,8 @@ export class RelaytraceExporter implements ObservabilityExporter {
   }
 
   private openTool(tracked: TrackedSpan): void {
-    const { span } = tracked;
-    const callId = stringOf(span.attributes, "toolCallId");
-    const handle = this.runtime.startTool(entityName(span), jsonOf(span.input), {
-      parent: { uuid: tracked.parentUuid },
-      metadata: baseMetadata(span),
-      ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
-      ...(callId !== undefined ? { toolCallId: callId } : {}),
-    });
-    tracked.tool = handle;
-    tracked.uuid = handle.uuid;
-    this.rootOf(span, handle.uuid);
-  }
-
-  /** A tool call's result, as the `tool` message the next provider call sends. */
-  private toolResult(tracked: TrackedSpan, end: AnyExportedSpan, error: Error | undefined): void {
-    const callId = stringOf(end.attributes, "toolCallId");
-    if (!tracked.generation || callId === undefined) return;
-    tracked.generation.pendingResults.push({
-      role: "tool",
-      toolCallId: callId,
-      text: error ? error.message : toolOutputText(end.output ?? null),
-    });
-  }
-
-  /** A point-in-time Mastra span (an agent signal, say): a mark under its parent's scope. */
-  private eventMark(span: AnyExportedSpan): void {
-    this.runtime.mark(span.name, {
-      parent: { uuid: this.parentUuidOf(span) },
-      ...(dateOf(span.startTime) ? { timestamp: dateOf(span.startTime)! } : {}),
-      data: jsonOf(span.output ?? span.input ?? span.attributes),
-      metadata: baseMetadata(span),
-    });
+    startSpanTool(this.runtime, tracked);
+    this.rootOf(tracked.span, tracked.uuid!);
   }
 
   /** Ends the oldest open span: a span Mastra never ends must not be held forever. */
