@@ -47,8 +47,11 @@ async function prepare() {
     // "conversation": the agent-loop peer pair's relaytrace side (5 turns, one tool call and ~4 KB
     // of context a turn, ATOF file + OTel openinference).
     const conversation = variant === "conversation";
+    const turns = Number(arg("turns") ?? 5);
     const provider = await startProvider(
-      conversation ? { delayMs: 1, toolTurns: 5, toolsPerTurn: 1, tools: [CONVERSATION_TOOL.name], assistantTextBytes: 2_000 } : undefined,
+      conversation
+        ? { delayMs: 1, toolTurns: turns, toolsPerTurn: 1, tools: [CONVERSATION_TOOL.name], assistantTextBytes: 2_000 }
+        : undefined,
     );
     const setup = conversation
       ? await makeLoopSetup(
@@ -57,7 +60,7 @@ async function prepare() {
           arg("exporters") === undefined ? ["atof", "openinference"] : arg("exporters").split(",").filter(Boolean),
           {
             tools: [CONVERSATION_TOOL],
-            maxTurns: 10,
+            maxTurns: turns + 5,
           },
         )
       : await makeLoopSetup(api, provider.url, LOOP_VARIANTS.target);
@@ -102,7 +105,7 @@ const label =
   TOOL_VARIANTS[variant]?.label ??
   REFERENCES[variant]?.label ??
   (variant === "conversation"
-    ? "5-turn conversation, ATOF file + OTel openinference"
+    ? `${arg("turns") ?? 5}-turn conversation, ${arg("exporters") === undefined ? "ATOF file + OTel openinference" : arg("exporters") || "untraced"}`
     : "agent loop, ATOF file + ATIF + OTel openinference");
 const g = groupProfile(profile, { relaytraceDist: api.dist, benchDir: path.dirname(fileURLToPath(import.meta.url)) });
 const pct = (us) => `${((us / g.busyUs) * 100).toFixed(1)} %`;

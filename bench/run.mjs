@@ -3,7 +3,8 @@
 // --quick` the same with few calls (figures rough, < 1 min). --all adds the detail sections.
 // Options: --quick, --all, --only=targets,overhead,peers,nemo,loop,conversation,throughput,scale,hostile, --out=<results.json path>,
 // --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first),
-// --both (the whole bench on this Node, then on Node 24: results.json and results-node24.json).
+// --both (the whole bench on this Node, then on Node 24: results.json and results-node24.json),
+// --pairs=turns,atof,... (only these rows of the targets table, by key; results go to -partial).
 import { spawnSync } from "node:child_process";
 import { writeFile } from "node:fs/promises";
 import { fileURLToPath } from "node:url";
@@ -56,7 +57,11 @@ const only =
     .split(",") ?? (argv.includes("--all") ? undefined : ["targets"]);
 // A quick or partial run never overwrites the full run's results.json (BENCHMARKS.md quotes it).
 // Default (targets only): results-targets[-quick].json; --all: results.json; --only or --quick with --all: -partial.
-const suffix = only?.join() === "targets" ? `-targets${quick ? "-quick" : ""}` : quick || only ? "-partial" : "";
+const pairs = argv
+  .find((a) => a.startsWith("--pairs="))
+  ?.slice(8)
+  .split(",");
+const suffix = only?.join() === "targets" && !pairs ? `-targets${quick ? "-quick" : ""}` : quick || only ? "-partial" : "";
 const out =
   argv.find((a) => a.startsWith("--out="))?.slice(6) ??
   fileURLToPath(new URL(`./results${wantedNode ? `-node${wantedNode}` : ""}${suffix}.json`, import.meta.url));
@@ -95,6 +100,8 @@ const CONFIG = quick
       scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
       hostile: { rounds: 5, keys: [4_000, 8_000, 16_000], depths: [2_000, 4_000, 8_000], lineMiB: [32, 64, 128] },
     };
+
+if (pairs) CONFIG.targets.only = pairs;
 
 const started = Date.now();
 const machine = machineInfo();

@@ -1,11 +1,11 @@
 import type { Exporter } from "../../src/runtime/exporter.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { resolve } from "node:path";
-import { serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEventPieces } from "../../src/events/atof-codec.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FileSink } from "./file-sink.js";
-import { LineBuffer } from "./line-buffer.js";
+import { LineBuffer, type AtofLine } from "./line-buffer.js";
 import { refuseLinkedDirectory } from "../files/linked-directory.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
 import type { AtofSink } from "./sink.js";
@@ -161,9 +161,9 @@ export class AtofExporter implements Exporter {
       this.counter.record("atof.events_dropped", "event delivered after shutdown");
       return;
     }
-    let line: string;
+    let line: AtofLine;
     try {
-      line = serializeEvent(event);
+      line = serializeEventPieces(event);
     } catch (err) {
       this.counter.record("atof.serialize_failed", `event ${String(event?.uuid)}: ${err instanceof Error ? err.message : String(err)}`);
       return;

@@ -4,7 +4,7 @@ import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { processExiting, writeOnExit, type SyncWriter } from "./exit-writes.js";
-import { wholeLinesIn, type LineBuffer } from "./line-buffer.js";
+import { wholeLinesIn, type AtofLine, type LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
 import { repairTail } from "./tail-repair.js";
@@ -67,12 +67,12 @@ export class FileSink implements AtofSink, SyncWriter {
     this.stopExitWrite = writeOnExit(this);
   }
 
-  enqueue(text: string): boolean {
+  enqueue(line: AtofLine): boolean {
     // Full, or this line alone is larger than the buffer's bound: a file can always be written
     // now, and an empty buffer takes a line of any size, so a large event is written, not dropped.
-    if (!this.buffer.push(text)) {
+    if (!this.buffer.push(line)) {
       this.writeHeldLinesSync();
-      if (!this.buffer.push(text)) return false;
+      if (!this.buffer.push(line)) return false;
     }
     // An app that never yields to the event loop (a tight loop of tool calls) never lets the
     // batched write run: past half the buffer, write now instead of dropping later. While the

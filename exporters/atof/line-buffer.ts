@@ -8,6 +8,30 @@ const RETAINED_BYTES = 1024 * 1024;
  * call (and one flattening of the joined text) per batch instead of one per line.
  */
 const LINES_PER_ENCODE = 64;
+/**
+ * Longest line that waits as text: a longer one is copied into the buffer at once, so that V8
+ * never holds it as one string of hundreds of KB (allocated outside the young generation).
+ */
+const PENDING_MAX_LENGTH = 16 * 1024;
+
+/** An ATOF line without its line end: one string, or pieces to be written one after another. */
+export type AtofLine = string | readonly string[];
+
+/** UTF-16 code units in `line`. */
+export function lineLength(line: AtofLine): number {
+  if (typeof line === "string") return line.length;
+  let length = 0;
+  for (const piece of line) length += piece.length;
+  return length;
+}
+
+/** UTF-8 bytes of `line`. */
+export function lineBytes(line: AtofLine): number {
+  if (typeof line === "string") return Buffer.byteLength(line, "utf8");
+  let bytes = 0;
+  for (const piece of line) bytes += Buffer.byteLength(piece, "utf8");
+  return bytes;
+}
 
 /**
  * Bounded FIFO of lines held as UTF-8 bytes, each ended by `\n`. A line is encoded once, as it
@@ -28,25 +52,37 @@ export class LineBuffer {
     private readonly maxBytes: number,
   ) {}
 
-  /** Adds one line (JSON text without its line end); false (nothing added) when the buffer is full. */
-  push(text: string): boolean {
+  /**
+   * Adds one line (JSON text without its line end, whole or as pieces); false (nothing added)
+   * when the buffer is full.
+   */
+  push(line: AtofLine): boolean {
     if (this.lines >= this.maxLines) return false;
+    const length = lineLength(line);
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: a line that surely fits (in the room there
     // is and within the bound) joins the pending text; only a line that may not fit is measured.
-    const pendingChars = this.pending.length + text.length + 1;
-    if (this.used + pendingChars * 3 <= this.bytes.length && this.used + pendingChars * 3 <= this.maxBytes) {
-      this.pending = this.pending + text + "\n";
+    const pendingChars = this.pending.length + length + 1;
+    if (
+      length <= PENDING_MAX_LENGTH &&
+      this.used + pendingChars * 3 <= this.bytes.length &&
+      this.used + pendingChars * 3 <= this.maxBytes
+    ) {
+      this.pending = this.pending + (typeof line === "string" ? line : line.join("")) + "\n";
       this.lines++;
       if (++this.pendingLines >= LINES_PER_ENCODE) this.encodePending();
       return true;
     }
     this.encodePending();
-    if (this.used + text.length * 3 + 1 > this.bytes.length) {
-      const size = Buffer.byteLength(text, "utf8") + 1;
+    // A long line is copied in as it is (as its pieces); its bytes are counted only when their
+    // upper bound does not fit in the room there is.
+    if (this.used + length * 3 + 1 > this.bytes.length) {
+      const size = lineBytes(line) + 1;
       if (this.lines > 0 && this.used + size > this.maxBytes) return false;
       if (this.used + size > this.bytes.length) this.grow(this.used + size);
     }
-    const end = this.used + this.bytes.write(text, this.used, "utf8");
+    let end = this.used;
+    if (typeof line === "string") end += this.bytes.write(line, end, "utf8");
+    else for (const piece of line) end += this.bytes.write(piece, end, "utf8");
     if (this.lines > 0 && end + 1 > this.maxBytes) return false; // the bytes past `used` are ignored
     this.bytes[end] = NEWLINE;
     this.used = end + 1;

@@ -2,15 +2,17 @@ import { serializeEvent } from "../../src/events/atof-codec.js";
 import type { Json, JsonObject } from "../../src/events/json.js";
 import { jsonText } from "../../src/events/json-text.js";
 import type { AtofEvent } from "../../src/events/types.js";
+import { lineBytes, lineLength, type AtofLine } from "./line-buffer.js";
 
 /** The event's free-form fields, the only ones large enough to matter. */
 const PAYLOAD_FIELDS = ["data", "metadata", "category_profile"] as const;
 
-/** UTF-8 bytes of `text`, counted only when its length alone cannot settle whether it exceeds `limit`. */
-function exceeds(text: string, limit: number): boolean {
-  if (text.length > limit) return true;
-  if (text.length * 3 <= limit) return false;
-  return Buffer.byteLength(text, "utf8") > limit;
+/** UTF-8 bytes of `line`, counted only when its length alone cannot settle whether it exceeds `limit`. */
+function exceeds(line: AtofLine, limit: number): boolean {
+  const length = lineLength(line);
+  if (length > limit) return true; // a UTF-16 code unit takes at least one byte
+  if (length * 3 <= limit) return false; // and at most three
+  return lineBytes(line) > limit;
 }
 
 /** What stands in for a field too large to keep: how large it was, and why it is not there. */
@@ -24,7 +26,7 @@ function marker(bytes: number, limit: number): JsonObject {
  * marker saying how many bytes each held, until it fits. The event itself (its uuid, name,
  * timestamps, parent) is always kept; undefined only when even its bare fields exceed the limit.
  */
-export function lineWithin(event: AtofEvent, line: string, limit: number): { line: string; omitted: number } | undefined {
+export function lineWithin(event: AtofEvent, line: AtofLine, limit: number): { line: AtofLine; omitted: number } | undefined {
   if (!exceeds(line, limit)) return { line, omitted: 0 };
   const sizes = PAYLOAD_FIELDS.map((field) => ({ field, bytes: Buffer.byteLength(jsonText((event[field] ?? null) as Json), "utf8") }));
   sizes.sort((a, b) => b.bytes - a.bytes);

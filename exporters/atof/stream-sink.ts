@@ -1,6 +1,6 @@
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { redactUrl, splitUserinfo } from "../../src/wire/urls.js";
-import type { LineBuffer } from "./line-buffer.js";
+import type { AtofLine, LineBuffer } from "./line-buffer.js";
 import type { AtofSink } from "./sink.js";
 
 export interface StreamSinkSettings {
@@ -55,8 +55,8 @@ export class StreamSink implements AtofSink {
     this.headers = headers;
   }
 
-  enqueue(text: string): boolean {
-    if (!this.buffer.push(text)) return false;
+  enqueue(line: AtofLine): boolean {
+    if (!this.buffer.push(line)) return false;
     if (this.buffer.length >= this.settings.maxBatchLines) void this.pump();
     else if (this.sending === null) this.schedule();
     return true;

@@ -1,6 +1,6 @@
 import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "./atof-errors.js";
 import { isJsonObject, type Json, type JsonObject } from "./json.js";
-import { sharedJsonText } from "./json-text.js";
+import { sharedJsonPieces, sharedJsonText } from "./json-text.js";
 import { parseTimestamp } from "./timestamp.js";
 import {
   ATOF_VERSION,
@@ -83,6 +83,16 @@ const END_HEAD = `{"kind":"scope","scope_category":"end","atof_version":"${ATOF_
  * is the runtime's own RFC 3339 text, which needs no escaping.
  */
 function canonicalScopeLine(e: ScopeEvent, head: string, tail: LastStretch): string {
+  return (
+    canonicalScopeHead(e, head) +
+    // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
+    (e.category === "llm" ? sharedJsonText(e.data) : j(e.data)) +
+    canonicalScopeTail(e, tail)
+  );
+}
+
+/** canonicalScopeLine up to its `data` value. */
+function canonicalScopeHead(e: ScopeEvent, head: string): string {
   const { uuid, parent, middle } = stretches;
   const attributes = e.attributes;
   return (
@@ -107,13 +117,15 @@ function canonicalScopeLine(e: ScopeEvent, head: string, tail: LastStretch): str
           attributes,
           e.category,
           e.category_profile,
-        )) +
-    // An LLM body is rendered by the OTel projections too: its JSON text is shared with them.
-    (e.category === "llm" ? sharedJsonText(e.data) : j(e.data)) +
-    (tail.holds(e.data_schema, e.metadata)
-      ? tail.text
-      : tail.set(',"data_schema":' + j(e.data_schema) + ',"metadata":' + j(e.metadata) + "}", e.data_schema, e.metadata))
+        ))
   );
+}
+
+/** canonicalScopeLine after its `data` value. */
+function canonicalScopeTail(e: ScopeEvent, tail: LastStretch): string {
+  return tail.holds(e.data_schema, e.metadata)
+    ? tail.text
+    : tail.set(',"data_schema":' + j(e.data_schema) + ',"metadata":' + j(e.metadata) + "}", e.data_schema, e.metadata);
 }
 
 /** Appends keys the reader preserved (or a caller added) after the known ones, in their original order. */
@@ -129,6 +141,30 @@ function unknownKeys(event: object, known: ReadonlySet<string>): string {
     if (text !== undefined) out += "," + JSON.stringify(key) + ":" + text;
   }
   return out;
+}
+
+/**
+ * serializeEvent's line, as pieces to be written one after another when it is a runtime LLM
+ * event (its body as the per-message texts the transcript already holds, see
+ * recurringJsonPieces), else as one string. A writer that copies the pieces into its own buffer
+ * never builds a late turn's whole line as one string.
+ */
+export function serializeEventPieces(event: AtofEvent): string | string[] {
+  if (
+    event.kind === "scope" &&
+    event.category === "llm" &&
+    (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] === true &&
+    event.atof_version === ATOF_VERSION &&
+    typeof event.timestamp === "string" &&
+    (event.scope_category === "start" || event.scope_category === "end")
+  ) {
+    const start = event.scope_category === "start";
+    const pieces = [canonicalScopeHead(event, start ? START_HEAD : END_HEAD)];
+    sharedJsonPieces(event.data, pieces);
+    pieces.push(canonicalScopeTail(event, start ? stretches.startTail : stretches.endTail));
+    return pieces;
+  }
+  return serializeEvent(event);
 }
 
 /**

@@ -141,33 +141,73 @@ function composable(value: object): boolean {
  * values RangeError).
  */
 export function recurringJsonText(value: unknown): string {
-  return partText(value, COMPOSED_LEVELS) ?? "null";
+  return partText(value, COMPOSED_LEVELS, undefined) ?? "null";
 }
 
-function partText(value: unknown, levels: number): string | undefined {
-  if (typeof value !== "object" || value === null) return JSON.stringify(value);
+/**
+ * Pieces at most this long are written as they are even when remembered as a composition; a
+ * longer composed text is written from its parts' pieces instead.
+ */
+const PIECE_MAX_LENGTH = 16 * 1024;
+
+/**
+ * The text recurringJsonText returns, appended to `out` as the pieces it is composed of (the
+ * per-message texts the transcript already holds, and the punctuation between them), for a
+ * writer that copies them one after another into its own buffer. Written as one string, a late
+ * turn's body is hundreds of KB, which V8 allocates outside its young generation and collects
+ * only in full collections, on every turn, just to copy it out once.
+ */
+export function recurringJsonPieces(value: unknown, out: string[]): void {
+  if (partText(value, COMPOSED_LEVELS, out) === undefined) out.push("null");
+}
+
+/** Appends `text` to `out` (when collecting pieces) and returns it. */
+function emit(text: string | undefined, out: string[] | undefined): string | undefined {
+  if (out !== undefined && text !== undefined) out.push(text);
+  return text;
+}
+
+function partText(value: unknown, levels: number, out: string[] | undefined): string | undefined {
+  if (typeof value !== "object" || value === null) return emit(JSON.stringify(value), out);
   const frozen = Object.isFrozen(value);
+  const longLived = isLongLived(value);
   if (frozen) {
     const known = frozenJsonTexts.get(value);
-    if (known !== undefined) return known;
+    // A remembered composition is a chain of its parts: collecting pieces, a long one is walked
+    // again (its parts are remembered too) rather than written whole.
+    if (known !== undefined && (out === undefined || longLived || known.length <= PIECE_MAX_LENGTH || !composable(value))) {
+      return emit(known, out);
+    }
   }
-  if (isLongLived(value)) {
+  if (longLived) {
     const text = JSON.stringify(value);
     frozenJsonTexts.set(value, text);
-    return text;
+    return emit(text, out);
   }
-  if (!composable(value)) return wholeText(value, frozen);
+  if (!composable(value)) return emit(wholeText(value, frozen), out);
   let text: string;
   if (Array.isArray(value)) {
-    if (levels < 0 || levels === COMPOSED_LEVELS || value.length === 0 || !isLongLived(value[0])) return wholeText(value, frozen);
+    if (levels < 0 || levels === COMPOSED_LEVELS || value.length === 0 || !isLongLived(value[0])) {
+      return emit(wholeText(value, frozen), out);
+    }
+    emit("[", out);
     text = "[";
-    for (let i = 0; i < value.length; i++) text += (i > 0 ? "," : "") + (partText(value[i], -1) ?? "null");
+    for (let i = 0; i < value.length; i++) {
+      if (i > 0) emit(",", out);
+      const item = partText(value[i], -1, out);
+      if (item === undefined) emit("null", out);
+      text += (i > 0 ? "," : "") + (item ?? "null");
+    }
     text += "]";
+    emit("]", out);
   } else {
     // A frozen event payload's members are what the projections serialize on their own: always
     // composed at the top. Below it, and for a body still being sent, only what holds recurring
     // parts (else one flat text is cheaper to build and to write out).
-    if (levels <= 0 || (!(frozen && levels === COMPOSED_LEVELS) && !holdsRecurring(value, levels))) return wholeText(value, frozen);
+    if (levels <= 0 || (!(frozen && levels === COMPOSED_LEVELS) && !holdsRecurring(value, levels))) {
+      return emit(wholeText(value, frozen), out);
+    }
+    emit("{", out);
     text = "{";
     const record = value as Record<string, unknown>;
     // A frozen event payload's member texts are what each projection's `<ns>.*.data.<key>`
@@ -175,12 +215,18 @@ function partText(value: unknown, levels: number): string | undefined {
     const shareMembers = frozen && levels === COMPOSED_LEVELS;
     for (const key of Object.keys(record)) {
       const item = record[key];
-      const member = partText(item, levels - 1);
-      if (member === undefined) continue;
-      text += (text.length > 1 ? "," : "") + JSON.stringify(key) + ":" + member;
+      const head = (text.length > 1 ? "," : "") + JSON.stringify(key) + ":";
+      const mark = out === undefined ? 0 : out.push(head);
+      const member = partText(item, levels - 1, out);
+      if (member === undefined) {
+        if (out !== undefined) out.length = mark - 1; // a skipped member leaves no key behind
+        continue;
+      }
+      text += head + member;
       if (shareMembers && typeof item === "object" && item !== null && Object.isFrozen(item)) frozenJsonTexts.set(item, member);
     }
     text += "}";
+    emit("}", out);
   }
   if (frozen) remember(value, text);
   return text;
@@ -212,6 +258,17 @@ function wholeText(value: object, frozen: boolean): string | undefined {
  * Like `JSON.stringify`, it recurses: a caller that may meet very deep values catches RangeError.
  */
 export function sharedJsonText(value: Json): string {
-  if (value === null || typeof value !== "object" || Array.isArray(value) || !Object.isFrozen(value)) return JSON.stringify(value ?? null);
+  if (!sharedComposition(value)) return JSON.stringify(value ?? null);
   return recurringJsonText(value);
+}
+
+/** sharedJsonText appended to `out` as pieces (see recurringJsonPieces). */
+export function sharedJsonPieces(value: Json, out: string[]): void {
+  if (!sharedComposition(value)) out.push(JSON.stringify(value ?? null));
+  else recurringJsonPieces(value, out);
+}
+
+/** Whether sharedJsonText composes `value` from its members' texts. */
+function sharedComposition(value: Json): boolean {
+  return value !== null && typeof value === "object" && !Array.isArray(value) && Object.isFrozen(value);
 }

@@ -1,9 +1,13 @@
+import { readFile } from "node:fs/promises";
+import { join } from "node:path";
 import { afterEach, describe, expect, it } from "vitest";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import type { JsonObject } from "../../src/events/json.js";
 import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
 import { createClient, createToolkit, defineTool, type Hooks } from "../../src/agent/index.js";
 import { SpanCapture } from "../../exporters/testing/index.js";
+import { AtofExporter } from "../../exporters/atof/index.js";
+import { useScratchTmpdir } from "../support/scratch-tmpdir.js";
 import { openaiReply, startProvider } from "../support/agent-provider-server.js";
 
 // A traced run records the whole transcript on every provider call. What a user relies on,
@@ -11,6 +15,7 @@ import { openaiReply, startProvider } from "../support/agent-provider-server.js"
 // exactly the body sent, deep-frozen; the run hands back plain messages the app may edit; a
 // later edit never reaches a recorded event; a beforeLLM hook may still edit the transcript.
 
+const tmp = useScratchTmpdir("relaytrace-transcript-");
 const closers: (() => Promise<void>)[] = [];
 afterEach(async () => {
   while (closers.length) await closers.pop()!();
@@ -128,5 +133,41 @@ describe("the transcript a traced run records", () => {
       expect((body.messages as { content: string }[])[0]!.content).toBe(`weather? (turn ${i})`);
       expect(JSON.stringify(body)).toBe(JSON.stringify(srv.requests[i]!.body));
     });
+  });
+
+  it("sends and writes a long conversation's calls byte for byte: the body to the provider, each event to the ATOF file", async () => {
+    // 12 turns with a ~25 KB tool result each (multi-byte text included): late bodies are ~0.3 MB,
+    // which the loop sends, and the file sink writes, from the messages' own texts.
+    const turns = 12;
+    const notes = defineTool({
+      name: "notes",
+      description: "trip notes",
+      inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+      execute: (args: { n: number }) => ({ result: { n: args.n, text: `❄ notes ${args.n} `.repeat(2_500) } }),
+    });
+    const srv = await startProvider((_, i) =>
+      i < turns ? openaiReply(`turn ${i} é`, [{ id: `c${i}`, name: "notes", arguments: JSON.stringify({ n: i }) }]) : openaiReply("done"),
+    );
+    closers.push(srv.close);
+    const runtime = createRuntime();
+    const events: AtofEvent[] = [];
+    runtime.subscribe("capture", (e) => void events.push(e));
+    const path = join(tmp.dir, "long-conversation.atof.jsonl");
+    new AtofExporter({ type: "file", path }).register(runtime);
+    const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "sk-test", runtime, maxTurns: turns + 2 });
+    const result = await client.run("plan the trip", { toolkit: await createToolkit({ tools: [notes] }) });
+    await runtime.shutdown();
+    expect(result.status).toBe("done");
+    const recorded = (events as ScopeEvent[]).filter((e) => e.category === "llm" && e.scope_category === "start");
+    expect(recorded).toHaveLength(turns + 1);
+    recorded.forEach((event, i) => {
+      const sent = JSON.stringify((event.data as { content: JsonObject }).content);
+      expect(srv.requests[i]!.text).toBe(sent);
+      expect(Number(srv.requests[i]!.headers["content-length"])).toBe(Buffer.byteLength(sent));
+    });
+    expect(srv.requests[turns]!.text.length).toBeGreaterThan(turns * 20_000);
+    const lines = (await readFile(path, "utf8")).split("\n");
+    expect(lines.pop()).toBe("");
+    expect(lines).toEqual(events.map((e) => JSON.stringify(e)));
   });
 });

@@ -1,9 +1,9 @@
 import { describe, expect, it } from "vitest";
 import { AtifExporter, atofToAtif } from "../../exporters/atif/index.js";
 import { SpanCapture } from "../../exporters/testing/index.js";
-import { serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEvent, serializeEventPieces } from "../../src/events/atof-codec.js";
 import type { Json, JsonObject } from "../../src/events/json.js";
-import { recurringJsonText, sharedJsonText } from "../../src/events/json-text.js";
+import { recurringJsonPieces, recurringJsonText, sharedJsonPieces, sharedJsonText } from "../../src/events/json-text.js";
 import { longLivedJson } from "../../src/runtime/json-safe.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
@@ -143,6 +143,45 @@ describe("exporters sharing one serialization of an LLM body", () => {
     cyclic.self = cyclic;
     expect(() => recurringJsonText(cyclic)).toThrow(TypeError);
     expect(() => recurringJsonText({ messages, big: 1n })).toThrow(TypeError);
+  });
+
+  it("gives the same text as pieces, none of them the whole of a long conversation's body", () => {
+    // 200 messages of ~2 KB: the body is ~400 KB; written as pieces, no piece holds more than a message.
+    const messages = Array.from({ length: 200 }, (_, i) =>
+      longLivedJson({ role: i % 2 ? "tool" : "assistant", content: `${i} ${"note ".repeat(400)}` })!,
+    );
+    const longestMessage = Math.max(...messages.map((m) => JSON.stringify(m).length));
+    const odd = { gone: undefined, fn: () => 1, at: new Date(0) };
+    for (const turn of [1, 2, 100, 200]) {
+      const body = { model: "m", ...odd, messages: messages.slice(0, turn), tail: [undefined, 2] };
+      const pieces: string[] = [];
+      recurringJsonPieces(body, pieces);
+      expect(pieces.join("")).toBe(JSON.stringify(body));
+      expect(pieces.join("")).toBe(recurringJsonText(body));
+      const frozen = deepFreeze({ headers: { a: "1" }, content: { ...body, messages: [...body.messages] } }) as unknown as Json;
+      // The projections may have composed (and remembered) the body's text first: the pieces still come from its parts.
+      if (turn === 100) expect(sharedJsonText(frozen)).toBe(JSON.stringify(frozen));
+      const shared: string[] = [];
+      sharedJsonPieces(frozen, shared);
+      expect(shared.join("")).toBe(JSON.stringify(frozen));
+      expect(Math.max(...shared.map((p) => p.length))).toBeLessThanOrEqual(Math.max(longestMessage, 16 * 1024));
+      if (turn === 200) expect(JSON.stringify(frozen).length).toBeGreaterThan(400_000);
+    }
+    const nothing: string[] = [];
+    recurringJsonPieces(undefined, nothing);
+    expect(nothing.join("")).toBe("null");
+    const cyclic: Record<string, unknown> = { messages };
+    cyclic.self = cyclic;
+    expect(() => recurringJsonPieces(cyclic, [])).toThrow(TypeError);
+  });
+
+  it("writes a delivered LLM event's ATOF line as pieces that join to the line serializeEvent writes", async () => {
+    const { events } = await llmEvents();
+    for (const e of events) {
+      const pieces = serializeEventPieces(e);
+      expect(typeof pieces === "string" ? pieces : pieces.join("")).toBe(JSON.stringify(e));
+      if (e.category === "llm") expect(Array.isArray(pieces)).toBe(true);
+    }
   });
 
   it("keeps a value that is not plain JSON out of the recurring copies: the caller's own value is copied per event", () => {

@@ -6,6 +6,8 @@ export interface ReceivedRequest {
   path: string;
   headers: IncomingHttpHeaders;
   body: Record<string, unknown>;
+  /** The body as received, byte for byte (decoded as UTF-8). */
+  text: string;
 }
 
 export interface ScriptedReply {
@@ -39,7 +41,7 @@ export async function startProvider(
         res.writeHead(400).end();
         return;
       }
-      const received: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body };
+      const received: ReceivedRequest = { path: req.url ?? "", headers: req.headers, body, text };
       const index = requests.length;
       requests.push(received);
       const reply = Array.isArray(script) ? (script[Math.min(index, script.length - 1)] as ScriptedReply) : script(received, index);

@@ -12,7 +12,7 @@ import {
 import { mergeHeaders, scrubCredentials } from "./headers.js";
 import { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
 import { parseSse } from "./sse.js";
-import { recurringJsonText } from "../../events/json-text.js";
+import { recurringJsonPieces } from "../../events/json-text.js";
 import { redactUrl, redactUrlsInText, splitUserinfo } from "../../wire/urls.js";
 import type { SseEvent } from "./types.js";
 
@@ -104,7 +104,7 @@ interface Reply {
 
 interface SendInit {
   headers: Record<string, string>;
-  body: string;
+  body: string | Uint8Array;
   signal: AbortSignal | undefined;
   dispatcher: Dispatcher | undefined;
 }
@@ -237,14 +237,30 @@ function isCallerMistake(err: unknown): boolean {
   return err instanceof TypeError || code === "UND_ERR_INVALID_ARG" || code === "ERR_INVALID_URL";
 }
 
-function serialize(body: unknown): string {
+/** Request bodies longer than this (in UTF-16 code units) are sent as bytes copied from their pieces. */
+const BODY_AS_TEXT_MAX_LENGTH = 16 * 1024;
+
+function serialize(body: unknown): string | Uint8Array {
   if (typeof body === "string") return body;
+  const pieces: string[] = [];
   try {
     // The transcript's messages recur from call to call: their texts are written once per run.
-    return recurringJsonText(body);
+    recurringJsonPieces(body, pieces);
   } catch (err) {
     throw new TypeError(`LLM request body is not JSON-serializable: ${errorText(err)}`, { cause: err });
   }
+  let length = 0;
+  for (const piece of pieces) length += piece.length;
+  if (length <= BODY_AS_TEXT_MAX_LENGTH) return pieces.join("");
+  // A late turn's body is hundreds of KB: as one string V8 would allocate it outside its young
+  // generation on every call, only for it to be encoded once. Its pieces are copied straight
+  // into the bytes sent.
+  let bytes = 0;
+  for (const piece of pieces) bytes += Buffer.byteLength(piece, "utf8");
+  const out = Buffer.allocUnsafe(bytes);
+  let at = 0;
+  for (const piece of pieces) at += out.write(piece, at, "utf8");
+  return out;
 }
 
 /** `onError`'s verdict (default: retry what is retryable). */
