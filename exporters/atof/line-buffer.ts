@@ -73,17 +73,18 @@ export class LineBuffer {
       return true;
     }
     this.encodePending();
-    // A long line is copied in as it is (as its pieces); its bytes are counted only when their
-    // upper bound does not fit in the room there is.
-    if (this.used + length * 3 + 1 > this.bytes.length) {
-      const size = lineBytes(line) + 1;
-      if (this.lines > 0 && this.used + size > this.maxBytes) return false;
-      if (this.used + size > this.bytes.length) this.grow(this.used + size);
-    }
+    // Within the bound for sure (a code unit takes at most 3 bytes), or measured when it may not be.
+    if (this.lines > 0 && this.used + length * 3 + 1 > this.maxBytes && this.used + lineBytes(line) + 1 > this.maxBytes) return false;
+    // A long line is copied in as it is, piece by piece; a piece is measured only when its upper
+    // bound passes the end of the buffer (then the buffer grows to hold it and the line end).
     let end = this.used;
-    if (typeof line === "string") end += this.bytes.write(line, end, "utf8");
-    else for (const piece of line) end += this.bytes.write(piece, end, "utf8");
-    if (this.lines > 0 && end + 1 > this.maxBytes) return false; // the bytes past `used` are ignored
+    for (const piece of typeof line === "string" ? [line] : line) {
+      if (end + piece.length * 3 + 1 > this.bytes.length) {
+        const size = Buffer.byteLength(piece, "utf8") + 1;
+        if (end + size > this.bytes.length) this.grow(end + size, end);
+      }
+      end += this.bytes.write(piece, end, "utf8");
+    }
     this.bytes[end] = NEWLINE;
     this.used = end + 1;
     this.lines++;
@@ -138,9 +139,10 @@ export class LineBuffer {
     this.pendingLines = 0;
   }
 
-  private grow(needed: number): void {
+  /** Replaces the buffer with one of at least `needed` bytes holding its first `keep`. */
+  private grow(needed: number, keep: number): void {
     const next = Buffer.allocUnsafe(Math.max(needed, this.bytes.length * 2));
-    this.bytes.copy(next, 0, 0, this.used);
+    this.bytes.copy(next, 0, 0, keep);
     this.bytes = next;
   }
 }

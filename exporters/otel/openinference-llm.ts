@@ -38,7 +38,10 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
   }
   const { request } = decoded;
   const messages = requestMessages(request);
-  const lines: string[] = [];
+  // The turns' lines joined by blank lines, built by concatenation: a late turn's text is
+  // hundreds of KB, which one join would copy into a new string on every call; these pieces are
+  // copied once, if and when the span is encoded.
+  let input = "";
   let hasTurnText = false; // a turn other than a tool result with text or tool calls
   for (let i = 0; i < messages.length; i++) {
     const message = messages[i]!;
@@ -47,14 +50,14 @@ export function writeLlmStart(attrs: Attributes, start: ScopeEvent): void {
     if (message.text !== "") attrs[keys.content] = message.text; // an absent content writes nothing
     if (message.toolCallId !== undefined) attrs[keys.toolCallId] = message.toolCallId;
     writeToolCalls(attrs, keys, message.toolCalls);
-    if (message.role === "tool") lines.push("tool: Tool result omitted");
+    if (message.role === "tool") input += (input === "" ? "" : "\n\n") + "tool: Tool result omitted";
     else if (message.text !== "" || message.toolCalls.length > 0) {
       hasTurnText = true;
-      lines.push(`${message.role}: ${turnText(message)}`);
+      input += (input === "" ? "" : "\n\n") + message.role + ": " + turnText(message);
     }
   }
   if (hasTurnText) {
-    attrs[SC.INPUT_VALUE] = lines.join("\n\n");
+    attrs[SC.INPUT_VALUE] = input;
     attrs[SC.INPUT_MIME_TYPE] = MimeType.TEXT;
   } else {
     setJsonInput(attrs, start.data);

@@ -2,6 +2,7 @@ import { createServer, type IncomingHttpHeaders, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { AtofExporter } from "../../exporters/atof/index.js";
+import { LineBuffer } from "../../exporters/atof/line-buffer.js";
 import { serializeEvent } from "../../src/events/atof-codec.js";
 import type { MarkEvent } from "../../src/events/types.js";
 
@@ -100,6 +101,17 @@ describe("AtofExporter stream sink", () => {
       ),
     ).toEqual([wide(1), wide(2)]);
     expect(exporter.diagnostics()).toEqual([expect.objectContaining({ code: "atof.events_dropped", count: 3 })]);
+  });
+
+  it("bounds a line written in pieces (an LLM event's body) by its UTF-8 bytes as well", () => {
+    // Three-byte characters: each line is 60,007 bytes on the wire but 20,006 code units long.
+    const line = ['{"text":"', "€".repeat(20_000), '"}'];
+    const bytes = Buffer.byteLength(line.join("")) + 1;
+    const buffer = new LineBuffer(100, bytes * 2 + 10);
+    expect(buffer.push(line)).toBe(true);
+    expect(buffer.push(line)).toBe(true); // fits by its bytes, though not by three bytes a code unit
+    expect(buffer.push(line)).toBe(false);
+    expect(buffer.takeAll().bytes.toString("utf8")).toBe(`${line.join("")}\n${line.join("")}\n`);
   });
 
   it("retries a failed POST and delivers the same batch", async () => {
