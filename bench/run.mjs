@@ -87,7 +87,7 @@ const CONFIG = quick
   : {
       targets: {
         tool: { rounds: 15, calls: 20_000, warmupCalls: 10_000 },
-        turns: { rounds: 15, runs5: 20, runs50: 2 },
+        turns: { rounds: 15, runs5: 40, runs50: 4 },
         ai7: { rounds: 15, runs: 40 },
         nemo: { rounds: 15, calls: 10_000, warmupCalls: 5_000, nemoCalls: 1_000, nemoWarmupCalls: 300 },
       },

@@ -4,13 +4,15 @@ import { longLivedJson, toJsonSafe } from "../runtime/json-safe.js";
 import type { ClientSettings } from "./loop-context.js";
 
 /**
- * The run's transcript as the runtime records it. Every provider call's body carries the whole
- * history again; while the run is recorded, each message (and the declared tool list) is replaced
- * once by the runtime's frozen recurring copy (`longLivedJson`), so the next body holds the same
- * frozen objects: its event takes them without copying, and exporters reuse their JSON text and
- * decode instead of redoing the whole history on every turn. Skipped when nobody records (no
- * work added to an untraced run) and when a `beforeLLM` hook sees the transcript (it may edit a
- * message in place). The run hands back plain mutable copies, as it always did.
+ * The run's transcript as the loop sends and the runtime records it. Every provider call's body
+ * carries the whole history again; each message (and the declared tool list) is replaced once by
+ * the runtime's frozen recurring copy (`longLivedJson`), so the next body holds the same frozen
+ * objects: the transport writes the body from their remembered JSON texts, its event takes them
+ * without copying, and exporters reuse their texts and decode instead of redoing the whole
+ * history on every turn. Done whether or not the run is recorded, so a traced and an untraced run
+ * send their bodies the same way (tracing's cost is then only its own). Skipped when a
+ * `beforeLLM` hook sees the transcript (it may edit a message in place). The run hands back plain
+ * mutable copies, as it always did.
  */
 export class RecordedTranscript {
   private froze = false;
@@ -19,7 +21,7 @@ export class RecordedTranscript {
   constructor(private readonly settings: ClientSettings) {}
 
   private active(): boolean {
-    return !this.settings.hooks.seesMessages && this.settings.runtime.isRecording();
+    return !this.settings.hooks.seesMessages;
   }
 
   /** Before a body is built: each message not yet frozen is replaced by its frozen copy. */

@@ -136,27 +136,8 @@ describe("the transcript a traced run records", () => {
   });
 
   it("sends and writes a long conversation's calls byte for byte: the body to the provider, each event to the ATOF file", async () => {
-    // 12 turns with a ~25 KB tool result each (multi-byte text included): late bodies are ~0.3 MB,
-    // which the loop sends, and the file sink writes, from the messages' own texts.
     const turns = 12;
-    const notes = defineTool({
-      name: "notes",
-      description: "trip notes",
-      inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
-      execute: (args: { n: number }) => ({ result: { n: args.n, text: `❄ notes ${args.n} `.repeat(2_500) } }),
-    });
-    const srv = await startProvider((_, i) =>
-      i < turns ? openaiReply(`turn ${i} é`, [{ id: `c${i}`, name: "notes", arguments: JSON.stringify({ n: i }) }]) : openaiReply("done"),
-    );
-    closers.push(srv.close);
-    const runtime = createRuntime();
-    const events: AtofEvent[] = [];
-    runtime.subscribe("capture", (e) => void events.push(e));
-    const path = join(tmp.dir, "long-conversation.atof.jsonl");
-    new AtofExporter({ type: "file", path }).register(runtime);
-    const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "sk-test", runtime, maxTurns: turns + 2 });
-    const result = await client.run("plan the trip", { toolkit: await createToolkit({ tools: [notes] }) });
-    await runtime.shutdown();
+    const { srv, result, events, path } = await longConversation(turns, true);
     expect(result.status).toBe("done");
     const recorded = (events as ScopeEvent[]).filter((e) => e.category === "llm" && e.scope_category === "start");
     expect(recorded).toHaveLength(turns + 1);
@@ -166,8 +147,47 @@ describe("the transcript a traced run records", () => {
       expect(Number(srv.requests[i]!.headers["content-length"])).toBe(Buffer.byteLength(sent));
     });
     expect(srv.requests[turns]!.text.length).toBeGreaterThan(turns * 20_000);
-    const lines = (await readFile(path, "utf8")).split("\n");
+    const lines = (await readFile(path!, "utf8")).split("\n");
     expect(lines.pop()).toBe("");
     expect(lines).toEqual(events.map((e) => JSON.stringify(e)));
   });
+
+  it("sends an untraced run's calls exactly as a traced run's, and hands back the same editable messages", async () => {
+    const traced = await longConversation(6, true);
+    const untraced = await longConversation(6, false);
+    expect(untraced.result.status).toBe("done");
+    expect(untraced.srv.requests.map((r) => r.text)).toEqual(traced.srv.requests.map((r) => r.text));
+    expect(untraced.result.messages).toEqual(traced.result.messages);
+    for (const message of untraced.result.messages) expect(Object.isFrozen(message)).toBe(false);
+  });
 });
+
+/**
+ * A `turns`-turn run with a ~25 KB tool result a turn (multi-byte text included): late bodies are
+ * hundreds of KB, which the loop sends, and the file sink writes, from the messages' own texts.
+ * Traced: an ATOF file and a capturing subscriber; untraced: no subscriber at all.
+ */
+async function longConversation(turns: number, traced: boolean) {
+  const notes = defineTool({
+    name: "notes",
+    description: "trip notes",
+    inputSchema: { type: "object", properties: { n: { type: "number" } }, required: ["n"] },
+    execute: (args: { n: number }) => ({ result: { n: args.n, text: `❄ notes ${args.n} `.repeat(2_500) } }),
+  });
+  const srv = await startProvider((_, i) =>
+    i < turns ? openaiReply(`turn ${i} é`, [{ id: `c${i}`, name: "notes", arguments: JSON.stringify({ n: i }) }]) : openaiReply("done"),
+  );
+  closers.push(srv.close);
+  const runtime = createRuntime();
+  const events: AtofEvent[] = [];
+  let path: string | undefined;
+  if (traced) {
+    runtime.subscribe("capture", (e) => void events.push(e));
+    path = join(tmp.dir, `long-conversation-${turns}.atof.jsonl`);
+    new AtofExporter({ type: "file", path }).register(runtime);
+  }
+  const client = createClient({ baseUrl: srv.url, style: "openai", model: "stub", apiKey: "sk-test", runtime, maxTurns: turns + 2 });
+  const result = await client.run("plan the trip", { toolkit: await createToolkit({ tools: [notes] }) });
+  await runtime.shutdown();
+  return { srv, result, events, path };
+}
