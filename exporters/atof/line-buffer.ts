@@ -58,7 +58,7 @@ export class LineBuffer {
    */
   push(line: AtofLine): boolean {
     if (this.lines >= this.maxLines) return false;
-    const length = lineLength(line);
+    const length = typeof line === "string" ? line.length : lineLength(line);
     // A UTF-16 code unit takes at most 3 UTF-8 bytes: a line that surely fits (in the room there
     // is and within the bound) joins the pending text; only a line that may not fit is measured.
     const pendingChars = this.pending.length + length + 1;

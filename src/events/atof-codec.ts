@@ -150,9 +150,9 @@ function unknownKeys(event: object, known: ReadonlySet<string>): string {
  * never builds a late turn's whole line as one string.
  */
 export function serializeEventPieces(event: AtofEvent): string | string[] {
+  if (event.category !== "llm") return serializeEvent(event);
   if (
     event.kind === "scope" &&
-    event.category === "llm" &&
     (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] === true &&
     event.atof_version === ATOF_VERSION &&
     typeof event.timestamp === "string" &&
