@@ -201,13 +201,8 @@ export function spanBytes(span: ReadableSpan): number {
 }
 
 function attributesBytes(attributes: ReadableSpan["attributes"] | undefined): number {
-  if (attributes === undefined) return 0;
   let bytes = 0;
-  // Object.keys, not for-in: an LLM span's hundreds of message attributes leave the object in
-  // dictionary mode, where for-in rechecks every key as it goes.
-  const keys = Object.keys(attributes);
-  for (let i = 0; i < keys.length; i++) {
-    const key = keys[i]!;
+  for (const key in attributes) {
     const value = attributes[key];
     bytes += key.length + (typeof value === "string" ? value.length : Array.isArray(value) ? arrayBytes(value) : 8);
   }
