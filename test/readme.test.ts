@@ -7,7 +7,8 @@ import { basename, join } from "node:path";
 import { pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { validateAtif } from "../exporters/atif/validate.js";
-import { parseAtofLine, serializeEvent } from "../src/events/atof-codec.js";
+import { serializeEvent } from "../src/events/atof-serialize.js";
+import { parseAtofLine } from "../src/events/atof-parse.js";
 import { blocksOf, documentedBlocks, interopCommands, ROOT, type DocBlock } from "./support/doc-blocks.js";
 import { decodeOtlp, signalOfPath } from "./support/otlp.js";
 

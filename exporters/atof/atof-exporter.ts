@@ -1,7 +1,7 @@
 import type { Exporter } from "../../src/runtime/exporter.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { resolve } from "node:path";
-import { serializeEventPieces } from "../../src/events/atof-codec.js";
+import { serializeEventPieces } from "../../src/events/atof-serialize.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FileSink } from "./file-sink.js";

@@ -1,4 +1,4 @@
-import { serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEvent } from "../../src/events/atof-serialize.js";
 import type { Json, JsonObject } from "../../src/events/json.js";
 import { jsonText } from "../../src/events/json-text.js";
 import type { AtofEvent } from "../../src/events/types.js";

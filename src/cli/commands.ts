@@ -3,7 +3,7 @@ import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { validateAtif } from "../../exporters/atif/validate.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
-import { parseAtofLine } from "../events/atof-codec.js";
+import { parseAtofLine } from "../events/atof-parse.js";
 import { AtofPairingChecker } from "../events/atof-pairing.js";
 import { atifTree } from "./atif-tree.js";
 import { convertToAtif } from "./convert-atif.js";

@@ -1,5 +1,5 @@
 import { closeSync, openSync, rmSync, writeSync } from "node:fs";
-import { parseAtofLine } from "../events/atof-codec.js";
+import { parseAtofLine } from "../events/atof-parse.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../events/atof-reader.js";
 import { splitFileLines } from "../events/line-splitter.js";
 import { parseTimestamp } from "../events/timestamp.js";

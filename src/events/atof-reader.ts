@@ -1,4 +1,4 @@
-import { parseAtofLine } from "./atof-codec.js";
+import { parseAtofLine } from "./atof-parse.js";
 import { AtofParseError, type AtofWarning } from "./atof-errors.js";
 import { AtofPairingChecker } from "./atof-pairing.js";
 import { splitFileLines } from "./line-splitter.js";

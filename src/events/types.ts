@@ -94,6 +94,10 @@ export const MARK_KEY_ORDER = [
   "metadata",
 ] as const;
 
+/** The known keys of each kind, for lookups (a writer appends, a reader keeps, any other key after them). */
+export const SCOPE_KEYS: ReadonlySet<string> = new Set(SCOPE_KEY_ORDER);
+export const MARK_KEYS: ReadonlySet<string> = new Set(MARK_KEY_ORDER);
+
 /**
  * Set (as a symbol property, invisible to JSON and `Object.keys`) on events the runtime built
  * itself: their keys are exactly the canonical ones, in the canonical order, so one

@@ -1,5 +1,5 @@
 import { open, type FileHandle } from "node:fs/promises";
-import { parseAtofLine } from "../events/atof-codec.js";
+import { parseAtofLine } from "../events/atof-parse.js";
 import type { AtofRecord } from "../events/atof-reader.js";
 import type { AtofEvent } from "../events/types.js";
 import { RecordingCollector, type LineRef, type Recording } from "./recording.js";

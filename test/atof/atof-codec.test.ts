@@ -1,7 +1,8 @@
 import { readdirSync, readFileSync } from "node:fs";
 import { fileURLToPath } from "node:url";
 import { describe, expect, it } from "vitest";
-import { parseAtofLine, serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEvent } from "../../src/events/atof-serialize.js";
+import { parseAtofLine } from "../../src/events/atof-parse.js";
 import { AtofParseError, UnsupportedAtofVersion, type AtofWarning } from "../../src/events/atof-errors.js";
 import { parseTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";

@@ -7,7 +7,7 @@ import { fileURLToPath } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { AtofExporter } from "../../exporters/atof/index.js";
 import { streamAtofFile, TORN_LAST_LINE } from "../../src/events/atof-reader.js";
-import { parseAtofLine } from "../../src/events/atof-codec.js";
+import { parseAtofLine } from "../../src/events/atof-parse.js";
 import type { AtofWarning } from "../../src/events/atof-errors.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { markEvent } from "../support/atof-files.js";

@@ -5,7 +5,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterAll, afterEach, beforeAll, describe, expect, it } from "vitest";
 import { AtofExporter } from "../../exporters/atof/index.js";
-import { parseAtofLine } from "../../src/events/atof-codec.js";
+import { parseAtofLine } from "../../src/events/atof-parse.js";
 import { markEvent } from "../support/atof-files.js";
 import { startNode, waitForOutput, type Child } from "../support/child-process.js";
 

@@ -3,7 +3,7 @@ import type { AddressInfo } from "node:net";
 import { afterEach, describe, expect, it } from "vitest";
 import { AtofExporter } from "../../exporters/atof/index.js";
 import { LineBuffer } from "../../exporters/atof/line-buffer.js";
-import { serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEvent } from "../../src/events/atof-serialize.js";
 import type { MarkEvent } from "../../src/events/types.js";
 
 interface Received {

@@ -9,7 +9,7 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { atofToAtif } from "../../exporters/atif/index.js";
 import { spanIdFromUuid, traceIdFromUuid } from "../../exporters/otel/ids.js";
-import { serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEvent } from "../../src/events/atof-serialize.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import type { Io } from "../../src/cli/io.js";
 import { main } from "../../src/cli/main.js";

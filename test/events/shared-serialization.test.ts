@@ -1,7 +1,7 @@
 import { describe, expect, it } from "vitest";
 import { AtifExporter, atofToAtif } from "../../exporters/atif/index.js";
 import { SpanCapture } from "../../exporters/testing/index.js";
-import { serializeEvent, serializeEventPieces } from "../../src/events/atof-codec.js";
+import { serializeEvent, serializeEventPieces } from "../../src/events/atof-serialize.js";
 import type { Json, JsonObject } from "../../src/events/json.js";
 import { recurringJsonPieces, recurringJsonText, sharedJsonPieces, sharedJsonText } from "../../src/events/json-text.js";
 import { longLivedJson } from "../../src/runtime/json-safe.js";

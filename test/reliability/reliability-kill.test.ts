@@ -6,7 +6,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { validateAtif } from "../../exporters/atif/index.js";
-import { parseAtofLine } from "../../src/events/atof-codec.js";
+import { parseAtofLine } from "../../src/events/atof-parse.js";
 import { streamAtofFile, TORN_LAST_LINE } from "../../src/events/atof-reader.js";
 
 const script = fileURLToPath(new URL("../fixtures-procs/atof-writer.mjs", import.meta.url));

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEvent } from "../../src/events/atof-serialize.js";
 import type { Json, JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { createRuntime } from "../../src/runtime/runtime.js";

@@ -1,5 +1,5 @@
 import { describe, expect, it } from "vitest";
-import { serializeEvent } from "../../src/events/atof-codec.js";
+import { serializeEvent } from "../../src/events/atof-serialize.js";
 import { RelaytraceError } from "../../src/runtime/errors.js";
 import { capturingRuntime, labels, marks, scopes } from "../support/capture.js";
 

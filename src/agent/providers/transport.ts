@@ -1,4 +1,3 @@
-import type * as Undici from "undici";
 import type { Dispatcher } from "undici";
 import {
   isRetryableStatus,
@@ -12,9 +11,9 @@ import {
 import { mergeHeaders, scrubCredentials } from "./headers.js";
 import { abortableSleep, backoffMs, headerValue, retryAfterMs } from "./retry-policy.js";
 import { parseSse } from "./sse.js";
-import { recurringJsonPieces } from "../../events/json-text.js";
-import { redactUrl, redactUrlsInText, splitUserinfo } from "../../wire/urls.js";
+import { redactUrl, splitUserinfo } from "../../wire/urls.js";
 import type { SseEvent } from "./types.js";
+import { errorText, flatHeaders, requestBody, send, type Reply } from "./http-send.js";
 
 /** Passed to `onRetry` before each retry sleep (the loop turns it into an `llm.retry` mark). */
 export interface RetryInfo {
@@ -83,8 +82,6 @@ export const DEFAULT_CALL_TIMEOUT_MS = 600_000;
 /** A reply larger than 64 MiB fails with ProviderResponseError instead of being buffered. */
 export const DEFAULT_MAX_RESPONSE_BYTES = 64 * 1024 * 1024;
 
-type RawHeaders = Record<string, string | string[] | undefined>;
-
 interface CallContext {
   /** the URL as it may be shown: userinfo and query values redacted */
   url: string;
@@ -93,87 +90,6 @@ interface CallContext {
   timeoutSignal?: AbortSignal;
   timeoutMs?: number;
   signal?: AbortSignal;
-}
-
-/** A reply whose body is not read yet: undici's, or global fetch's in the same shape. */
-interface Reply {
-  statusCode: number;
-  headers: RawHeaders;
-  body: AsyncIterable<unknown> & { destroy(): unknown };
-}
-
-interface SendInit {
-  headers: Record<string, string>;
-  body: string | Uint8Array;
-  signal: AbortSignal | undefined;
-  dispatcher: Dispatcher | undefined;
-}
-
-// undici is loaded on first use, by a name bundlers do not follow: on Node it carries provider
-// calls (dispatchers, its instrumentation); where it cannot load (Cloudflare Workers) global
-// `fetch` does.
-const UNDICI = "undici";
-let undiciRequest: Promise<typeof Undici.request | undefined> | undefined;
-
-function loadUndici(): Promise<typeof Undici.request | undefined> {
-  return (undiciRequest ??= (import(UNDICI) as Promise<typeof Undici>).then(
-    (module) => module.request,
-    () => undefined,
-  ));
-}
-
-async function send(url: string, init: SendInit): Promise<Reply> {
-  const request = await loadUndici();
-  if (request !== undefined) return request(url, { method: "POST", ...init });
-  new URL(url); // a bad URL is the caller's mistake (TypeError), not a network failure
-  let res: Response;
-  try {
-    res = await fetch(url, { method: "POST", headers: init.headers, body: init.body, signal: init.signal ?? null });
-  } catch (err) {
-    if (init.signal?.aborted) throw err;
-    // fetch reports a network failure as a TypeError; here it must read as one that can be retried.
-    throw new Error(`fetch failed: ${errorText(err)}`, { cause: err });
-  }
-  return fetchReply(res);
-}
-
-function fetchReply(res: Response): Reply {
-  const headers: RawHeaders = {};
-  res.headers.forEach((value, key) => {
-    headers[key] = value;
-  });
-  const reader = res.body?.getReader();
-  const body = {
-    async *[Symbol.asyncIterator](): AsyncGenerator<Uint8Array> {
-      if (reader === undefined) return;
-      for (;;) {
-        const { done, value } = await reader.read();
-        if (done) return;
-        yield value;
-      }
-    },
-    destroy(): void {
-      reader?.cancel().catch(() => undefined);
-    },
-  };
-  return { statusCode: res.status, headers, body };
-}
-
-function flatHeaders(raw: RawHeaders): Record<string, string> {
-  const out: Record<string, string> = {};
-  for (const [k, v] of Object.entries(raw)) if (v !== undefined) out[k] = Array.isArray(v) ? v.join(", ") : v;
-  return out;
-}
-
-function errorText(err: unknown): string {
-  if (err instanceof Error) {
-    const code = (err as { code?: unknown }).code;
-    const causeCode = (err.cause as { code?: unknown } | undefined)?.code;
-    const tag = typeof code === "string" ? code : typeof causeCode === "string" ? causeCode : undefined;
-    const message = redactUrlsInText(err.message);
-    return tag !== undefined && !message.includes(tag) ? `${tag}: ${message}` : message;
-  }
-  return redactUrlsInText(String(err));
 }
 
 /** Aborts surface as the caller's own reason, our deadline as ProviderTimeoutError; both are final. */
@@ -237,30 +153,12 @@ function isCallerMistake(err: unknown): boolean {
   return err instanceof TypeError || code === "UND_ERR_INVALID_ARG" || code === "ERR_INVALID_URL";
 }
 
-/** Request bodies longer than this (in UTF-16 code units) are sent as bytes copied from their pieces. */
-const BODY_AS_TEXT_MAX_LENGTH = 16 * 1024;
-
 function serialize(body: unknown): string | Uint8Array {
-  if (typeof body === "string") return body;
-  const pieces: string[] = [];
   try {
-    // The transcript's messages recur from call to call: their texts are written once per run.
-    recurringJsonPieces(body, pieces);
+    return requestBody(body);
   } catch (err) {
     throw new TypeError(`LLM request body is not JSON-serializable: ${errorText(err)}`, { cause: err });
   }
-  let length = 0;
-  for (const piece of pieces) length += piece.length;
-  if (length <= BODY_AS_TEXT_MAX_LENGTH) return pieces.join("");
-  // A late turn's body is hundreds of KB: as one string V8 would allocate it outside its young
-  // generation on every call, only for it to be encoded once. Its pieces are copied straight
-  // into the bytes sent.
-  let bytes = 0;
-  for (const piece of pieces) bytes += Buffer.byteLength(piece, "utf8");
-  const out = Buffer.allocUnsafe(bytes);
-  let at = 0;
-  for (const piece of pieces) at += out.write(piece, at, "utf8");
-  return out;
 }
 
 /** `onError`'s verdict (default: retry what is retryable). */
