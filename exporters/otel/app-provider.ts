@@ -1,30 +1,32 @@
 import type { TracerProvider } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { TraceSampler } from "./sampling.js";
 
 /** What relaytrace takes from the app's TracerProvider: its resource, span processors, sampler and limits. */
 export interface AppPipeline {
   resource: Resource;
   processor: SpanProcessor;
-  sampler: Sampler | undefined;
+  sampler: TraceSampler | undefined;
   limits: { valueLength?: number; count?: number };
 }
 
 interface SdkTracerShape {
   _resource?: Resource;
   _spanProcessor?: SpanProcessor;
-  _sampler?: Sampler;
+  _sampler?: TraceSampler;
   _spanLimits?: { attributeValueLengthLimit?: number; attributeCountLimit?: number };
 }
 
 const NOT_SDK =
-  "tracerProvider must be an OpenTelemetry SDK 2.x TracerProvider " +
-  "(NodeTracerProvider, BasicTracerProvider, or the global provider a started NodeSDK registered)";
+  "tracerProvider must be an OpenTelemetry JS SDK 2.x or 3.x TracerProvider " +
+  "(2.x NodeTracerProvider or BasicTracerProvider, 3.x TracerProvider, or the global provider a started NodeSDK registered)";
 
 /**
- * Reads the pipeline of an SDK 2.x provider through the tracer it hands out. relaytrace builds its
- * spans from events (their ids come from event uuids, which the SDK's Tracer cannot take), so it
- * hands finished spans straight to the provider's processors instead of starting them on a tracer.
+ * Reads the pipeline of an SDK 2.x or 3.x provider (their tracers keep the same fields) through the
+ * tracer it hands out. relaytrace builds its spans from events (their ids come from event uuids,
+ * which the SDK's Tracer cannot take), so it hands finished spans straight to the provider's
+ * processors instead of starting them on a tracer.
  * A global `ProxyTracerProvider` is unwrapped to the provider registered behind it.
  */
 export function appPipelineOf(provider: TracerProvider, scope: { name: string; version: string }): AppPipeline {

@@ -5,3 +5,4 @@ export type { MarkProjectionSetting } from "./marks.js";
 export type { Diagnostic as OtelDiagnostic } from "../../src/wire/diagnostics.js";
 export { flattenInto } from "./flatten.js";
 export type { AttributeMapping } from "./attribute-controls.js";
+export type { TraceSampler } from "./sampling.js";

@@ -1,5 +1,6 @@
 import type { TracerProvider } from "@opentelemetry/api";
-import type { Sampler, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { TraceSampler } from "./sampling.js";
 import { checkProtocol, type OtlpProtocol } from "./env.js";
 import type { AttributeMapping } from "./attribute-controls.js";
 import type { MarkProjectionSetting } from "./marks.js";
@@ -82,7 +83,7 @@ export interface OtelExporterOptions {
    */
   protocol?: OtlpProtocol;
   /**
-   * The app's OpenTelemetry SDK 2.x TracerProvider (a NodeSDK's global one works): spans then carry
+   * The app's OpenTelemetry JS SDK 2.x or 3.x TracerProvider (a NodeSDK's global one works): spans then carry
    * its resource, go to its span processors and trace roots honour its sampler. relaytrace never
    * shuts it down (`shutdown()` only flushes it). `endpoint`, `headers`, `spanExporter`, the batch
    * options, `serviceName` and `resourceAttributes` do not apply then: the provider's pipeline decides.
@@ -93,7 +94,7 @@ export interface OtelExporterOptions {
    * that decision. Default: the `tracerProvider`'s sampler, else `OTEL_TRACES_SAMPLER` /
    * `OTEL_TRACES_SAMPLER_ARG`, else parent-based always-on.
    */
-  sampler?: Sampler;
+  sampler?: TraceSampler;
   /**
    * Marks (not metric marks) as OTLP log records at `/v1/logs`; `true` sends them next to the
    * traces endpoint (`…/v1/traces` → `…/v1/logs`, else the `OTEL_EXPORTER_OTLP_LOGS_*` variables).

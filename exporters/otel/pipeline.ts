@@ -1,4 +1,5 @@
-import type { Sampler, SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { TraceSampler } from "./sampling.js";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import { appPipelineOf } from "./app-provider.js";
 import { CountingSpanExporter } from "./counting-span-exporter.js";
@@ -36,7 +37,7 @@ export interface TracePipeline {
   processor: SpanProcessor | undefined;
   /** relaytrace's own batch processor; undefined with an app provider or when traces are off (`OTEL_TRACES_EXPORTER=none`). */
   batcher: SpanBatcher | undefined;
-  sampler: Sampler;
+  sampler: TraceSampler;
   limits: SpanLimitSettings;
   timeoutMillis: number;
 }

@@ -1,7 +1,33 @@
-import { ROOT_CONTEXT, SamplingDecision, TraceFlags, trace, type Attributes, type SpanContext, type SpanKind } from "@opentelemetry/api";
-import type { Sampler } from "@opentelemetry/sdk-trace-base";
+import {
+  ROOT_CONTEXT,
+  SamplingDecision,
+  TraceFlags,
+  trace,
+  type Attributes,
+  type Context,
+  type Link,
+  type SpanContext,
+  type SpanKind,
+} from "@opentelemetry/api";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import type { ResolvedParent } from "./span-registry.js";
+
+/**
+ * What relaytrace asks of a sampler: an OpenTelemetry `Sampler` of SDK 2.x or 3.x fits. Declared
+ * here rather than taken from the SDK so that a sampler built on another \@opentelemetry/api copy
+ * type-checks too (SDK 3 needs api 1.10, relaytrace's own OpenTelemetry packages an earlier one, so
+ * an app on SDK 3 has both); only the decision is read, as a number (`SamplingDecision`).
+ */
+export interface TraceSampler {
+  shouldSample(
+    context: Context,
+    traceId: string,
+    spanName: string,
+    spanKind: SpanKind,
+    attributes: Attributes,
+    links: Link[],
+  ): { readonly decision: number };
+}
 
 /**
  * The sampling decision of a new span, as trace flags. A span with a parent in this exporter
@@ -12,7 +38,7 @@ import type { ResolvedParent } from "./span-registry.js";
  * trace-id-ratio sampler gives the resumed part the same decision its first part got.
  */
 export function sampleSpan(
-  sampler: Sampler,
+  sampler: TraceSampler,
   parent: ResolvedParent | undefined,
   appParent: SpanContext | undefined,
   traceId: string,

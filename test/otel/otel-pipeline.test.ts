@@ -79,7 +79,7 @@ describe("the app's TracerProvider", () => {
 
   it("refuses something that is not an SDK provider, saying what it needs", () => {
     expect(() => new OtelExporter({ projection: "full", tracerProvider: { getTracer: () => ({}) } as never })).toThrow(
-      /SDK 2\.x TracerProvider/,
+      /SDK 2\.x or 3\.x TracerProvider/,
     );
   });
 

@@ -13,15 +13,19 @@ ROOT="$(cd "$TOOLS_DIR/../../.." && pwd)"
 cd "$ROOT"
 [ -d node_modules/vitest ] || { log "run npm ci first"; exit 1; }
 
-# name | packages to install (aliases as in devDependencies) | test files under test/integrations
+# name | packages to install (aliases as in devDependencies) | test files under test/ | Node line (default: this one)
+# The OpenTelemetry JS SDK 3 edge is the app's SDK, not a peer of ours: relaytrace's own SDK 2 packages
+# cannot share a tree with it (their @opentelemetry/api ranges do not overlap), so it is tested only
+# here, installed apart, on the Node line it requires (>= 22.15).
 PEER_EDGES=(
-  "ai 6 oldest|ai@6.0.0 @ai-sdk/openai-compatible@2.0.0|integrations-ai-sdk integrations-ai-sdk-fidelity"
-  "ai 6 newest|ai@6.0.333 @ai-sdk/openai-compatible@2.0.92|integrations-ai-sdk integrations-ai-sdk-fidelity"
-  "ai 7 oldest|ai7@npm:ai@7.0.106 openai-compatible7@npm:@ai-sdk/openai-compatible@3.0.0|integrations-ai-sdk7-telemetry"
-  "@openai/agents-core oldest|agents-014@npm:@openai/agents@0.14.0|integrations-openai-agents-014"
-  "@langchain/core oldest|@langchain/core@1.0.0 @langchain/openai@1.0.0|integrations-langchain"
-  "@modelcontextprotocol/sdk oldest|@modelcontextprotocol/sdk@1.20.0 zod@3.25.76|integrations-mcp integrations-mcp-fidelity"
-  "@mastra/observability oldest|@mastra/core@1.71.0 @mastra/observability@1.17.0|integrations-mastra"
+  "ai 6 oldest|ai@6.0.0 @ai-sdk/openai-compatible@2.0.0|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
+  "ai 6 newest|ai@6.0.333 @ai-sdk/openai-compatible@2.0.92|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
+  "ai 7 oldest|ai7@npm:ai@7.0.106 openai-compatible7@npm:@ai-sdk/openai-compatible@3.0.0|integrations/integrations-ai-sdk7-telemetry"
+  "@openai/agents-core oldest|agents-014@npm:@openai/agents@0.14.0|integrations/integrations-openai-agents-014"
+  "@langchain/core oldest|@langchain/core@1.0.0 @langchain/openai@1.0.0|integrations/integrations-langchain"
+  "@modelcontextprotocol/sdk oldest|@modelcontextprotocol/sdk@1.20.0 zod@3.25.76|integrations/integrations-mcp integrations/integrations-mcp-fidelity"
+  "@mastra/observability oldest|@mastra/core@1.71.0 @mastra/observability@1.17.0|integrations/integrations-mastra"
+  "OpenTelemetry JS SDK 3 app|otel-sdk-node3@npm:@opentelemetry/sdk-node@0.301.2|peers/otel-sdk3-app|24"
 )
 
 # The edge's install: a bare package.json plus the packages (no lockfile kept, no install scripts).
@@ -65,7 +69,7 @@ summary=()
 scratch=""
 trap 'rm -rf "$scratch"' EXIT
 for edge in "${PEER_EDGES[@]}"; do
-  IFS='|' read -r name PACKAGES files <<<"$edge"
+  IFS='|' read -r name PACKAGES files node_line <<<"$edge"
   [[ "$name" == *"${1:-}"* ]] || continue
   key="$(printf '%s' "$PACKAGES" | sed 's/^@//; s/ @/ /g; s/@/-/g; s|/|+|g; s/:/=/g; s/ /_/g')"
   dir="$CACHE_ROOT/peers/$key"
@@ -74,8 +78,14 @@ for edge in "${PEER_EDGES[@]}"; do
   scratch="$(mktemp -d "${TMPDIR:-/tmp}/relaytrace-peer-XXXXXX")"
   prepare_scratch "$scratch" "$dir"
   paths=()
-  for f in $files; do paths+=("test/integrations/$f.test.ts"); done
-  if (cd "$scratch" && node node_modules/vitest/vitest.mjs run "${paths[@]}" >"$scratch/vitest.log" 2>&1); then
+  for f in $files; do paths+=("test/$f.test.ts"); done
+  node_bin=node
+  if [ -n "$node_line" ]; then
+    for version in $NODE_MATRIX; do [[ "$version" == "$node_line".* ]] && node_bin="$(bash "$TOOLS_DIR/install-node.sh" "$version")/node"; done
+    [ "$node_bin" != node ] || { log "no Node $node_line in NODE_MATRIX for $name"; exit 1; }
+  fi
+  # RELAYTRACE_PEER_TESTS: test/peers is left out of `npm test` (vitest.config.ts), not out of here.
+  if (cd "$scratch" && RELAYTRACE_PEER_TESTS=1 "$node_bin" node_modules/vitest/vitest.mjs run "${paths[@]}" >"$scratch/vitest.log" 2>&1); then
     result=pass
   else
     result=FAIL
