@@ -1,15 +1,10 @@
-import { execFile } from "node:child_process";
-import { writeFile, mkdtemp, rm } from "node:fs/promises";
-import { join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { type } from "arktype";
 import * as v from "valibot";
 import { toStandardJsonSchema } from "@valibot/to-json-schema";
 import { z } from "zod";
 import { describe, expect, it } from "vitest";
 import { defineTool } from "../../src/agent/index.js";
-
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+import { typeCheck } from "../support/type-check.js";
 
 describe("Standard Schema tools", () => {
   const cases = [
@@ -65,34 +60,11 @@ describe("Standard Schema tools", () => {
 
 describe("types", () => {
   it("literal schemas, Standard Schemas and executeTool give the types the API promises (tsc over test/types and the examples)", async () => {
-    const dir = await mkdtemp(join(ROOT, ".typecheck-"));
-    try {
-      const config = {
-        extends: "../tsconfig.json",
-        compilerOptions: {
-          noEmit: true,
-          rootDir: "..",
-          baseUrl: "..",
-          paths: {
-            relaytrace: ["./src/index.ts"],
-            "relaytrace/exporters": ["./exporters/index.ts"],
-            "relaytrace/testing": ["./exporters/testing/index.ts"],
-          },
-        },
-        files: ["../test/types/typed-tools.check.ts", "../examples/typed-tools.ts", "../examples/skills.ts"],
-      };
-      await writeFile(join(dir, "tsconfig.json"), JSON.stringify(config));
-      const out = await new Promise<string>((resolve) => {
-        execFile(
-          process.execPath,
-          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json")],
-          { cwd: ROOT, timeout: 110_000 },
-          (_e, stdout, stderr) => resolve(stdout + stderr),
-        );
-      });
-      expect(out).toBe("");
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const out = await typeCheck(["test/types/typed-tools.check.ts", "examples/typed-tools.ts", "examples/skills.ts"], {
+      relaytrace: ["./src/index.ts"],
+      "relaytrace/exporters": ["./exporters/index.ts"],
+      "relaytrace/testing": ["./exporters/testing/index.ts"],
+    });
+    expect(out).toBe("");
   }, 120_000);
 });

@@ -1,7 +1,6 @@
 // relaytraceTelemetry with the real `ai` 7 (installed as the npm alias `ai7`, beside the `ai` 6 the
 // other AI SDK tests use) against model servers on 127.0.0.1: a scripted OpenAI-compatible one,
 // and for cancellation one that sends the first chunks of a stream and holds it open.
-import { execFile } from "node:child_process";
 import { mkdtemp, readFile, rm, writeFile } from "node:fs/promises";
 import { createServer, type Server } from "node:http";
 import type { AddressInfo } from "node:net";
@@ -23,6 +22,7 @@ import type { Runtime, ScopeEvent } from "relaytrace";
 import { relaytraceTelemetry } from "relaytrace/ai-sdk";
 import { startScriptedProvider, type ScriptedProvider, type ScriptedTurn } from "relaytrace/testing";
 import { blocksOf } from "../support/doc-blocks.js";
+import { typeCheck } from "../support/type-check.js";
 import { ends, integrationRun, scopesOf, starts } from "../support/integration-run.js";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
@@ -618,35 +618,15 @@ describe("relaytraceTelemetry with the real ai 7", () => {
   });
 
   it("types: the integration is an ai 7 Telemetry, for registerTelemetry and per call; the docs block type-checks", async () => {
-    const dir = await mkdtemp(join(ROOT, ".typecheck-"));
-    try {
-      await writeFile(join(dir, "adapters-ai7-block.ts"), `${await ai7DocBlock()}\n`);
-      const config = {
-        extends: "../tsconfig.json",
-        compilerOptions: {
-          noEmit: true,
-          rootDir: "..",
-          baseUrl: "..",
-          paths: {
-            relaytrace: ["./src/index.ts"],
-            "relaytrace/ai-sdk": ["./src/integrations/ai-sdk/index.ts"],
-            "relaytrace/testing": ["./exporters/testing/index.ts"],
-          },
-        },
-        files: ["../test/types/ai-sdk7-telemetry.check.ts", "./adapters-ai7-block.ts"],
-      };
-      await writeFile(join(dir, "tsconfig.json"), JSON.stringify(config));
-      const out = await new Promise<string>((resolve) => {
-        execFile(
-          process.execPath,
-          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json")],
-          { cwd: ROOT, timeout: 110_000 },
-          (_e, stdout, stderr) => resolve(stdout + stderr),
-        );
-      });
-      expect(out).toBe("");
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const out = await typeCheck(
+      ["test/types/ai-sdk7-telemetry.check.ts"],
+      {
+        relaytrace: ["./src/index.ts"],
+        "relaytrace/ai-sdk": ["./src/integrations/ai-sdk/index.ts"],
+        "relaytrace/testing": ["./exporters/testing/index.ts"],
+      },
+      { "adapters-ai7-block.ts": `${await ai7DocBlock()}\n` },
+    );
+    expect(out).toBe("");
   }, 120_000);
 });

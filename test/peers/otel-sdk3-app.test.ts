@@ -9,17 +9,15 @@
 // Not part of `npm test`: SDK 3 cannot be installed beside this repo's SDK 2 devDependencies (the
 // api peer ranges do not overlap) and needs Node >= 22.15. The peer-version matrix
 // (test/interop/tools/peer-matrix.sh) installs it on its own and runs this file under Node 24.
-import { execFile } from "node:child_process";
 import { existsSync, readFileSync } from "node:fs";
-import { mkdtemp, rm, writeFile } from "node:fs/promises";
 import { createRequire } from "node:module";
 import { dirname, join } from "node:path";
-import { fileURLToPath } from "node:url";
 import { afterEach, describe, expect, it } from "vitest";
 import { OtelExporter } from "../../exporters/otel/index.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import { spanIdOf } from "../../src/events/uuid.js";
 import { attributesOf, spansOf, startOtlpReceiver, type OtlpReceiver } from "../support/otlp.js";
+import { typeCheck } from "../support/type-check.js";
 
 interface AppSpanContext {
   traceId: string;
@@ -83,7 +81,6 @@ function collectingExporter(): CollectingExporter {
   };
 }
 
-const ROOT = fileURLToPath(new URL("../..", import.meta.url));
 const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
   await Promise.all(receivers.splice(0).map((r) => r.close()));
@@ -170,32 +167,12 @@ describe("an app on OpenTelemetry JS SDK 3", () => {
   });
 
   it("types: the app's SDK 3 provider, samplers and span exporter fit OtelExporter's options", async () => {
-    const dir = await mkdtemp(join(ROOT, ".typecheck-sdk3-"));
     // The app's declarations, next to the entry points its own require() resolves.
     const declarations = (name: string) => fromSdk.resolve(name).replace(/\.cjs$/, ".d.cts");
-    try {
-      const config = {
-        extends: "../tsconfig.json",
-        compilerOptions: {
-          noEmit: true,
-          rootDir: "..",
-          baseUrl: "..",
-          paths: { "app-otel-api": [declarations("@opentelemetry/api")], "app-otel-sdk-trace": [declarations("@opentelemetry/sdk-trace")] },
-        },
-        files: ["../test/peers/otel-sdk3-options.check.ts"],
-      };
-      await writeFile(join(dir, "tsconfig.json"), JSON.stringify(config));
-      const out = await new Promise<string>((resolve) => {
-        execFile(
-          process.execPath,
-          [join(ROOT, "node_modules/typescript/bin/tsc"), "-p", join(dir, "tsconfig.json")],
-          { cwd: ROOT, timeout: 110_000 },
-          (_error, stdout, stderr) => resolve(stdout + stderr),
-        );
-      });
-      expect(out).toBe("");
-    } finally {
-      await rm(dir, { recursive: true, force: true });
-    }
+    const out = await typeCheck(["test/peers/otel-sdk3-options.check.ts"], {
+      "app-otel-api": [declarations("@opentelemetry/api")],
+      "app-otel-sdk-trace": [declarations("@opentelemetry/sdk-trace")],
+    });
+    expect(out).toBe("");
   }, 120_000);
 });
