@@ -3,7 +3,7 @@ import type { ScopeHandle } from "../events/scope-stack.js";
 import { currentScopeContext, runInScopeContext } from "../events/scope-stack.js";
 import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
 import { LlmLifecycle } from "./llm-lifecycle.js";
-import { executeLlmStream, type ExecuteLlmStreamOptions, type LlmStreamFunction, type LlmStreamIntercept } from "./llm-stream.js";
+import { executeLlmStream, type ExecuteLlmStreamOptions, type LlmStreamFunction } from "./llm-stream.js";
 import type { MetricMeasurement } from "./metric.js";
 import {
   END_LLM_OPTIONS,
@@ -13,7 +13,6 @@ import {
   MARK_OPTIONS,
   METRIC_OPTIONS,
   POP_OPTIONS,
-  REGISTRATION_OPTIONS,
   RUNTIME_OPTIONS,
   SCOPE_OPTIONS,
   TOOL_OPTIONS,
@@ -23,10 +22,10 @@ import { mergeRunContext, type RunContext } from "../events/run-context.js";
 import { checkRunContext } from "./run-context-check.js";
 import { recordEvaluation, type Evaluation } from "./evaluation.js";
 import type { CallbackError } from "./publisher.js";
-import type { LlmExecutionIntercept, LlmGuardrail, LlmRequestIntercept, ToolGuardrail, ToolRequestIntercept } from "./runtime-core.js";
 import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
 import { RuntimeLifecycle } from "./runtime-lifecycle.js";
+import { RuntimeRegistrations } from "./runtime-registrations.js";
 import { ScopeLifecycle } from "./scope-lifecycle.js";
 import type { ScopeControl } from "./scope-lifecycle.js";
 
@@ -35,25 +34,19 @@ import type {
   Diagnostic,
   EndLlmOptions,
   EndToolOptions,
-  EventNameSanitizer,
-  EventSanitizer,
   LlmFunction,
   LlmHandle,
   LlmRequest,
   MarkOptions,
-  MetadataInjector,
   PopScopeOptions,
   PropagationContext,
   PropagationContextWire,
-  RegistrationOptions,
   Remover,
-  RequestInterceptOptions,
   RuntimeOptions,
   ScopeOptions,
   ShutdownOptions,
   SubscribeOptions,
   Subscriber,
-  ToolExecutionIntercept,
   ToolExecutionResult,
   ToolFunction,
   ToolHandle,
@@ -61,10 +54,11 @@ import type {
 } from "./types.js";
 
 /**
- * One relaytrace runtime: scopes and marks, managed tool and LLM calls, registries and the
- * publication pipeline. Telemetry failures are counted in `diagnostics()`, never thrown into the app.
+ * One relaytrace runtime: scopes and marks, managed tool and LLM calls, the registrations it
+ * inherits (RuntimeRegistrations), subscribers and the publication pipeline. Telemetry failures
+ * are counted in `diagnostics()`, never thrown into the app.
  */
-export class Runtime {
+export class Runtime extends RuntimeRegistrations {
   private readonly core: RuntimeCore;
   private readonly scopes: ScopeLifecycle;
   private readonly tools: ToolLifecycle;
@@ -74,7 +68,9 @@ export class Runtime {
 
   constructor(options: RuntimeOptions = {}) {
     RUNTIME_OPTIONS.check(options, "createRuntime");
-    this.core = new RuntimeCore(options);
+    const core = new RuntimeCore(options);
+    super(core.registries);
+    this.core = core;
     this.scopes = new ScopeLifecycle(this.core);
     this.tools = new ToolLifecycle(this.core);
     this.llms = new LlmLifecycle(this.core);
@@ -193,118 +189,12 @@ export class Runtime {
     this.llms.end(handle, response, options);
   }
 
-  // ---- registrations ------------------------------------------------------------------------
-
-  /** A guardrail on raw tool args: return a reason string to reject the call before it starts. */
-  registerToolConditionalGuardrail(name: string, priority: number, fn: ToolGuardrail, options?: RegistrationOptions): Remover {
-    return this.core.registries.toolGuardrails.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Rewrites the real tool args before the start event; `breakChain` stops the later ones. */
-  registerToolRequestIntercept(name: string, priority: number, fn: ToolRequestIntercept, options?: RequestInterceptOptions): Remover {
-    return this.core.registries.toolRequestIntercepts.add(name, priority, fn, {
-      ...scopeOf(options),
-      breakChain: options?.breakChain === true,
-    });
-  }
-
-  /** Wraps tool execution (lowest priority outermost): call `next` 0..n times, return `{result, annotation?, pendingMarks?}`. */
-  registerToolExecutionIntercept(name: string, priority: number, fn: ToolExecutionIntercept, options?: RegistrationOptions): Remover {
-    return this.core.registries.toolExecutionIntercepts.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Rewrites the tool start event's `data` only (the tool still gets the real args). Fails closed. */
-  registerToolSanitizeRequest(
-    name: string,
-    priority: number,
-    fn: (tool: string, args: Json) => Json,
-    options?: RegistrationOptions,
-  ): Remover {
-    return this.core.registries.toolSanitizeRequest.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Rewrites the tool end event's `data` only; never sees the annotation. Fails closed. */
-  registerToolSanitizeResponse(
-    name: string,
-    priority: number,
-    fn: (tool: string, result: Json) => Json,
-    options?: RegistrationOptions,
-  ): Remover {
-    return this.core.registries.toolSanitizeResponse.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** A guardrail on the LLM request: return a reason string to reject the call. */
-  registerLlmConditionalGuardrail(name: string, priority: number, fn: LlmGuardrail, options?: RegistrationOptions): Remover {
-    return this.core.registries.llmGuardrails.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Rewrites the real LLM request before the start event; `breakChain` stops the later ones. */
-  registerLlmRequestIntercept(name: string, priority: number, fn: LlmRequestIntercept, options?: RequestInterceptOptions): Remover {
-    return this.core.registries.llmRequestIntercepts.add(name, priority, fn, {
-      ...scopeOf(options),
-      breakChain: options?.breakChain === true,
-    });
-  }
-
-  /** Wraps the provider call: `(request, next, info) => response`. */
-  registerLlmExecutionIntercept(name: string, priority: number, fn: LlmExecutionIntercept, options?: RegistrationOptions): Remover {
-    return this.core.registries.llmExecutionIntercepts.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Wraps managed streams: `(request, next, info) => chunks`, to observe or transform the chunks the caller sees. */
-  registerLlmStreamExecutionIntercept(name: string, priority: number, fn: LlmStreamIntercept, options?: RegistrationOptions): Remover {
-    return this.core.registries.llmStreamIntercepts.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Rewrites the LLM start event's `data` (credentials are already stripped). Fails closed. */
-  registerLlmSanitizeRequest(name: string, priority: number, fn: (request: Json) => Json, options?: RegistrationOptions): Remover {
-    return this.core.registries.llmSanitizeRequest.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Rewrites the LLM end event's `data`. Fails closed. */
-  registerLlmSanitizeResponse(name: string, priority: number, fn: (response: Json) => Json, options?: RegistrationOptions): Remover {
-    return this.core.registries.llmSanitizeResponse.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** Adds metadata keys to every event (insert-only; values scalar or homogeneous arrays). Fails open. */
-  registerMetadataInjector(name: string, priority: number, fn: MetadataInjector, options?: RegistrationOptions): Remover {
-    return this.core.registries.injectors.add(name, priority, fn, scopeOf(options));
-  }
-
-  /**
-   * Replaces a mark's `data`, `categoryProfile` and `metadata`: the returned object replaces all
-   * three, so return `{ ...fields, data }` to keep the others (an omitted field is cleared).
-   * A throwing or invalid sanitizer clears all three (fails closed).
-   */
-  registerMarkSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
-    return this.core.registries.markSanitizers.add(name, priority, fn, scopeOf(options));
-  }
-
-  /**
-   * Rewrites every event's `name` before anything else sees it: names can carry what the model
-   * chose (an undeclared tool name), and they become span names. A throwing sanitizer makes the
-   * name `[redacted]` (fails closed). Start and end of a scope must map alike: keep it a pure function.
-   */
-  registerEventNameSanitizer(name: string, priority: number, fn: EventNameSanitizer, options?: RegistrationOptions): Remover {
-    return this.core.registries.nameSanitizers.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** As `registerMarkSanitizer`, for scope start events. */
-  registerScopeStartSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
-    return this.core.registries.scopeStartSanitizers.add(name, priority, fn, scopeOf(options));
-  }
-
-  /** As `registerMarkSanitizer`, for scope end events; the only stage that can change the tool annotation. */
-  registerScopeEndSanitizer(name: string, priority: number, fn: EventSanitizer, options?: RegistrationOptions): Remover {
-    return this.core.registries.scopeEndSanitizers.add(name, priority, fn, scopeOf(options));
-  }
-
   /** Delivers every later event to `callback`. With `exporter`, `forceFlush()` and `shutdown()` reach it too. */
   subscribe(name: string, callback: Subscriber, options: SubscribeOptions = {}): Remover {
     return this.lifecycle.subscribe(name, callback, options);
   }
 
-  // ---- barriers, diagnostics, propagation ---------------------------------------------------
+  // ---- subscribers, barriers, diagnostics, propagation ---------------------------------------------------
 
   /**
    * Resolves when every event emitted before the call has been delivered to its subscribers (and
@@ -406,11 +296,6 @@ export class Runtime {
   isRecording(): boolean {
     return this.core.listening(currentScopeContext().stack);
   }
-}
-
-function scopeOf(options: RegistrationOptions | undefined): { scopeUuid?: string } {
-  REGISTRATION_OPTIONS.check(options, "register");
-  return options?.scope ? { scopeUuid: options.scope.uuid } : {};
 }
 
 /** Creates a runtime. */
