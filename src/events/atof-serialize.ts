@@ -173,57 +173,46 @@ export function serializeEvent(event: AtofEvent): string {
     return (
       '{"kind":"scope","scope_category":' +
       j(e.scope_category) +
-      ',"atof_version":' +
-      j(e.atof_version) +
-      ',"uuid":' +
-      j(e.uuid) +
-      ',"parent_uuid":' +
-      j(e.parent_uuid) +
-      ',"timestamp":' +
-      j(e.timestamp) +
-      ',"name":' +
-      j(e.name) +
+      identityText(e) +
       ',"attributes":' +
       j(e.attributes ?? []) +
-      ',"category":' +
-      j(e.category) +
-      ',"category_profile":' +
-      j(e.category_profile) +
-      ',"data":' +
-      (sharedData ? sharedJsonText(e.data) : j(e.data)) +
-      ',"data_schema":' +
-      j(e.data_schema) +
-      ',"metadata":' +
-      j(e.metadata) +
-      unknownKeys(e, SCOPE_KEYS) +
-      "}"
+      payloadText(e, sharedData ? sharedJsonText(e.data) : j(e.data), SCOPE_KEYS)
     );
   }
   const m: MarkEvent = event;
+  return '{"kind":' + j(m.kind) + identityText(m) + payloadText(m, j(m.data), MARK_KEYS);
+}
+
+/** A line's keys from `atof_version` through `name`, which scopes and marks share (not a runtime event's fast path). */
+function identityText(e: AtofEvent): string {
   return (
-    '{"kind":' +
-    j(m.kind) +
     ',"atof_version":' +
-    j(m.atof_version) +
+    j(e.atof_version) +
     ',"uuid":' +
-    j(m.uuid) +
+    j(e.uuid) +
     ',"parent_uuid":' +
-    j(m.parent_uuid) +
+    j(e.parent_uuid) +
     ',"timestamp":' +
-    j(m.timestamp) +
+    j(e.timestamp) +
     ',"name":' +
-    j(m.name) +
+    j(e.name)
+  );
+}
+
+/** The rest of a line from `category` on: the payload fields, then keys the reader preserved, and the closing brace. */
+function payloadText(e: AtofEvent, dataText: string, known: ReadonlySet<string>): string {
+  return (
     ',"category":' +
-    j(m.category) +
+    j(e.category) +
     ',"category_profile":' +
-    j(m.category_profile) +
+    j(e.category_profile) +
     ',"data":' +
-    j(m.data) +
+    dataText +
     ',"data_schema":' +
-    j(m.data_schema) +
+    j(e.data_schema) +
     ',"metadata":' +
-    j(m.metadata) +
-    unknownKeys(m, MARK_KEYS) +
+    j(e.metadata) +
+    unknownKeys(e, known) +
     "}"
   );
 }
