@@ -1,4 +1,4 @@
-import type { Attributes, Counter, Histogram, Meter } from "@opentelemetry/api";
+import { ValueType, type Attributes, type Counter, type Histogram, type Meter } from "@opentelemetry/api";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { GenAiProjection } from "./gen-ai.js";
 import { timesPerOutputChunkOf, timeToFirstChunkOf } from "./gen-ai-llm.js";
@@ -60,7 +60,8 @@ export class GenAiMetricsV010 implements GenAiMetrics {
   constructor(meter: Meter) {
     const seconds = (name: string, description: string, buckets = DURATION_BUCKETS) =>
       meter.createHistogram(name, { unit: "s", description, advice: { explicitBucketBoundaries: buckets } });
-    const tokens = (name: string, description: string) => meter.createCounter(name, { unit: "{token}", description });
+    const tokens = (name: string, description: string) =>
+      meter.createCounter(name, { unit: "{token}", description, valueType: ValueType.INT });
     this.duration = seconds(L.GEN_AI_CLIENT_INFERENCE_DURATION, "GenAI client inference operation duration");
     this.firstChunk = seconds(L.GEN_AI_CLIENT_INFERENCE_TIME_TO_FIRST_CHUNK, "Time to receive the first chunk of a streamed response");
     this.perChunk = seconds(
@@ -84,7 +85,12 @@ export class GenAiMetricsV010 implements GenAiMetrics {
       reasoning: tokens(L.GEN_AI_CLIENT_INFERENCE_USAGE_REASONING_OUTPUT_TOKENS, "The number of output tokens used for reasoning"),
     };
     const perOperation = (name: string, description: string) =>
-      meter.createHistogram(name, { unit: "{token}", description, advice: { explicitBucketBoundaries: TOKEN_BUCKETS } });
+      meter.createHistogram(name, {
+        unit: "{token}",
+        description,
+        valueType: ValueType.INT,
+        advice: { explicitBucketBoundaries: TOKEN_BUCKETS },
+      });
     this.operationInput = perOperation(
       L.GEN_AI_CLIENT_INFERENCE_OPERATION_INPUT_TOKENS,
       "The number of input tokens used per inference operation",
@@ -99,7 +105,12 @@ export class GenAiMetricsV010 implements GenAiMetrics {
       AGENT_DURATION_BUCKETS,
     );
     const calls = (name: string, unit: string, description: string) =>
-      meter.createHistogram(name, { unit, description, advice: { explicitBucketBoundaries: CALL_COUNT_BUCKETS } });
+      meter.createHistogram(name, {
+        unit,
+        description,
+        valueType: ValueType.INT,
+        advice: { explicitBucketBoundaries: CALL_COUNT_BUCKETS },
+      });
     this.inferenceCalls = calls(
       L.GEN_AI_INVOKE_AGENT_INFERENCE_CALLS,
       "{inference_call}",
