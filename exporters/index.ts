@@ -22,6 +22,13 @@ export type {
 } from "./atif/index.js";
 
 export { OtelExporter, DEFAULT_NAMESPACE } from "./otel/index.js";
-export type { OtelExporterOptions, ProjectionName, MarkProjectionSetting, AttributeMapping, TraceSampler } from "./otel/index.js";
+export type {
+  OtelExporterOptions,
+  ProjectionName,
+  MarkProjectionSetting,
+  AttributeMapping,
+  TraceSampler,
+  GenAiConventions,
+} from "./otel/index.js";
 export type { ExporterRuntime } from "./exporter-runtime.js";
 export type { Exporter, ExporterHost } from "../src/runtime/exporter.js";

@@ -176,6 +176,19 @@ export function timeoutFromEnv(signal: Signal, problems: EnvProblem[], env: Env 
   );
 }
 
+/** The GenAI semantic conventions the `gen_ai` projection and the GenAI metrics follow. */
+export type GenAiConventions = "1.41" | "0.1.0";
+
+/**
+ * `OTEL_SEMCONV_STABILITY_OPT_IN`, a comma-separated list: `gen_ai_latest_experimental` in it
+ * selects semantic-conventions-genai v0.1.0; otherwise (unset, or other categories only) v1.41.
+ */
+export function genAiConventionsFromEnv(env: Env = process.env): GenAiConventions {
+  const list = read(env, "OTEL_SEMCONV_STABILITY_OPT_IN");
+  if (list === undefined) return "1.41";
+  return list.split(",").some((v) => v.trim().toLowerCase() === "gen_ai_latest_experimental") ? "0.1.0" : "1.41";
+}
+
 /** Where content may go: span attributes, and event records (the mark log records). */
 export interface ContentCapture {
   spans: boolean;

@@ -6,7 +6,9 @@ import { requestedOutputType, type WireMessage, type WireRequest, type WireRespo
 import { jsonText } from "./flatten.js";
 import { genAiExtraParts } from "./gen-ai-parts.js";
 import { finishReasonIn, llmResponseOf, messagesOf, type LlmMessage } from "./llm-body.js";
+import type { GenAiConventions } from "./env.js";
 import * as G from "./semconv.js";
+import { GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS } from "./semconv-genai-0.1.js";
 
 const GEN_AI_FINISH = { stop: "stop", length: "length", tool_calls: "tool_call", content_filter: "content_filter" } as const;
 
@@ -15,7 +17,7 @@ function num(value: Json | undefined): number | undefined {
 }
 
 /** `gen_ai.request.*` parameters and messages from the decoded request. */
-export function writeGenAiRequest(attrs: Attributes, request: WireRequest): void {
+export function writeGenAiRequest(attrs: Attributes, request: WireRequest, conventions: GenAiConventions = "1.41"): void {
   const set = (key: string, value: number | undefined) => {
     if (value !== undefined) attrs[key] = value;
   };
@@ -23,7 +25,8 @@ export function writeGenAiRequest(attrs: Attributes, request: WireRequest): void
   set(G.GEN_AI_REQUEST_TEMPERATURE, s.temperature);
   set(G.GEN_AI_REQUEST_MAX_TOKENS, s.maxTokens);
   set(G.GEN_AI_REQUEST_TOP_P, s.topP);
-  set(G.GEN_AI_REQUEST_TOP_K, s.topK);
+  // v0.1.0 types top_k as an int: a fractional value has no int to be.
+  set(G.GEN_AI_REQUEST_TOP_K, conventions === "0.1.0" && !Number.isInteger(s.topK) ? undefined : s.topK);
   set(G.GEN_AI_REQUEST_FREQUENCY_PENALTY, s.frequencyPenalty);
   set(G.GEN_AI_REQUEST_PRESENCE_PENALTY, s.presencePenalty);
   set(G.GEN_AI_REQUEST_SEED, s.seed);
@@ -78,7 +81,7 @@ function toGenAiMessage(message: LlmMessage): JsonObject {
 }
 
 /** `gen_ai.response.*`, usage and output messages from the decoded reply. */
-export function writeGenAiResponse(attrs: Attributes, end: ScopeEvent): WireResponse | undefined {
+export function writeGenAiResponse(attrs: Attributes, end: ScopeEvent, conventions: GenAiConventions = "1.41"): WireResponse | undefined {
   const firstChunk = timeToFirstChunkOf(end);
   if (firstChunk !== undefined) attrs[G.GEN_AI_RESPONSE_TIME_TO_FIRST_CHUNK] = firstChunk;
   const response = llmResponseOf(end);
@@ -102,7 +105,10 @@ export function writeGenAiResponse(attrs: Attributes, end: ScopeEvent): WireResp
   if (usage.inputTokens !== undefined) attrs[G.GEN_AI_USAGE_INPUT_TOKENS] = usage.inputTokens;
   if (usage.outputTokens !== undefined) attrs[G.GEN_AI_USAGE_OUTPUT_TOKENS] = usage.outputTokens;
   if (usage.cacheReadTokens !== undefined) attrs[G.GEN_AI_USAGE_CACHE_READ_INPUT_TOKENS] = usage.cacheReadTokens;
-  if (usage.cacheWriteTokens !== undefined) attrs[G.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] = usage.cacheWriteTokens;
+  if (usage.cacheWriteTokens !== undefined) {
+    attrs[conventions === "0.1.0" ? GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS : G.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] =
+      usage.cacheWriteTokens;
+  }
   if (usage.reasoningTokens !== undefined) attrs[G.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = usage.reasoningTokens;
   return response;
 }

@@ -13,6 +13,8 @@ import { jsonText } from "./flatten.js";
 import { toolOutputOf } from "./tool-output.js";
 import type { WireToolDef } from "../../src/wire/index.js";
 import { profileString, scopeTypeOf } from "./scope-attributes.js";
+import type { GenAiConventions } from "./env.js";
+import { inferenceExceptionEvent, type GenAiEventSink } from "./gen-ai-events.js";
 import * as G from "./semconv.js";
 
 const MCP_TOOL_KEYS = ["mcp.method.name", "mcp.session.id", "network.transport"] as const;
@@ -42,10 +44,17 @@ function agentNameOf(start: ScopeEvent): string {
   return lookupString(start, G.GEN_AI_AGENT_NAME) ?? start.name;
 }
 
-function operationAndQualifier(start: ScopeEvent): [string, string] | undefined {
+/** v0.1.0 names a workflow by `gen_ai.agent.name`; v1.41's `gen_ai.workflow.name` is still read as its name. */
+function workflowNameOf(start: ScopeEvent, conventions: GenAiConventions): string {
+  const workflowName = lookupString(start, G.GEN_AI_WORKFLOW_NAME);
+  if (conventions === "0.1.0") return lookupString(start, G.GEN_AI_AGENT_NAME) ?? workflowName ?? start.name;
+  return workflowName ?? start.name;
+}
+
+function operationAndQualifier(start: ScopeEvent, conventions: GenAiConventions): [string, string] | undefined {
   const declared = declaredOperation(start);
   if (declared === G.GenAiOperation.createAgent) return [declared, agentNameOf(start)];
-  if (declared === G.GenAiOperation.invokeWorkflow) return [declared, lookupString(start, G.GEN_AI_WORKFLOW_NAME) ?? start.name];
+  if (declared === G.GenAiOperation.invokeWorkflow) return [declared, workflowNameOf(start, conventions)];
   switch (scopeTypeOf(start.category)) {
     case "agent":
       return [G.GenAiOperation.invokeAgent, agentNameOf(start)];
@@ -109,15 +118,26 @@ function setString(attrs: Attributes, key: string, value: string | undefined): v
   if (value !== undefined && value !== "") attrs[key] = value;
 }
 
-/** `gen_ai`: OTel GenAI semantic conventions only, no private attributes, no marks. */
+/**
+ * `gen_ai`: OTel GenAI semantic conventions only, no private attributes, no marks. v1.41 by
+ * default; v0.1.0 (semantic-conventions-genai) merges workflows into the internal agent span,
+ * whose `invoke_agent` form then drops the agent id, version and provider, spells the cache-write
+ * count `cache_write`, types `top_k` as an int and sends a failed model call's exception to
+ * `events` as the `gen_ai.client.inference.exception` log record.
+ */
 export class GenAiProjection implements Projection {
   readonly name = "gen_ai" as const;
   readonly rendersMarks = false;
   readonly writesErrorType = true;
   readonly writesSessionIdentity = false;
 
+  constructor(
+    readonly conventions: GenAiConventions = "1.41",
+    private readonly events?: GenAiEventSink,
+  ) {}
+
   spanName(start: ScopeEvent): string {
-    const op = operationAndQualifier(start);
+    const op = operationAndQualifier(start, this.conventions);
     if (!op) return start.name;
     return op[1] === "" ? op[0] : `${op[0]} ${op[1]}`;
   }
@@ -129,11 +149,16 @@ export class GenAiProjection implements Projection {
   }
 
   onStart(start: ScopeEvent, span: OpenSpan): void {
-    const op = operationAndQualifier(start);
+    const op = operationAndQualifier(start, this.conventions);
     if (!op) return; // minimal span: parentage only
     const attrs = span.attributes;
     attrs[G.GEN_AI_OPERATION_NAME] = op[0];
     const type = span.scopeType;
+    const latest = this.conventions === "0.1.0";
+    if (latest && (op[0] === G.GenAiOperation.invokeWorkflow || (type === "agent" && op[0] === G.GenAiOperation.invokeAgent))) {
+      this.startInternalAgent(start, op, attrs);
+      return;
+    }
     if (op[0] === G.GenAiOperation.invokeWorkflow) {
       attrs[G.GEN_AI_WORKFLOW_NAME] = op[1];
       setString(attrs, G.GEN_AI_PROVIDER_NAME, lookupString(start, G.GEN_AI_PROVIDER_NAME, "provider_name", "provider"));
@@ -180,11 +205,11 @@ export class GenAiProjection implements Projection {
     setString(attrs, G.GEN_AI_CONVERSATION_ID, this.conversationOf(start));
     const decoded = llmRequestOf(start);
     if (decoded) {
-      writeGenAiRequest(attrs, decoded.request);
+      writeGenAiRequest(attrs, decoded.request, this.conventions);
       writeToolDefinitions(attrs, decoded.request.tools);
     }
-    // The standard requires the provider on agent spans; the loop only knows it per model call.
-    if (provider) {
+    // v1.41 requires the provider on agent spans; the loop only knows it per model call.
+    if (provider && !latest) {
       for (let p = span.parentSpan; p && !p.ended; p = p.parentSpan) {
         if (p.attributes[G.GEN_AI_OPERATION_NAME] === G.GenAiOperation.invokeAgent) {
           p.attributes[G.GEN_AI_PROVIDER_NAME] ??= provider;
@@ -200,13 +225,29 @@ export class GenAiProjection implements Projection {
       const output = toolOutputOf(end.data);
       if (output !== undefined) span.attributes[G.GEN_AI_TOOL_CALL_RESULT] = output.text;
     }
-    if (type === "llm") writeGenAiResponse(span.attributes, end);
+    if (type === "llm") writeGenAiResponse(span.attributes, end, this.conventions);
     else if (type === "embedder") writeEmbeddingUsage(span.attributes, end.data);
+    if (this.conventions === "0.1.0") {
+      // v0.1.0 defines the exception event for inference only, and as a log record.
+      if (!succeeded && type === "llm") this.events?.(inferenceExceptionEvent(end, span));
+      return;
+    }
     if (!succeeded && (type === "llm" || type === "embedder")) recordClientException(end, span);
   }
 
   decorateMarkSpan(): void {
     // gen_ai renders no marks
+  }
+
+  /**
+   * v0.1.0's internal agent span, an agent's or a workflow's (`gen_ai.operation.name` stays
+   * `invoke_workflow`): named by `gen_ai.agent.name`, without the agent id, version or provider.
+   */
+  private startInternalAgent(start: ScopeEvent, op: [string, string], attrs: Attributes): void {
+    attrs[G.GEN_AI_AGENT_NAME] = op[1];
+    setString(attrs, G.GEN_AI_AGENT_DESCRIPTION, lookupString(start, G.GEN_AI_AGENT_DESCRIPTION, "agent_description"));
+    if (op[0] === G.GenAiOperation.invokeAgent) setString(attrs, G.GEN_AI_REQUEST_MODEL, lookupString(start, G.GEN_AI_REQUEST_MODEL));
+    setString(attrs, G.GEN_AI_CONVERSATION_ID, this.conversationOf(start));
   }
 
   private conversationOf(start: ScopeEvent): string | undefined {

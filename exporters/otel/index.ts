@@ -6,3 +6,4 @@ export type { Diagnostic as OtelDiagnostic } from "../../src/wire/diagnostics.js
 export { flattenInto } from "./flatten.js";
 export type { AttributeMapping } from "./attribute-controls.js";
 export type { TraceSampler } from "./sampling.js";
+export type { GenAiConventions } from "./env.js";

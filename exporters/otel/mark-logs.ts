@@ -12,6 +12,7 @@ import { hrTimeFromMicros } from "./ids.js";
 import { countedExport, type ExportResult } from "./counted-export.js";
 import { recordedRemoteParent } from "./remote-parent.js";
 import { applySpanLimits, type SpanLimitSettings } from "./span-limits.js";
+import type { GenAiEventRecord } from "./gen-ai-events.js";
 
 const LOG_CODES = { failed: "otel.logs_export_failed", lost: "otel.logs_not_exported", what: "log record" };
 
@@ -115,6 +116,20 @@ export class MarkLogs {
       ...(this.captureContent ? { body: bodyOf(mark.data) } : {}),
       attributes,
       context: enclosing ? trace.setSpanContext(ROOT_CONTEXT, enclosing) : ROOT_CONTEXT,
+    });
+  }
+
+  /** A GenAI convention event (not a mark) on the same logs signal, in its span's context. */
+  emitGenAiEvent(event: GenAiEventRecord): void {
+    const attributes = { ...event.attributes };
+    applySpanLimits(attributes, this.limits);
+    this.logger.emit({
+      eventName: event.name,
+      timestamp: hrTimeFromMicros(event.us),
+      severityNumber: event.severityNumber,
+      severityText: event.severityText,
+      attributes: attributes as LogAttributes,
+      context: trace.setSpanContext(ROOT_CONTEXT, event.context),
     });
   }
 

@@ -1,7 +1,7 @@
 import type { TracerProvider } from "@opentelemetry/api";
 import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
 import type { TraceSampler } from "./sampling.js";
-import { checkProtocol, type OtlpProtocol } from "./env.js";
+import { checkProtocol, type GenAiConventions, type OtlpProtocol } from "./env.js";
 import type { AttributeMapping } from "./attribute-controls.js";
 import type { MarkProjectionSetting } from "./marks.js";
 import type { ProjectionName } from "./projection.js";
@@ -126,6 +126,13 @@ export interface OtelExporterOptions {
    * `<ns>.end.output.*` copies of the `data` attributes (default true, for compatibility).
    */
   aliases?: boolean;
+  /**
+   * Which GenAI semantic conventions the `gen_ai` spans and the GenAI metrics follow: `1.41`
+   * (OpenTelemetry semantic conventions v1.41) or `0.1.0` (semantic-conventions-genai v0.1.0).
+   * Default: `0.1.0` when `OTEL_SEMCONV_STABILITY_OPT_IN` contains `gen_ai_latest_experimental`,
+   * else `1.41`. See docs/gen-ai-conventions.md.
+   */
+  genAiConventions?: GenAiConventions;
 }
 
 const OWNER = "OtelExporter";
@@ -173,6 +180,7 @@ const OTEL_OPTIONS = declareOptions<OtelExporterOptions>(OWNER, {
   metrics: signal(METRICS_OPTIONS),
   captureContent: is.boolean,
   aliases: is.boolean,
+  genAiConventions: is.oneOf("1.41", "0.1.0"),
 });
 
 /**

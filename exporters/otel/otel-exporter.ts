@@ -26,7 +26,8 @@ import { applyErrorOutcome, errorTypeOf, statusOf } from "./status.js";
 import { checkOtelOptions, type OtelExporterOptions } from "./options.js";
 import { attributeKey } from "./flatten.js";
 import { AttributeControls } from "./attribute-controls.js";
-import { contentCaptureFromEnv, sdkDisabled, type EnvProblem } from "./env.js";
+import { contentCaptureFromEnv, genAiConventionsFromEnv, sdkDisabled, type EnvProblem, type GenAiConventions } from "./env.js";
+import type { GenAiEventRecord } from "./gen-ai-events.js";
 import { ContentFilter } from "./content-filter.js";
 import type { MarkLogs } from "./mark-logs.js";
 import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from "./pipeline.js";
@@ -50,6 +51,8 @@ export class OtelExporter implements Exporter {
   private readonly registrations: ExporterRegistrations;
   readonly projection: ProjectionName;
   readonly namespace: string;
+  /** The GenAI semantic conventions of the `gen_ai` spans and of the GenAI metrics. */
+  readonly genAiConventions: GenAiConventions;
   private readonly impl: Projection;
   private readonly registry = new SpanRegistry();
   private readonly counter = new DiagnosticCounter();
@@ -77,7 +80,9 @@ export class OtelExporter implements Exporter {
     this.projection = options.projection;
     this.registrations = new ExporterRegistrations(`otel:${options.projection}`);
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
-    this.impl = createProjection(options.projection, this.namespace);
+    // Read here, not at import: a Worker has no environment until a request runs.
+    this.genAiConventions = options.genAiConventions ?? genAiConventionsFromEnv();
+    this.impl = createProjection(options.projection, this.namespace, this.genAiConventions, (event) => this.onGenAiEvent(event));
     this.markSetting = options.markProjection ?? "inherit";
     this.markExclude = new Set(options.markExcludeNames ?? DEFAULT_MARK_EXCLUDE_NAMES);
     this.controls = AttributeControls.create(options, options.projection, this.namespace, this.counter);
@@ -96,7 +101,7 @@ export class OtelExporter implements Exporter {
     this.timeoutMillis = this.pipeline.timeoutMillis;
     this.resource = this.pipeline.resource;
     this.logs = logsPipeline(options, endpoints, this.resource, this.scope, this.namespace, this.counter, captureEventContent);
-    this.metrics = metricsPipeline(options, endpoints, this.resource, this.scope, this.counter);
+    this.metrics = metricsPipeline(options, endpoints, this.resource, this.scope, this.counter, this.genAiConventions);
   }
 
   /**
@@ -283,6 +288,16 @@ export class OtelExporter implements Exporter {
         droppedAttributesCount: dropped,
       }),
     );
+  }
+
+  /** A GenAI event is a log record: without the logs signal it is counted, not lost silently. */
+  private onGenAiEvent(event: GenAiEventRecord): void {
+    if (this.logs) this.logs.emitGenAiEvent(event);
+    else
+      this.counter.record(
+        "otel.gen_ai_event_not_exported",
+        `${event.name} was recorded but the logs signal is off (OtelExporter logs: true)`,
+      );
   }
 
   private finish(span: OpenSpan, endUs: number, status: SpanStatus, end?: ScopeEvent): void {

@@ -18,6 +18,7 @@ import {
   spanLimitsFromEnv,
   timeoutFromEnv,
   type EnvProblem,
+  type GenAiConventions,
   type OtlpProtocol,
 } from "./env.js";
 import type { InstrumentationScope } from "./finished-span.js";
@@ -169,6 +170,7 @@ export function metricsPipeline(
   resource: Resource,
   scope: InstrumentationScope,
   counter: DiagnosticCounter,
+  conventions: GenAiConventions = "1.41",
 ): SignalMetrics | undefined {
   const metrics = signalOptions(options.metrics);
   if (!metrics) return undefined;
@@ -193,6 +195,7 @@ export function metricsPipeline(
       scope,
       { exportIntervalMillis: interval, exportTimeoutMillis: Math.max(1, timeout) },
       counter,
+      conventions,
     );
   } finally {
     reportProblems(problems, counter);

@@ -54,6 +54,13 @@ export const GEN_AI_CLIENT_OPERATION_EXCEPTION = "gen_ai.client.operation.except
 /** `error.type` when an error end names no class. */
 export const ERROR_TYPE_OTHER = "_OTHER";
 
+/** The GenAI client metrics of v1.41 (semconv-genai-0.1.ts has v0.1.0's). */
+export const GEN_AI_CLIENT_OPERATION_DURATION = "gen_ai.client.operation.duration";
+export const GEN_AI_CLIENT_TOKEN_USAGE = "gen_ai.client.token.usage";
+export const GEN_AI_CLIENT_OPERATION_TIME_TO_FIRST_CHUNK = "gen_ai.client.operation.time_to_first_chunk";
+export const GEN_AI_CLIENT_OPERATION_TIME_PER_OUTPUT_CHUNK = "gen_ai.client.operation.time_per_output_chunk";
+export const GEN_AI_TOKEN_TYPE = "gen_ai.token.type";
+
 /** `gen_ai.operation.name` values. */
 export const GenAiOperation = {
   invokeAgent: "invoke_agent",

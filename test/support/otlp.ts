@@ -128,3 +128,11 @@ export function logRecordsOf(received: readonly ReceivedExport[]): Record<string
     .filter((r) => r.signal === "logs")
     .flatMap((r) => list(r.body["resourceLogs"]).flatMap((rl) => list(rl["scopeLogs"]).flatMap((sl) => list(sl["logRecords"]))));
 }
+
+/** Every metric of the `metrics` exports received, in arrival order (one entry per export). */
+export function metricsOf(received: readonly ReceivedExport[]): Record<string, unknown>[] {
+  const list = (v: unknown) => (v as Record<string, unknown>[] | undefined) ?? [];
+  return received
+    .filter((r) => r.signal === "metrics")
+    .flatMap((r) => list(r.body["resourceMetrics"]).flatMap((rm) => list(rm["scopeMetrics"]).flatMap((sm) => list(sm["metrics"]))));
+}

@@ -137,6 +137,7 @@ export interface LogsRequest {
   resourceLogs: {
     scopeLogs: {
       logRecords?: {
+        eventName?: string;
         severityNumber?: number;
         severityText?: string;
         body?: unknown;
@@ -150,7 +151,14 @@ export interface LogsRequest {
 export interface MetricsRequest {
   resourceMetrics: {
     scopeMetrics: {
-      metrics?: { name: string; unit?: string; description?: string; sum?: unknown; gauge?: unknown; histogram?: unknown }[];
+      metrics?: {
+        name: string;
+        unit?: string;
+        description?: string;
+        sum?: { isMonotonic?: boolean; dataPoints?: { attributes?: OtlpAttribute[]; asInt?: string | number; asDouble?: number }[] };
+        gauge?: unknown;
+        histogram?: { dataPoints?: { attributes?: OtlpAttribute[]; count?: string | number; sum?: number }[] };
+      }[];
     }[];
   }[];
 }

@@ -46,6 +46,20 @@ export async function runAgentScenario(options: Omit<ScenarioOptions, "outDir"> 
   return { ...(JSON.parse(stdout) as Omit<AgentScenarioResult, "outDir">), outDir };
 }
 
+/**
+ * Runs test/interop/scenarios/gen-ai-latest.ts as its own Node process with `env` added to this
+ * one's environment (how a user opts into newer conventions); returns what it printed.
+ */
+export async function runGenAiLatestScenario(otlp: string, env: Record<string, string>): Promise<{ conventions: string }> {
+  const script = join(ROOT, "test/interop/scenarios/gen-ai-latest.ts");
+  const { stdout } = await run(process.execPath, ["--import", "tsx", script, otlp], {
+    cwd: ROOT,
+    timeout: 60_000,
+    env: { ...process.env, ...env },
+  });
+  return JSON.parse(stdout) as { conventions: string };
+}
+
 /** `relaytrace demo` as the docs run it; returns stdout and the output directory. */
 export async function runDemo(args: string[], outDir?: string): Promise<{ stdout: string; outDir: string }> {
   const dir = outDir ?? (await outputDir("demo"));
