@@ -54,6 +54,34 @@ describe("withContext", () => {
     expect(start!.metadata).toEqual({ env: "prod", session_id: "inner-session", user_id: "u-1", tags: ["a", "b"] });
   });
 
+  it("keeps an own __proto__ metadata key, the scope's own and the context's, as it does outside a context", async () => {
+    const { rt, settle } = capturingRuntime();
+    const own = () => JSON.parse('{"__proto__": {"kept": "scope"}, "step": 1}') as Record<string, unknown>;
+    const context = JSON.parse('{"__proto__": "context", "tenant": "acme"}') as Record<string, string>;
+    await rt.withScope("outside", () => null, { metadata: own() });
+    await rt.withContext({ sessionId: "s-1" }, async () => {
+      await rt.withScope("inside", () => null, { metadata: own() });
+      rt.mark("mark inside", { metadata: own() });
+    });
+    await rt.withContext({ metadata: context }, async () => {
+      await rt.withContext({ tags: ["nested"] }, () => rt.withScope("context's", () => null));
+      await rt.withScope("both", () => null, { metadata: own() });
+    });
+    const events = (await settle()).filter((e) => e.kind === "mark" || e.scope_category === "start");
+    const metadataOf = (name: string) => events.find((e) => e.name === name)!.metadata as Record<string, unknown>;
+    const protoOf = (name: string) => Object.getOwnPropertyDescriptor(metadataOf(name), "__proto__")?.value;
+    expect(protoOf("outside")).toEqual({ kept: "scope" });
+    expect(protoOf("inside")).toEqual({ kept: "scope" });
+    expect(Object.keys(metadataOf("inside"))).toEqual(["session_id", "__proto__", "step"]);
+    expect(Object.getPrototypeOf(metadataOf("inside"))).toBe(Object.prototype);
+    expect(protoOf("mark inside")).toEqual({ kept: "scope" });
+    expect(protoOf("context's")).toBe("context");
+    // the scope's own key wins over the context's, like every other key
+    expect(protoOf("both")).toEqual({ kept: "scope" });
+    expect(metadataOf("both")).toMatchObject({ tenant: "acme", step: 1 });
+    expect(({} as { kept?: string }).kept).toBeUndefined();
+  });
+
   it("two concurrent requests keep their own session and user", async () => {
     const { rt, settle } = capturingRuntime();
     let entered = 0;
