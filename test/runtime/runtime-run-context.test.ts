@@ -147,4 +147,31 @@ describe("withContext", () => {
     const [trajectory] = atofToAtif(await settle());
     expect(trajectory!.session_id).toBe("chat-9");
   });
+
+  it("OpenInference's metadata JSON (what Phoenix shows) holds the context's entries and the start's keys, with the end's on top", async () => {
+    const { rt } = capturingRuntime();
+    const openinference = new SpanCapture({ projection: "openinference" });
+    openinference.register(rt);
+    await rt.withContext({ sessionId: "chat-9", metadata: { tenant: "acme" } }, () =>
+      rt.withScope(
+        "support-agent",
+        async () => {
+          await rt.executeTool("lookup", {}, () => ({ result: "ok" }), { metadata: { source: "cache" } });
+          await rt.executeLlm("openai.chat_completions", { content: { messages: [] } }, async () => reply, { metadata: { tier: "fast" } });
+          const phase = rt.pushScope("phase", { metadata: { stage: "planning", step: 1 } });
+          rt.popScope(phase, { metadata: { stage: "done" } });
+        },
+        { category: "agent", metadata: { agent_version: "2" } },
+      ),
+    );
+    const spans: ReadableSpan[] = await openinference.spans();
+    const metadataOf = (name: string) => JSON.parse(String(spans.find((s) => s.name === name)!.attributes["metadata"])) as unknown;
+    const context = { session_id: "chat-9", tenant: "acme", "otel.status_code": "OK" };
+    expect(metadataOf("support-agent")).toEqual({ ...context, agent_version: "2" });
+    expect(metadataOf("lookup")).toEqual({ ...context, source: "cache" });
+    expect(metadataOf("openai.chat_completions")).toEqual({ ...context, tier: "fast" });
+    // a key of both takes the end's value, as the flattened keys do
+    expect(metadataOf("phase")).toEqual({ session_id: "chat-9", tenant: "acme", stage: "done", step: 1 });
+    expect(spans.find((s) => s.name === "phase")!.attributes["openinference.metadata.stage"]).toBe("done");
+  });
 });
