@@ -1,7 +1,6 @@
 import { META_STATUS_DESCRIPTION, PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { isJsonObject } from "../../src/events/json.js";
 import { eventMicros } from "../../src/events/timestamp.js";
-import { hrTimeFromMicros } from "./ids.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import type { Category, ScopeEvent } from "../../src/events/types.js";
 import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
@@ -81,7 +80,8 @@ function writeToolDefinitions(attrs: Attributes, tools: readonly WireToolDef[]):
 
 /**
  * The `gen_ai.client.operation.exception` event of a failed model call, with the error's class
- * and the status description the span already carries as its message.
+ * and the status description the span already carries as its message: a log record parented to
+ * the span, at WARN (13) as the conventions ask.
  */
 function recordClientException(end: ScopeEvent, span: OpenSpan): void {
   const metadata = isJsonObject(end.metadata) ? end.metadata : {};
@@ -97,12 +97,7 @@ function recordClientException(end: ScopeEvent, span: OpenSpan): void {
   } catch {
     // an end whose timestamp does not parse keeps the span's start as the event's time
   }
-  span.events.push({
-    name: G.GEN_AI_CLIENT_OPERATION_EXCEPTION,
-    time: hrTimeFromMicros(us),
-    attributes,
-    droppedAttributesCount: 0,
-  });
+  (span.logRecords ??= []).push({ name: G.GEN_AI_CLIENT_OPERATION_EXCEPTION, us, severityNumber: 13, severityText: "WARN", attributes });
 }
 
 function setString(attrs: Attributes, key: string, value: string | undefined): void {

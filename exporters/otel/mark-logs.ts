@@ -8,6 +8,7 @@ import { SCHEMA_EVALUATION, severityKey } from "../../src/events/wire-names.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { attributeKey, jsonText } from "./flatten.js";
 import type { InstrumentationScope } from "./finished-span.js";
+import type { SpanLogRecord } from "./open-span.js";
 import { hrTimeFromMicros } from "./ids.js";
 import { countedExport, type ExportResult } from "./counted-export.js";
 import { recordedRemoteParent } from "./remote-parent.js";
@@ -59,7 +60,8 @@ function bodyOf(data: Json): AnyValue {
 }
 
 /**
- * Marks as OTLP log records (the logs signal; NeMo Relay's record shape): severity from
+ * Marks as OTLP log records (the logs signal; NeMo Relay's record shape), and the events a
+ * projection records for a span (`emitSpanRecord`). A mark's record: severity from
  * `<ns>.log.severity` (INFO when absent), body = the mark's data, the mark's identity and
  * metadata as `<ns>.*` attributes, and the trace and span ids of the enclosing span, if any.
  * With `captureContent: false` a record has no body, as a mark span has no `<ns>.mark.data`.
@@ -115,6 +117,20 @@ export class MarkLogs {
       ...(this.captureContent ? { body: bodyOf(mark.data) } : {}),
       attributes,
       context: enclosing ? trace.setSpanContext(ROOT_CONTEXT, enclosing) : ROOT_CONTEXT,
+    });
+  }
+
+  /** A projection's event of a span (`gen_ai.client.operation.exception`), as a log record parented to the span. */
+  emitSpanRecord(record: SpanLogRecord, span: SpanContext): void {
+    const attributes: LogAttributes = { ...record.attributes };
+    applySpanLimits(attributes as Attributes, this.limits);
+    this.logger.emit({
+      eventName: record.name,
+      timestamp: hrTimeFromMicros(record.us),
+      severityNumber: record.severityNumber as SeverityNumber,
+      severityText: record.severityText,
+      attributes,
+      context: trace.setSpanContext(ROOT_CONTEXT, span),
     });
   }
 

@@ -2,6 +2,19 @@ import type { Attributes, SpanContext, SpanKind } from "@opentelemetry/api";
 import type { TimedEvent } from "@opentelemetry/sdk-trace-base";
 import type { Category, ScopeEvent } from "../../src/events/types.js";
 
+/**
+ * An event a projection sends over the logs signal as a log record parented to its span (the
+ * GenAI conventions define their events that way; span events are being deprecated).
+ */
+export interface SpanLogRecord {
+  readonly name: string;
+  /** When it happened, in microseconds since the epoch. */
+  readonly us: number;
+  readonly severityNumber: number;
+  readonly severityText: string;
+  readonly attributes: Attributes;
+}
+
 /** A span between its start and end event: mutable until it is finished. */
 export interface OpenSpan {
   readonly uuid: string;
@@ -19,6 +32,8 @@ export interface OpenSpan {
   readonly start: ScopeEvent;
   readonly attributes: Attributes;
   readonly events: TimedEvent[];
+  /** Log records the projection emitted for this span, sent (with the logs signal on) once it ends. */
+  logRecords?: SpanLogRecord[];
   /** First error/exception class recorded by a failed descendant; an ancestor failing without its own class reuses it. */
   childErrorType?: string;
   childExceptionType?: string;

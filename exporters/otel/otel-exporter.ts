@@ -218,6 +218,7 @@ export class OtelExporter implements Exporter {
     const failed = status.code === SpanStatusCode.ERROR;
     this.metrics?.onEnd(end, us, failed ? errorTypeOf(end.metadata) : undefined);
     this.impl.onEnd(end, span, !failed);
+    if (span.logRecords !== undefined) for (const record of span.logRecords) this.logs?.emitSpanRecord(record, span.context);
     if (failed) applyErrorOutcome(span, end.metadata, us, this.impl.writesErrorType);
     this.finish(span, us, status, end);
   }
