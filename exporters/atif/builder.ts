@@ -8,7 +8,7 @@ import {
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import { formatTimestamp } from "../../src/events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
-import { cloneJson, isContentPartArray } from "./content.js";
+import { cloneJson, isContentPartArray, summarizePayload, unwrapBody } from "./content.js";
 import { detectUserTurn, reasoningEffortOf } from "./request.js";
 import { responseParts, normalizeArguments } from "./response.js";
 import type { AtifMessage, AtifObservationResult, AtifStep, AtifToolCall } from "./types.js";
@@ -100,10 +100,12 @@ export class TrajectoryBuilder {
     const e = te.event;
     this.llmStarts.set(e.uuid, te);
     const turn = detectUserTurn(e);
-    // A start that never ended is shown as a prompt, so a crashed call keeps its input.
-    const fresh = turn.fresh || !this.llmWithEnd.has(e.uuid);
+    // A start that never ended is shown as a prompt, so a crashed call keeps its input; so is a
+    // trajectory's own model call whose request no codec reads.
+    const ownUnread = turn.unread === true && e.uuid === this.ctx.boundaryUuid;
+    const fresh = turn.fresh || !this.llmWithEnd.has(e.uuid) || ownUnread;
     if (!fresh) return;
-    const message: AtifMessage = turn.message ?? "";
+    const message: AtifMessage = turn.message ?? (ownUnread ? (summarizePayload(unwrapBody(e.data)) ?? "") : "");
     this.steps.push({ step_id: 0, timestamp: formatTimestamp(te.us), source: "user", message });
   }
 

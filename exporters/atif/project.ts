@@ -91,7 +91,7 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
   for (const te of sorted) {
     const e = te.event;
     const isOwnBoundary = e.kind === "scope" && boundaries.has(e.uuid);
-    const owner = isOwnBoundary ? parentOf.get(e.uuid) : ownerOf(e.parent_uuid);
+    const owner = isOwnBoundary ? (parentOf.get(e.uuid) ?? ownStepsOf(e)) : ownerOf(e.parent_uuid);
     if (owner === undefined) continue;
     const list = byOwner.get(owner) ?? [];
     list.push(te);
@@ -110,6 +110,15 @@ export function atofToAtif(events: readonly AtofEvent[], options: AtofToAtifOpti
     options,
   };
   return buildAll(projection);
+}
+
+/**
+ * A model call at the root of a stream without agent scopes (an SDK's model call traced on its
+ * own) is a trajectory of its own steps: its request's user turn and its reply, read as any
+ * model call's are, rather than its bodies as JSON text.
+ */
+function ownStepsOf(event: AtofEvent): string | undefined {
+  return event.kind === "scope" && event.category === "llm" ? event.uuid : undefined;
 }
 
 /** Agent scopes; without any (or when told), each root scope (parent absent from the stream). */

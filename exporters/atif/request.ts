@@ -8,6 +8,8 @@ import type { AtifMessage } from "./types.js";
 export interface UserTurn {
   fresh: boolean;
   message?: AtifMessage;
+  /** No codec read the request: nothing is known of its turns. */
+  unread?: true;
 }
 
 /** The decoded request of an LLM start, through the codec its schema, name or shape selects. */
@@ -38,7 +40,7 @@ export function detectUserTurn(event: AtofEvent): UserTurn {
     return { fresh: false };
   }
   if ("prompt" in body) return { fresh: true, message: toAtifMessage(body["prompt"]) };
-  return { fresh: false };
+  return request === undefined ? { fresh: false, unread: true } : { fresh: false };
 }
 
 /** The request's reasoning effort, when it sets one. */

@@ -6,6 +6,7 @@ import type { ScopeEvent } from "../../src/events/types.js";
 import { META_STATUS_DESCRIPTION } from "../../src/events/wire-names.js";
 import type { OpenSpan } from "./open-span.js";
 import { ERROR_TYPE, ERROR_TYPE_OTHER, EXCEPTION_MESSAGE, EXCEPTION_TYPE } from "./semconv.js";
+import { GEN_AI_CLIENT_OPERATION_EXCEPTION } from "./semconv.js";
 import { GEN_AI_CLIENT_INFERENCE_EXCEPTION } from "./semconv-genai-0.1.js";
 
 /** A GenAI convention event: a log record with an event name, in the context of the span it belongs to. */
@@ -22,11 +23,21 @@ export interface GenAiEventRecord {
 /** Where the projection hands its events: the logs signal, or a diagnostic when logs are off. */
 export type GenAiEventSink = (record: GenAiEventRecord) => void;
 
-/**
- * v0.1.0's `gen_ai.client.inference.exception` of a failed model call (severity WARN): the
- * error's class and the status description the span carries as its message.
- */
+/** v1.41's `gen_ai.client.operation.exception` of a failed model or embeddings call. */
+export function operationExceptionEvent(end: ScopeEvent, span: OpenSpan): GenAiEventRecord {
+  return exceptionEvent(GEN_AI_CLIENT_OPERATION_EXCEPTION, end, span);
+}
+
+/** v0.1.0's `gen_ai.client.inference.exception` of a failed model call. */
 export function inferenceExceptionEvent(end: ScopeEvent, span: OpenSpan): GenAiEventRecord {
+  return exceptionEvent(GEN_AI_CLIENT_INFERENCE_EXCEPTION, end, span);
+}
+
+/**
+ * An exception event (severity WARN, as both versions ask): the error's class and the status
+ * description the span carries as its message.
+ */
+function exceptionEvent(name: string, end: ScopeEvent, span: OpenSpan): GenAiEventRecord {
   const metadata = isJsonObject(end.metadata) ? end.metadata : {};
   const type = metadata[EXCEPTION_TYPE] ?? metadata[ERROR_TYPE];
   const message = metadata[META_STATUS_DESCRIPTION];
@@ -42,7 +53,7 @@ export function inferenceExceptionEvent(end: ScopeEvent, span: OpenSpan): GenAiE
     // an end whose timestamp does not parse keeps the span's start as the record's time
   }
   return {
-    name: GEN_AI_CLIENT_INFERENCE_EXCEPTION,
+    name,
     severityNumber: SeverityNumber.WARN,
     severityText: "WARN",
     attributes,

@@ -1,7 +1,4 @@
-import { META_STATUS_DESCRIPTION, PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
-import { isJsonObject } from "../../src/events/json.js";
-import { eventMicros } from "../../src/events/timestamp.js";
-import { hrTimeFromMicros } from "./ids.js";
+import { PROFILE_MODEL_NAME, PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
 import type { Category, ScopeEvent } from "../../src/events/types.js";
 import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
@@ -14,7 +11,7 @@ import { toolOutputOf } from "./tool-output.js";
 import type { WireToolDef } from "../../src/wire/index.js";
 import { profileString, scopeTypeOf } from "./scope-attributes.js";
 import type { GenAiConventions } from "./env.js";
-import { inferenceExceptionEvent, type GenAiEventSink } from "./gen-ai-events.js";
+import { inferenceExceptionEvent, operationExceptionEvent, type GenAiEventSink } from "./gen-ai-events.js";
 import * as G from "./semconv.js";
 
 const MCP_TOOL_KEYS = ["mcp.method.name", "mcp.session.id", "network.transport"] as const;
@@ -86,32 +83,6 @@ function writeToolDefinitions(attrs: Attributes, tools: readonly WireToolDef[]):
       parameters: t.inputSchema,
     })),
   );
-}
-
-/**
- * The `gen_ai.client.operation.exception` event of a failed model call, with the error's class
- * and the status description the span already carries as its message.
- */
-function recordClientException(end: ScopeEvent, span: OpenSpan): void {
-  const metadata = isJsonObject(end.metadata) ? end.metadata : {};
-  const type = metadata[G.EXCEPTION_TYPE] ?? metadata[G.ERROR_TYPE];
-  const message = metadata[META_STATUS_DESCRIPTION];
-  const attributes: Attributes = {};
-  if (typeof type === "string" && type !== "") attributes[G.EXCEPTION_TYPE] = type;
-  if (typeof message === "string" && message !== "") attributes[G.EXCEPTION_MESSAGE] = message;
-  if (Object.keys(attributes).length === 0) attributes[G.EXCEPTION_TYPE] = G.ERROR_TYPE_OTHER;
-  let us = span.startUs;
-  try {
-    us = eventMicros(end);
-  } catch {
-    // an end whose timestamp does not parse keeps the span's start as the event's time
-  }
-  span.events.push({
-    name: G.GEN_AI_CLIENT_OPERATION_EXCEPTION,
-    time: hrTimeFromMicros(us),
-    attributes,
-    droppedAttributesCount: 0,
-  });
 }
 
 function setString(attrs: Attributes, key: string, value: string | undefined): void {
@@ -227,12 +198,11 @@ export class GenAiProjection implements Projection {
     }
     if (type === "llm") writeGenAiResponse(span.attributes, end, this.conventions);
     else if (type === "embedder") writeEmbeddingUsage(span.attributes, end.data);
+    if (succeeded) return;
+    // Both versions define the exception event as a log record; v0.1.0 defines it for inference only.
     if (this.conventions === "0.1.0") {
-      // v0.1.0 defines the exception event for inference only, and as a log record.
-      if (!succeeded && type === "llm") this.events?.(inferenceExceptionEvent(end, span));
-      return;
-    }
-    if (!succeeded && (type === "llm" || type === "embedder")) recordClientException(end, span);
+      if (type === "llm") this.events?.(inferenceExceptionEvent(end, span));
+    } else if (type === "llm" || type === "embedder") this.events?.(operationExceptionEvent(end, span));
   }
 
   decorateMarkSpan(): void {

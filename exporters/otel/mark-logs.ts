@@ -60,7 +60,9 @@ function bodyOf(data: Json): AnyValue {
 }
 
 /**
- * Marks as OTLP log records (the logs signal; NeMo Relay's record shape): severity from
+ * Marks as OTLP log records (the logs signal; NeMo Relay's record shape), and the events a
+ * GenAI convention events a projection
+ * records for a span (`emitGenAiEvent`). A mark's record: severity from
  * `<ns>.log.severity` (INFO when absent), body = the mark's data, the mark's identity and
  * metadata as `<ns>.*` attributes, and the trace and span ids of the enclosing span, if any.
  * With `captureContent: false` a record has no body, as a mark span has no `<ns>.mark.data`.

@@ -40,6 +40,17 @@ function writeMetadata(attrs: Attributes, metadata: Json, texts: LastJsonText): 
   flattenUnder(attrs, METADATA_PREFIX, metadata);
 }
 
+/**
+ * The span's metadata as a whole: the start's (the context's entries, the caller's own) with the
+ * end's on top, where a key of both takes the end's value as the flattened `metadata.*` keys do.
+ * Metadata that is not an object is the caller's own shape: the end's then stands alone.
+ */
+function spanMetadata(start: Json | undefined, end: Json | undefined): Json | undefined {
+  if (!isJsonObject(start) || Object.keys(start).length === 0) return end;
+  if (end === null || end === undefined) return start;
+  return isJsonObject(end) ? { ...start, ...end } : end;
+}
+
 /** `openinference`: the OpenInference conventions Phoenix/Arize read, plus `<ns>` identity keys. */
 export class OpenInferenceProjection implements Projection {
   readonly name = "openinference" as const;
@@ -95,7 +106,10 @@ export class OpenInferenceProjection implements Projection {
     const attrs = span.attributes;
     const type = span.scopeType;
     writeEndData(attrs, this.keys, end);
-    writeMetadata(attrs, end.metadata, this.endMetadataText);
+    // The end's keys flattened; the JSON text Phoenix shows holds the start's too.
+    flattenUnder(attrs, METADATA_PREFIX, end.metadata);
+    const metadata = spanMetadata(span.start.metadata, end.metadata);
+    if (metadata !== null && metadata !== undefined) attrs[SC.METADATA] = this.endMetadataText.of(metadata);
     writeAnnotation(attrs, this.keys, end, succeeded);
     const output = type === "tool" ? toolOutputOf(end.data) : undefined;
     if (output !== undefined) {

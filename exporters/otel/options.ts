@@ -96,7 +96,8 @@ export interface OtelExporterOptions {
    */
   sampler?: TraceSampler;
   /**
-   * Marks (not metric marks) as OTLP log records at `/v1/logs`; `true` sends them next to the
+   * Marks (not metric marks) as OTLP log records at `/v1/logs`, and the `gen_ai` projection's
+   * `gen_ai.client.operation.exception` events of failed model calls; `true` sends them next to the
    * traces endpoint (`…/v1/traces` → `…/v1/logs`, else the `OTEL_EXPORTER_OTLP_LOGS_*` variables).
    * `OTEL_LOGS_EXPORTER=none` turns it off, `console` prints instead. Default off. Records are
    * batched as `OTEL_BLRP_MAX_QUEUE_SIZE` (2048), `OTEL_BLRP_MAX_EXPORT_BATCH_SIZE` (512) and

@@ -2,7 +2,8 @@ import { createServer } from "node:http";
 import type { IncomingMessage, Server, ServerResponse } from "node:http";
 import type { AddressInfo } from "node:net";
 import type { Json } from "../../src/events/json.js";
-import { codecForDialect } from "../../src/wire/index.js";
+import { check, declareOptions, is } from "../../src/events/option-spec.js";
+import { codecForDialect, DIALECTS } from "../../src/wire/index.js";
 import type { Dialect, WireCodec, WirePart, WireResponse, WireUsage } from "../../src/wire/index.js";
 
 /** One model turn the scripted provider answers with. */
@@ -28,6 +29,13 @@ export interface ScriptedProviderOptions {
   model?: string;
 }
 
+const SCRIPTED_OPTIONS = declareOptions<ScriptedProviderOptions>("startScriptedProvider", {
+  style: is.oneOf(...DIALECTS),
+  turns: is.required(check("a list of turns or a function", (v) => Array.isArray(v) || typeof v === "function")),
+  delayMs: is.nonNegativeNumber,
+  model: is.string,
+});
+
 /** One request the scripted provider received (body parsed as JSON, undefined if it was not JSON). */
 export interface RecordedProviderRequest {
   path: string;
@@ -50,6 +58,7 @@ export interface ScriptedProvider {
  * `:streamGenerateContent`) are answered as server-sent events.
  */
 export async function startScriptedProvider(options: ScriptedProviderOptions): Promise<ScriptedProvider> {
+  SCRIPTED_OPTIONS.check(options);
   const style = options.style ?? "openai";
   const codec = codecForDialect(style);
   const model = options.model ?? "scripted-model";

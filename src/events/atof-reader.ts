@@ -2,6 +2,7 @@ import { parseAtofLine } from "./atof-parse.js";
 import { AtofParseError, type AtofWarning } from "./atof-errors.js";
 import { AtofPairingChecker } from "./atof-pairing.js";
 import { splitFileLines } from "./line-splitter.js";
+import { check, declareOptions, is } from "./option-spec.js";
 import type { AtofEvent } from "./types.js";
 
 /** Longest line the readers accept unless told otherwise: 64 MiB (UTF-8 bytes in files, characters in text). */
@@ -27,6 +28,19 @@ export interface StreamAtofOptions extends ParseAtofOptions {
    */
   skipBadLines?: boolean;
 }
+
+const PARSE_SPEC = {
+  checkPairing: is.boolean,
+  maxLineBytes: check("a positive number", (v) => typeof v === "number" && v > 0),
+} as const;
+const PARSE_OPTIONS = declareOptions<ParseAtofOptions>("parseAtof", PARSE_SPEC);
+const STREAM_OPTIONS = declareOptions<StreamAtofOptions>("streamAtofFile", {
+  ...PARSE_SPEC,
+  onProgress: is.function,
+  progressEvery: is.positiveInteger,
+  onWarning: is.function,
+  skipBadLines: is.boolean,
+});
 
 /** One event with the line it was read from (what a spilling sort writes back out unchanged). */
 export interface AtofRecord {
@@ -69,9 +83,7 @@ export function isCompleteJson(text: string): boolean {
 }
 
 function maxLineOf(options: ParseAtofOptions): number {
-  const max = options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
-  if (typeof max !== "number" || !(max > 0)) throw new TypeError(`maxLineBytes must be a positive number, got ${JSON.stringify(max)}`);
-  return max;
+  return options.maxLineBytes ?? DEFAULT_MAX_LINE_BYTES;
 }
 
 function tooLong(lineNo: number, bytes: number, max: number): AtofParseError {
@@ -110,6 +122,7 @@ class LineReader {
 
 /** Parses a whole ATOF JSONL text (blank lines skipped). Throws AtofParseError on the first bad line. */
 export function parseAtof(text: string, options: ParseAtofOptions = {}): AtofReadResult {
+  PARSE_OPTIONS.check(options);
   const max = maxLineOf(options);
   const warnings: AtofWarning[] = [];
   const reader = new LineReader(options, warnings);
@@ -130,6 +143,7 @@ export function parseAtof(text: string, options: ParseAtofOptions = {}): AtofRea
 
 /** Reads and parses a whole ATOF JSONL file into memory (what `streamAtofFile` yields and returns, collected; same options). */
 export async function readAtofFile(path: string, options: StreamAtofOptions = {}): Promise<AtofReadResult> {
+  STREAM_OPTIONS.check(options, "readAtofFile");
   const events: AtofEvent[] = [];
   const stream = streamAtofFile(path, options);
   for (;;) {
@@ -148,6 +162,7 @@ export async function readAtofFile(path: string, options: StreamAtofOptions = {}
  * not hold a million warnings); `onWarning` receives every one as it is raised.
  */
 export async function* streamAtofFile(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofEvent, AtofWarning[]> {
+  STREAM_OPTIONS.check(options);
   const records = streamAtofRecords(path, options);
   for (;;) {
     const step = await records.next();
@@ -158,6 +173,7 @@ export async function* streamAtofFile(path: string, options: StreamAtofOptions =
 
 /** `streamAtofFile`, yielding each event with its line's text and number. */
 export async function* streamAtofRecords(path: string, options: StreamAtofOptions = {}): AsyncGenerator<AtofRecord, AtofWarning[]> {
+  STREAM_OPTIONS.check(options, "streamAtofRecords");
   const max = maxLineOf(options);
   const warnings: AtofWarning[] = [];
   const reader = new LineReader(options, warnings);

@@ -34,5 +34,6 @@ export function metadataWithRunContext(metadata: unknown, run: RunContext): unkn
   if (run.sessionId !== undefined) out[META_SESSION_ID] = run.sessionId;
   if (run.userId !== undefined) out[META_USER_ID] = run.userId;
   if (run.tags !== undefined) out[META_TAGS] = [...run.tags];
-  return metadata === null || metadata === undefined ? out : Object.assign(out, metadata);
+  // Spread defines each key: an own `__proto__` key stays a key (assignment would set the prototype).
+  return metadata === null || metadata === undefined ? out : { ...out, ...(metadata as JsonObject) };
 }

@@ -3,6 +3,7 @@ import type { AddressInfo } from "node:net";
 import type { Json } from "../events/json.js";
 import { jsonText } from "../events/json-text.js";
 import { streamAtofRecords } from "../events/atof-reader.js";
+import { check, declareOptions, is } from "../events/option-spec.js";
 import type { AtofEvent } from "../events/types.js";
 import { collectRecording, type Recording } from "./recording.js";
 import { collectRecordingFile } from "./recording-file.js";
@@ -20,6 +21,19 @@ export interface ReplayServerOptions {
   /** the port on 127.0.0.1 (default 0: the OS chooses) */
   port?: number;
 }
+
+const isIterable = (v: unknown): boolean =>
+  typeof v === "object" &&
+  v !== null &&
+  (typeof (v as Iterable<unknown>)[Symbol.iterator] === "function" ||
+    typeof (v as AsyncIterable<unknown>)[Symbol.asyncIterator] === "function");
+
+const REPLAY_OPTIONS = declareOptions<ReplayServerOptions>("startReplayServer", {
+  file: is.nonEmptyString,
+  events: check("an iterable or async iterable of ATOF events", isIterable),
+  strict: is.boolean,
+  port: check("an integer from 0 to 65535", (v) => Number.isInteger(v) && (v as number) >= 0 && (v as number) <= 65535),
+});
 
 /** A running replay: its base URL for every dialect, live counters, and `close()`. */
 export interface ReplayServer {
@@ -171,10 +185,14 @@ export async function serveReplay(
  * request reads its recorded call again, so a recording larger than memory replays.
  */
 export async function startReplayServer(options: ReplayServerOptions): Promise<ReplayServer> {
+  REPLAY_OPTIONS.check(options);
+  if ((options?.file === undefined) === (options?.events === undefined)) {
+    const got = options?.file === undefined ? "neither" : "both";
+    throw new TypeError(`startReplayServer: options must have either file (an ATOF file) or events (got ${got})`);
+  }
   let recording: Recording;
   if (options.events !== undefined) recording = await collectRecording(options.events);
-  else if (options.file !== undefined) recording = await collectRecordingFile(options.file, streamAtofRecords(options.file));
-  else throw new TypeError("startReplayServer needs { file } or { events }");
+  else recording = await collectRecordingFile(options.file!, streamAtofRecords(options.file!));
   return serveReplay(recording, {
     ...(options.strict !== undefined ? { strict: options.strict } : {}),
     ...(options.port !== undefined ? { port: options.port } : {}),

@@ -44,6 +44,11 @@ export class RuntimeLifecycle {
     };
   }
 
+  /** Whether `shutdown()` was called: the exporters are shut down, or are being. */
+  get shutDown(): boolean {
+    return this.shutdownPromise !== undefined;
+  }
+
   flush(): Promise<void> {
     if (this.core.publisher.callbackDepth > 0) {
       return Promise.reject(new RelaytraceError("invalid_argument", "barrier called from a runtime callback"));

@@ -21,6 +21,7 @@ import { captureFrom, contextFromPropagation, traceparentFrom } from "./propagat
 import { mergeRunContext, type RunContext } from "../events/run-context.js";
 import { checkRunContext } from "./run-context-check.js";
 import { recordEvaluation, type Evaluation } from "./evaluation.js";
+import { RelaytraceError } from "./errors.js";
 import type { CallbackError } from "./publisher.js";
 import { RuntimeCore } from "./runtime-core.js";
 import { ToolLifecycle } from "./tool-lifecycle.js";
@@ -273,9 +274,17 @@ export class Runtime extends RuntimeRegistrations {
    * `relaytrace.evaluation`) under the target, which the OTel exporter's logs signal sends as the
    * GenAI conventions' evaluation event with the target's trace and span ids, also when the target
    * ended long ago or was recorded elsewhere (`target: { traceId, spanId }`). Returns the mark's
-   * uuid; a wrong field is a `RelaytraceError` naming it, and nothing is recorded.
+   * uuid; a wrong field is a `RelaytraceError` naming it, and nothing is recorded. After
+   * `shutdown()` its exporters are gone: it is refused with a `RelaytraceError` saying so.
    */
   recordEvaluation(evaluation: Evaluation): string {
+    if (this.lifecycle.shutDown) {
+      throw new RelaytraceError(
+        "invalid_argument",
+        "recordEvaluation: the runtime is shut down (shutdown() was called), so no exporter would receive the evaluation; " +
+          "record it before shutdown(), or on a runtime that is running",
+      );
+    }
     return recordEvaluation(this.core, evaluation);
   }
 

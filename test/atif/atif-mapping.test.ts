@@ -1,5 +1,6 @@
 import { describe, expect, it } from "vitest";
 import { atofToAtif, validateAtif, type AtifTrajectory } from "../../exporters/atif/index.js";
+import type { Json } from "../../src/events/json.js";
 import type { AtofEvent } from "../../src/events/types.js";
 import { AGENT, ROOT, TOOL, mark, scope, weatherRun } from "../support/atif-events.js";
 
@@ -63,6 +64,40 @@ describe("atofToAtif — the annotated tool of atof.md §10", () => {
     const t = only(shifted as AtofEvent[]);
     expect(t.steps.map((s) => s.source)).toEqual(["user", "agent"]);
     expect(t.steps[1]!.observation?.results[0]!.source_call_id).toBe("call_9f2");
+  });
+});
+
+describe("atofToAtif — a model call traced on its own (no agent scope)", () => {
+  const call = (request: Json, response: Json): AtofEvent[] => [
+    scope("start", { uuid: "l1", parent: null, ts: "2026-01-01T00:00:01.000000Z", name: "openai.chat", category: "llm", data: request }),
+    scope("end", { uuid: "l1", parent: null, ts: "2026-01-01T00:00:02.000000Z", name: "openai.chat", category: "llm", data: response }),
+  ];
+  const reply = { model: "gpt-4.1", choices: [{ message: { role: "assistant", content: "Hello." } }], usage: { prompt_tokens: 3 } };
+
+  it("is read like any model call: the user's text, then the answer, not the bodies as JSON text", () => {
+    const request = {
+      headers: { "user-agent": "ai/6.0.0" },
+      content: {
+        model: "gpt-4.1",
+        messages: [
+          { role: "system", content: "Be brief." },
+          { role: "user", content: "Hi there" },
+        ],
+      },
+    };
+    const t = only(call(request, reply));
+    expect(t.steps.map((s) => [s.source, s.message])).toEqual([
+      ["user", "Hi there"],
+      ["agent", "Hello."],
+    ]);
+    expect(t.steps[1]!.llm_call_count).toBe(1);
+    expect(t.steps[1]!.model_name).toBe("gpt-4.1");
+  });
+
+  it("keeps a request no codec reads as the user step", () => {
+    const t = only(call({ headers: {}, content: { query: "Hi there", engine: "custom" } }, reply));
+    expect(t.steps.map((s) => s.source)).toEqual(["user", "agent"]);
+    expect(t.steps[0]!.message).toBe("Hi there");
   });
 });
 

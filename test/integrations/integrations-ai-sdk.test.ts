@@ -2,6 +2,7 @@ import { createOpenAICompatible } from "@ai-sdk/openai-compatible";
 import { generateText, jsonSchema, stepCountIs, streamText, tool, wrapLanguageModel } from "ai";
 import { afterEach, describe, expect, it } from "vitest";
 import type { Runtime, ScopeEvent } from "relaytrace";
+import type { AtifTrajectory } from "relaytrace/exporters";
 import { relaytraceMiddleware, traceAgent, traceTools } from "relaytrace/ai-sdk";
 import { startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
 import { ANNOTATION, MASKED, REFUSAL, attr, ends, integrationRun, scopesOf, starts } from "../support/integration-run.js";
@@ -218,6 +219,24 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     expect(trajectories).toHaveLength(1);
     expect(trajectories[0]!.steps.map((s) => s.source)).toEqual(["user", "agent", "agent"]);
     expect(trajectories[0]!.steps[0]!.message).toBe("Weather in Oslo?");
+  });
+
+  it("without traceAgent each model call is its own ATIF trajectory: the user's text, then the answer, never the request JSON", async () => {
+    provider = await startScriptedProvider({ turns: TURNS, model: "gpt-4.1-mini" });
+    const run = integrationRun();
+    const { model, tools } = setUp(run, provider.url);
+    const result = await generateText({ model, tools, stopWhen: stepCountIs(4), prompt: "Weather in Oslo?" });
+    expect(result.text).toBe("It is 4 °C in Oslo; I could not delete the account.");
+    const { events, trajectories } = await run.finish();
+    // each model call (and each traced tool, on its own too) is a root scope: one trajectory each
+    const calls = starts(events, "llm").map((s) => trajectories.find((t) => t.trajectory_id === s.uuid));
+    expect(calls.map((t) => t?.steps.map((s) => s.source))).toEqual([["user", "agent"], ["agent"]]);
+    const [first, second] = calls as [AtifTrajectory, AtifTrajectory];
+    expect(first.steps[0]!.message).toBe("Weather in Oslo?");
+    expect(first.steps[1]!.tool_calls?.map((c) => c.function_name)).toEqual(["get_weather", "delete_account"]);
+    // the second call continues after the tool results: no user turn, the answer as the agent's message
+    expect(second.steps[0]!.message).toBe("It is 4 °C in Oslo; I could not delete the account.");
+    expect(JSON.stringify(calls)).not.toContain("user-agent");
   });
 
   it("traceAgent returning streamText: cancelling the stream ends the agent scope as cancelled", async () => {

@@ -162,7 +162,11 @@ describe("mcpTools bounds the listing of a server's tools", () => {
     const { client } = await serve((_cursor, page) => (page < 3 ? { nextCursor: `page-${page + 1}` } : {}));
     const tools = await mcpTools(client, { maxPages: 3 });
     expect(tools.map((t) => t.name)).toEqual(["tool_1", "tool_2", "tool_3"]);
-    await expect(mcpTools(client, { maxPages: 0 })).rejects.toThrow(/mcpTools option maxPages must be a positive integer/);
-    await expect(mcpTools(client, { timeoutMs: Number.NaN })).rejects.toThrow(/mcpTools option timeoutMs/);
+    await expect(mcpTools(client, { maxPages: 0 })).rejects.toThrow("mcpTools: maxPages must be a positive integer (got 0)");
+    await expect(mcpTools(client, { timeoutMs: Number.NaN })).rejects.toThrow(
+      "mcpTools: timeoutMs must be an integer from 1 to 2147483647 (got NaN)",
+    );
+    // past the longest timer a listing would time out at once
+    await expect(mcpTools(client, { timeoutMs: 2 ** 31 })).rejects.toThrow(/mcpTools: timeoutMs must be an integer from 1 to 2147483647/);
   });
 });

@@ -106,6 +106,29 @@ describe("recordEvaluation", () => {
     expect(exporter.diagnostics().map((d) => d.code)).toContain("otel.evaluation_not_exported");
   });
 
+  it("after shutdown() is refused with an error saying so, instead of returning an id for an evaluation no exporter receives", async () => {
+    const r = await startOtlpReceiver();
+    receivers.push(r);
+    const rt = createRuntime();
+    const exporter = new OtelExporter({ projection: "gen_ai", endpoint: `${r.url}/v1/traces`, protocol: "http/json", logs: true });
+    exporter.register(rt);
+    let handle: Parameters<typeof rt.recordEvaluation>[0]["target"];
+    await rt.withScope("graded-run", (scope) => void (handle = scope), { category: "agent" });
+    rt.recordEvaluation({ name: "before", score: 1, target: handle });
+    await rt.shutdown();
+    let refused: unknown;
+    try {
+      rt.recordEvaluation({ name: "after", score: 0, target: handle });
+    } catch (error) {
+      refused = error;
+    }
+    expect(refused).toBeInstanceOf(RelaytraceError);
+    expect((refused as Error).message).toMatch(/^recordEvaluation: the runtime is shut down \(shutdown\(\) was called\)/);
+    await rt.forceFlush();
+    const names = logRecords(r.received).map((l) => attributesOf(l["attributes"])["gen_ai.evaluation.name"]);
+    expect(names).toEqual(["before"]);
+  });
+
   it("rejects a wrong field with an error naming it, and records nothing", async () => {
     const { rt, settle } = capturingRuntime();
     const bad = (evaluation: unknown) => () => rt.recordEvaluation(evaluation as never);

@@ -1,15 +1,15 @@
 // The gen_ai projection against the GenAI semantic conventions v1.41: reasoning and media parts,
 // reasoning and cache token counts, the requested output type, time to first chunk (span attribute
 // and client metric), agent identity, create_agent / invoke_workflow spans and the client
-// operation exception event. Spans go through the real OTel SDK (SpanCapture); metrics to a
-// loopback OTLP receiver.
+// operation exception event. Spans go through the real OTel SDK (SpanCapture); metrics and log
+// records to a loopback OTLP receiver.
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { afterEach, describe, expect, it } from "vitest";
 import { OtelExporter } from "../../exporters/otel/index.js";
 import { SpanCapture } from "../../exporters/testing/index.js";
 import type { Json, JsonObject } from "../../src/events/json.js";
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
-import { attributesOf, startOtlpReceiver, type OtlpReceiver } from "../support/otlp.js";
+import { attributesOf, logRecordsOf, spansOf, startOtlpReceiver, type OtlpReceiver } from "../support/otlp.js";
 
 const receivers: OtlpReceiver[] = [];
 afterEach(async () => {
@@ -269,8 +269,12 @@ describe("agents and workflows", () => {
 });
 
 describe("a failed model call", () => {
-  it("records the gen_ai.client.operation.exception event with the error's class and message", async () => {
-    const { rt, capture } = captured();
+  it("emits the gen_ai.client.operation.exception event as a WARN log record on the failed call's span, not as a span event", async () => {
+    const r = await startOtlpReceiver();
+    receivers.push(r);
+    const rt = createRuntime();
+    const exporter = new OtelExporter({ projection: "gen_ai", endpoint: `${r.url}/v1/traces`, protocol: "http/json", logs: true });
+    exporter.register(rt);
     class RateLimitError extends Error {
       override name = "RateLimitError";
     }
@@ -279,10 +283,34 @@ describe("a failed model call", () => {
         throw new RateLimitError("429 too many requests");
       }),
     ).rejects.toThrow("429");
+    await rt.shutdown();
+    expect(exporter.diagnostics()).toEqual([]);
+    const [span] = r.received.filter((x) => x.signal === "traces").flatMap((x) => spansOf(x.body));
+    expect(span!["name"]).toBe("chat gpt-4o");
+    const spanEvents = (span!["events"] ?? []) as Record<string, unknown>[];
+    expect(spanEvents.map((e) => e["name"])).not.toContain("gen_ai.client.operation.exception");
+    const records = logRecordsOf(r.received);
+    expect(records.map((l) => l["eventName"])).toEqual(["gen_ai.client.operation.exception"]);
+    const [record] = records as [Record<string, unknown>];
+    expect(record["severityNumber"]).toBe(13);
+    expect(record["severityText"]).toBe("WARN");
+    const attributes = attributesOf(record["attributes"]);
+    expect(attributes["exception.type"]).toBe("RateLimitError");
+    expect(attributes["exception.message"]).toContain("429 too many requests");
+    expect([record["traceId"], record["spanId"]]).toEqual([span!["traceId"], span!["spanId"]]);
+  });
+
+  it("with the logs signal off the span still says what failed: status ERROR, error.type and the message", async () => {
+    const { rt, capture } = captured();
+    await expect(
+      rt.executeLlm("openai.chat_completions", { headers: {}, content: { model: "gpt-4o", messages: [] } }, () => {
+        throw new TypeError("bad body");
+      }),
+    ).rejects.toThrow("bad body");
     const [span] = await capture.spans();
-    const event = span!.events.find((e) => e.name === "gen_ai.client.operation.exception");
-    expect(event?.attributes?.["exception.message"]).toContain("429 too many requests");
-    expect(event?.attributes?.["exception.type"]).toBe("RateLimitError");
+    expect(span!.status).toEqual({ code: 2, message: expect.stringContaining("bad body") });
+    expect(span!.attributes["error.type"]).toBe("internal_error");
+    expect(span!.events.filter((e) => e.name === "gen_ai.client.operation.exception")).toEqual([]);
   });
 });
 

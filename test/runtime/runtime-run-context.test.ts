@@ -54,6 +54,34 @@ describe("withContext", () => {
     expect(start!.metadata).toEqual({ env: "prod", session_id: "inner-session", user_id: "u-1", tags: ["a", "b"] });
   });
 
+  it("keeps an own __proto__ metadata key, the scope's own and the context's, as it does outside a context", async () => {
+    const { rt, settle } = capturingRuntime();
+    const own = () => JSON.parse('{"__proto__": {"kept": "scope"}, "step": 1}') as Record<string, unknown>;
+    const context = JSON.parse('{"__proto__": "context", "tenant": "acme"}') as Record<string, string>;
+    await rt.withScope("outside", () => null, { metadata: own() });
+    await rt.withContext({ sessionId: "s-1" }, async () => {
+      await rt.withScope("inside", () => null, { metadata: own() });
+      rt.mark("mark inside", { metadata: own() });
+    });
+    await rt.withContext({ metadata: context }, async () => {
+      await rt.withContext({ tags: ["nested"] }, () => rt.withScope("context's", () => null));
+      await rt.withScope("both", () => null, { metadata: own() });
+    });
+    const events = (await settle()).filter((e) => e.kind === "mark" || e.scope_category === "start");
+    const metadataOf = (name: string) => events.find((e) => e.name === name)!.metadata as Record<string, unknown>;
+    const protoOf = (name: string) => Object.getOwnPropertyDescriptor(metadataOf(name), "__proto__")?.value;
+    expect(protoOf("outside")).toEqual({ kept: "scope" });
+    expect(protoOf("inside")).toEqual({ kept: "scope" });
+    expect(Object.keys(metadataOf("inside"))).toEqual(["session_id", "__proto__", "step"]);
+    expect(Object.getPrototypeOf(metadataOf("inside"))).toBe(Object.prototype);
+    expect(protoOf("mark inside")).toEqual({ kept: "scope" });
+    expect(protoOf("context's")).toBe("context");
+    // the scope's own key wins over the context's, like every other key
+    expect(protoOf("both")).toEqual({ kept: "scope" });
+    expect(metadataOf("both")).toMatchObject({ tenant: "acme", step: 1 });
+    expect(({} as { kept?: string }).kept).toBeUndefined();
+  });
+
   it("two concurrent requests keep their own session and user", async () => {
     const { rt, settle } = capturingRuntime();
     let entered = 0;
@@ -118,5 +146,32 @@ describe("withContext", () => {
     }
     const [trajectory] = atofToAtif(await settle());
     expect(trajectory!.session_id).toBe("chat-9");
+  });
+
+  it("OpenInference's metadata JSON (what Phoenix shows) holds the context's entries and the start's keys, with the end's on top", async () => {
+    const { rt } = capturingRuntime();
+    const openinference = new SpanCapture({ projection: "openinference" });
+    openinference.register(rt);
+    await rt.withContext({ sessionId: "chat-9", metadata: { tenant: "acme" } }, () =>
+      rt.withScope(
+        "support-agent",
+        async () => {
+          await rt.executeTool("lookup", {}, () => ({ result: "ok" }), { metadata: { source: "cache" } });
+          await rt.executeLlm("openai.chat_completions", { content: { messages: [] } }, async () => reply, { metadata: { tier: "fast" } });
+          const phase = rt.pushScope("phase", { metadata: { stage: "planning", step: 1 } });
+          rt.popScope(phase, { metadata: { stage: "done" } });
+        },
+        { category: "agent", metadata: { agent_version: "2" } },
+      ),
+    );
+    const spans: ReadableSpan[] = await openinference.spans();
+    const metadataOf = (name: string) => JSON.parse(String(spans.find((s) => s.name === name)!.attributes["metadata"])) as unknown;
+    const context = { session_id: "chat-9", tenant: "acme", "otel.status_code": "OK" };
+    expect(metadataOf("support-agent")).toEqual({ ...context, agent_version: "2" });
+    expect(metadataOf("lookup")).toEqual({ ...context, source: "cache" });
+    expect(metadataOf("openai.chat_completions")).toEqual({ ...context, tier: "fast" });
+    // a key of both takes the end's value, as the flattened keys do
+    expect(metadataOf("phase")).toEqual({ session_id: "chat-9", tenant: "acme", stage: "done", step: 1 });
+    expect(spans.find((s) => s.name === "phase")!.attributes["openinference.metadata.stage"]).toBe("done");
   });
 });

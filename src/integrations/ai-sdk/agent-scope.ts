@@ -1,6 +1,7 @@
 import type { Json } from "../../events/json.js";
 import type { ScopeControl } from "../../runtime/runtime.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { is } from "../../events/option-spec.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { isStreamRun, observeStreamRun } from "./stream-run.js";
 
 /** Options of `traceAgent`. */
@@ -9,6 +10,8 @@ export interface TraceAgentOptions extends AdapterOptions {
   input?: Json;
   metadata?: Json;
 }
+
+const TRACE_AGENT_OPTIONS = declareAdapterOptions<TraceAgentOptions>("traceAgent", { input: is.anything, metadata: is.anything });
 
 /**
  * Runs a multi-step `generateText` or `streamText` run (or anything) inside one `agent` scope: the
@@ -20,6 +23,8 @@ export interface TraceAgentOptions extends AdapterOptions {
  * is drained (with the run's error, if it finished with one), fails, or is cancelled.
  */
 export function traceAgent<T>(name: string, fn: (scope: ScopeControl) => T | Promise<T>, options: TraceAgentOptions = {}): Promise<T> {
+  const refused = TRACE_AGENT_OPTIONS.error(options);
+  if (refused !== undefined) return Promise.reject(refused); // a Promise API reports bad input as a rejection
   const { runtime: _runtime, ...scope } = options;
   const runtime = runtimeOf(options);
   return new Promise<T>((resolve, reject) => {

@@ -5,12 +5,14 @@ import type { Runtime } from "../../runtime/runtime.js";
 import { ChunkTiming } from "../../runtime/stream-record.js";
 import { META_TIME_PER_OUTPUT_CHUNK_MS } from "../../events/wire-names.js";
 import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsResponse, type CallToolCall } from "../chat-completions-body.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { contentOf, requestOf, responseOf } from "./call-body.js";
 import type { CallOptions, FinishReason, LanguageModel, StreamPart, Usage } from "./sdk-types.js";
 
 /** Options of `relaytraceMiddleware`. */
 export type RelaytraceMiddlewareOptions = AdapterOptions;
+
+const MIDDLEWARE_OPTIONS = declareAdapterOptions<RelaytraceMiddlewareOptions>("relaytraceMiddleware", {});
 
 function llmRequest(params: CallOptions, model: LanguageModel, stream: boolean): { headers: Record<string, Json>; content: Json } {
   const headers: Record<string, Json> = {};
@@ -87,6 +89,7 @@ class StreamRecord {
  * `time_per_output_chunk_ms` (between the parts that carry output).
  */
 export function relaytraceMiddleware(options: RelaytraceMiddlewareOptions = {}): LanguageModelMiddleware {
+  MIDDLEWARE_OPTIONS.check(options);
   return {
     specificationVersion: "v3",
     async wrapGenerate({ doGenerate, params, model }) {

@@ -5,6 +5,8 @@
  * left alone, and every field relaytrace reads is checked before use.
  */
 
+import type { Diagnostic } from "../../wire/diagnostics.js";
+
 /** The SDK's token usage (`LanguageModelUsage`). */
 export interface TelemetryUsage {
   readonly inputTokens?: number | undefined;
@@ -106,6 +108,8 @@ export interface ModelCallExecution<T> {
 export interface ToolExecution<T> {
   readonly callId: string;
   readonly toolCallId: string;
+  /** The call executed: the object the start and end events of this execution carry too. */
+  readonly toolCall?: TelemetryToolCall;
   readonly execute: () => PromiseLike<T>;
 }
 
@@ -114,6 +118,10 @@ export interface ToolExecution<T> {
  * or to one call's `telemetry: { integrations }`.
  */
 export interface RelaytraceTelemetry {
+  /** Counted problems: runs ended by the `maxOpenRuns` bound (`ai_sdk.unended_run_dropped`). */
+  diagnostics(): Diagnostic[];
+  /** How many runs are open now. */
+  openRunCount(): number;
   onStart(event: RunStartEvent): void;
   onLanguageModelCallStart(event: ModelCallStartEvent): void;
   onLanguageModelCallEnd(event: ModelCallEndEvent): void;

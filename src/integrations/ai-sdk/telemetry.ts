@@ -1,12 +1,14 @@
 import type { Json, JsonObject } from "../../events/json.js";
+import { is } from "../../events/option-spec.js";
 import { hiddenRoot, withScopeStack, type ScopeStack } from "../../events/scope-stack.js";
 import { toJsonSafe } from "../../runtime/json-safe.js";
 import type { Runtime } from "../../runtime/runtime.js";
 import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
+import { DiagnosticCounter, type Diagnostic } from "../../wire/diagnostics.js";
 import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsResponse } from "../chat-completions-body.js";
 import { closeDetached, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError } from "../json-text.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { finishReasonOf, telemetryRequest, telemetryResponse, usageOf, userText } from "./telemetry-bodies.js";
 import type {
   ModelCallEndEvent,
@@ -21,6 +23,7 @@ import type {
   ToolExecution,
   ToolStartEvent,
 } from "./telemetry-events.js";
+import { RunningTools } from "./telemetry-tools.js";
 
 /** Options of `relaytraceTelemetry`. */
 export interface RelaytraceTelemetryOptions extends AdapterOptions {
@@ -32,7 +35,21 @@ export interface RelaytraceTelemetryOptions extends AdapterOptions {
    * Default `true`.
    */
   captureContent?: boolean;
+  /**
+   * Most runs held open at once (default 10,000). A run the SDK never ends (a stream nobody reads
+   * to the end nor aborts) would otherwise be held forever: past the bound the oldest open run is
+   * ended with an error and counted as `ai_sdk.unended_run_dropped` in `diagnostics()`.
+   */
+  maxOpenRuns?: number;
 }
+
+const TELEMETRY_OPTIONS = declareAdapterOptions<RelaytraceTelemetryOptions>("relaytraceTelemetry", {
+  name: is.string,
+  captureContent: is.boolean,
+  maxOpenRuns: is.positiveInteger,
+});
+
+const DEFAULT_MAX_OPEN_RUNS = 10_000;
 
 /** The operations that are one agent run; embeddings, object generation and the rest are not traced. */
 const RUN_OPERATIONS: ReadonlySet<string> = new Set(["ai.generateText", "ai.streamText"]);
@@ -46,7 +63,7 @@ interface Run {
   readonly agent: DetachedScope;
   readonly stream: boolean;
   llm: LlmHandle | undefined;
-  readonly tools: Map<string, ToolHandle>;
+  readonly tools: RunningTools;
 }
 
 /** The time the SDK says an event happened (a durable run reports its events later), else none: now. */
@@ -75,9 +92,16 @@ function stackUnder(run: Run, handle: LlmHandle | ToolHandle, category: string):
 class TelemetryRuns {
   private readonly runs = new Map<string, Run>();
   private readonly captureContent: boolean;
+  private readonly maxOpenRuns: number;
+  readonly counter = new DiagnosticCounter();
 
   constructor(private readonly options: RelaytraceTelemetryOptions) {
     this.captureContent = options.captureContent !== false;
+    this.maxOpenRuns = options.maxOpenRuns ?? DEFAULT_MAX_OPEN_RUNS;
+  }
+
+  openRunCount(): number {
+    return this.runs.size;
   }
 
   private content(value: () => Json): Json {
@@ -92,10 +116,9 @@ class TelemetryRuns {
     withScopeStack(run.agent.stack, () => {
       const failure = error ?? new Error("the run ended before this call did");
       if (run.llm !== undefined) guard(() => run.runtime.endLlm(run.llm!, null, { error: failure, ...when }));
-      for (const tool of run.tools.values()) guard(() => run.runtime.endTool(tool, { error: asError(failure) }, when));
+      for (const tool of run.tools.drain()) guard(() => run.runtime.endTool(tool, { error: asError(failure) }, when));
     });
     run.llm = undefined;
-    run.tools.clear();
     closeDetached(run.runtime, run.agent, {
       ...when,
       ...(error !== undefined ? { error } : {}),
@@ -131,7 +154,18 @@ class TelemetryRuns {
       ...(stream ? { attributes: ["streaming"] } : {}),
       ...at(event),
     });
-    this.runs.set(event.callId, { runtime, agent, stream, llm: undefined, tools: new Map() });
+    this.runs.set(event.callId, { runtime, agent, stream, llm: undefined, tools: new RunningTools() });
+    if (this.runs.size > this.maxOpenRuns) this.endOldest();
+  }
+
+  /** Ends the oldest open run: a run the SDK never ends must not be held forever. */
+  private endOldest(): void {
+    const [callId, run] = this.runs.entries().next().value!;
+    this.counter.record(
+      "ai_sdk.unended_run_dropped",
+      `more than ${this.maxOpenRuns} runs open: ${run.agent.handle.name} (${callId}) was ended before the SDK ended it`,
+    );
+    this.finish(callId, {}, new Error(`relaytrace ended it: more than ${this.maxOpenRuns} runs were open`), undefined);
   }
 
   onLanguageModelCallStart(event: ModelCallStartEvent): void {
@@ -181,14 +215,13 @@ class TelemetryRuns {
         { parent: { uuid: run.agent.handle.uuid }, toolCallId: call.toolCallId, ...at(event) },
       ),
     );
-    run.tools.set(call.toolCallId, handle);
+    run.tools.add(call, call.toolCallId, handle);
   }
 
   onToolExecutionEnd(event: ToolEndEvent): void {
     const run = this.runs.get(event.callId);
-    const handle = run?.tools.get(event.toolCall.toolCallId);
+    const handle = run?.tools.take(event.toolCall, event.toolCall.toolCallId);
     if (run === undefined || handle === undefined) return;
-    run.tools.delete(event.toolCall.toolCallId);
     const outcome = event.toolOutput;
     withScopeStack(run.agent.stack, () => {
       if (outcome.type === "tool-error") {
@@ -227,23 +260,39 @@ class TelemetryRuns {
     if (typeof callId === "string") this.finish(callId, at(event), error ?? new Error("the run failed"), undefined);
   }
 
-  /** The stack code run for `callId` nests on: under its model call (`toolCallId` absent) or under that tool. */
-  stackFor(callId: string, toolCallId?: string): ScopeStack | undefined {
+  /** The stack code run for `callId`'s model call nests on: under its `llm` scope. */
+  modelCallStack(callId: string): Nesting | undefined {
     const run = this.runs.get(callId);
-    if (run === undefined) return undefined;
-    if (toolCallId === undefined) return run.llm === undefined ? undefined : stackUnder(run, run.llm, "llm");
-    const tool = run.tools.get(toolCallId);
-    return tool === undefined ? undefined : stackUnder(run, tool, "tool");
+    return run?.llm === undefined ? undefined : { stack: stackUnder(run, run.llm, "llm") };
+  }
+
+  /** The stack a tool's code nests on (under its execution's `tool` scope), and what to say when it returns. */
+  toolStack(execution: ToolExecution<unknown>): Nesting | undefined {
+    const run = this.runs.get(execution.callId);
+    const handle = run?.tools.claim(execution.toolCall, execution.toolCallId);
+    if (run === undefined || handle === undefined) return undefined;
+    return { stack: stackUnder(run, handle, "tool"), settled: () => run.tools.settled(execution.toolCallId, handle) };
   }
 }
 
-/** `fn()` on `stack` when there is one (what `stackFor` found, never throwing), else as it is. */
-async function nestedOn<T>(find: () => ScopeStack | undefined, fn: () => PromiseLike<T> | T): Promise<T> {
-  let stack: ScopeStack | undefined;
+/** Where code run for the SDK nests, and what to call once it has returned or thrown. */
+interface Nesting {
+  stack: ScopeStack;
+  settled?: () => void;
+}
+
+/** `fn()` on the stack `find` gives (never throwing), else as it is. */
+async function nestedOn<T>(find: () => Nesting | undefined, fn: () => PromiseLike<T> | T): Promise<T> {
+  let nesting: Nesting | undefined;
   guard(() => {
-    stack = find();
+    nesting = find();
   });
-  return stack !== undefined ? await withScopeStack(stack, fn) : await fn();
+  if (nesting === undefined) return await fn();
+  try {
+    return await withScopeStack(nesting.stack, fn);
+  } finally {
+    if (nesting.settled) guard(nesting.settled);
+  }
 }
 
 /**
@@ -257,8 +306,11 @@ async function nestedOn<T>(find: () => ScopeStack | undefined, fn: () => Promise
  * are the SDK's own when it gives them (a durable run). Code a tool runs nests under its `tool` scope.
  */
 export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): RelaytraceTelemetry {
+  TELEMETRY_OPTIONS.check(options);
   const runs = new TelemetryRuns(options);
   return {
+    diagnostics: (): Diagnostic[] => runs.counter.list(),
+    openRunCount: (): number => runs.openRunCount(),
     onStart: (event: RunStartEvent) => guard(() => runs.onStart(event)),
     onLanguageModelCallStart: (event: ModelCallStartEvent) => guard(() => runs.onLanguageModelCallStart(event)),
     onLanguageModelCallEnd: (event: ModelCallEndEvent) => guard(() => runs.onLanguageModelCallEnd(event)),
@@ -276,12 +328,12 @@ export function relaytraceTelemetry(options: RelaytraceTelemetryOptions = {}): R
     // The provider request and a tool's code run under their scopes: HTTP instrumentation and nested scopes land there.
     executeLanguageModelCall: <T>(call: ModelCallExecution<T>): Promise<T> =>
       nestedOn(
-        () => runs.stackFor(call.callId),
+        () => runs.modelCallStack(call.callId),
         () => call.execute(),
       ),
     executeTool: <T>(execution: ToolExecution<T>): Promise<T> =>
       nestedOn(
-        () => runs.stackFor(execution.callId, execution.toolCallId),
+        () => runs.toolStack(execution),
         () => execution.execute(),
       ),
   };

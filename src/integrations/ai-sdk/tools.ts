@@ -1,10 +1,12 @@
 import type { ToolExecutionOptions, ToolSet } from "ai";
 import type { Json } from "../../events/json.js";
 import { toJsonSafe } from "../../runtime/json-safe.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 
 /** Options of `traceTools`. */
 export type TraceToolsOptions = AdapterOptions;
+
+const TRACE_TOOLS_OPTIONS = declareAdapterOptions<TraceToolsOptions>("traceTools", {});
 
 type Execute = (input: unknown, options: ToolExecutionOptions) => unknown;
 
@@ -26,6 +28,7 @@ async function settle(value: unknown): Promise<unknown> {
  * error while the run goes on. The app gets what the execution chain returned, unsanitized.
  */
 export function traceTools<TOOLS extends ToolSet>(tools: TOOLS, options: TraceToolsOptions = {}): TOOLS {
+  TRACE_TOOLS_OPTIONS.check(options);
   const traced: Record<string, unknown> = {};
   for (const [name, tool] of Object.entries(tools)) {
     const execute = (tool as { execute?: Execute }).execute;

@@ -11,7 +11,7 @@ import type { LlmHandle, ToolHandle } from "../../runtime/types.js";
 import { CHAT_COMPLETIONS_SCHEMA, chatCompletionsRequest, chatCompletionsResponse, type CallMessage } from "../chat-completions-body.js";
 import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError, parseJsonText } from "../json-text.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { messageOf, requestOf, responseOf } from "./messages.js";
 import { promptOfRun, PROMPT_RUN_TYPE } from "./prompt-runs.js";
 import { AskedToolCalls } from "./tool-call-ids.js";
@@ -22,6 +22,8 @@ const OK_STATUS: JsonObject = { "otel.status_code": "OK" };
 
 /** Options of `RelaytraceCallbackHandler`. */
 export type RelaytraceCallbackHandlerOptions = AdapterOptions;
+
+const HANDLER_OPTIONS = declareAdapterOptions<RelaytraceCallbackHandlerOptions>("RelaytraceCallbackHandler", {});
 
 type Run =
   | { kind: "scope"; uuid: string; scope: DetachedScope; prompt?: { parentRunId: string; prompt: PromptRef } }
@@ -74,6 +76,7 @@ export class RelaytraceCallbackHandler extends BaseCallbackHandler {
   private readonly asked = new AskedToolCalls();
 
   constructor(private readonly options: RelaytraceCallbackHandlerOptions = {}) {
+    HANDLER_OPTIONS.check(options);
     super();
   }
 

@@ -2,7 +2,8 @@ import type { AnyExportedSpan, ObservabilityExporter, ScoreEvent, TracingEvent }
 import type { Runtime } from "../../runtime/runtime.js";
 import { DiagnosticCounter, type Diagnostic } from "../../wire/diagnostics.js";
 import { currentScopeUuid } from "../detached-scopes.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { is } from "../../events/option-spec.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { recordScore, type MastraScore, type MastraTraceScore } from "./scores.js";
 import { dateOf, errorOf, stringOf } from "./span-fields.js";
 import { endModelCall, generationMessages, generationSettings, generationTools, startModelCall } from "./model-call.js";
@@ -25,6 +26,12 @@ export interface RelaytraceExporterOptions extends AdapterOptions {
 }
 
 const DEFAULT_LIMIT = 10_000;
+
+const EXPORTER_OPTIONS = declareAdapterOptions<RelaytraceExporterOptions>("RelaytraceExporter", {
+  name: is.string,
+  maxOpenSpans: is.positiveInteger,
+  maxEndedSpans: is.positiveInteger,
+});
 
 /**
  * An `ObservabilityExporter` for `@mastra/observability`: pass it in an `Observability` config's
@@ -50,9 +57,10 @@ export class RelaytraceExporter implements ObservabilityExporter {
   });
 
   constructor(private readonly options: RelaytraceExporterOptions = {}) {
+    EXPORTER_OPTIONS.check(options);
     this.name = options.name ?? "relaytrace";
-    this.maxOpen = Math.max(1, Math.floor(options.maxOpenSpans ?? DEFAULT_LIMIT));
-    this.maxEnded = Math.max(1, Math.floor(options.maxEndedSpans ?? DEFAULT_LIMIT));
+    this.maxOpen = options.maxOpenSpans ?? DEFAULT_LIMIT;
+    this.maxEnded = options.maxEndedSpans ?? DEFAULT_LIMIT;
   }
 
   private get runtime(): Runtime {

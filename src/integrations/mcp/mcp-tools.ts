@@ -1,6 +1,7 @@
 import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { defineTool, type Tool } from "../../agent/tool.js";
 import type { JsonObject } from "../../events/json.js";
+import { check, declareOptions, is } from "../../events/option-spec.js";
 import { RelaytraceError } from "../../runtime/errors.js";
 import { withTraceparent } from "./trace-context.js";
 import { contentText, McpToolError, resultValue, type McpToolResult } from "./tool-result.js";
@@ -23,11 +24,17 @@ export const DEFAULT_MCP_MAX_PAGES = 100;
 /** Milliseconds the whole listing may take unless `timeoutMs` says otherwise. */
 export const DEFAULT_MCP_LIST_TIMEOUT_MS = 60_000;
 
-function positiveInteger(value: number | undefined, fallback: number, option: string): number {
-  if (value === undefined) return fallback;
-  if (!Number.isSafeInteger(value) || value < 1) throw new TypeError(`mcpTools option ${option} must be a positive integer`);
-  return value;
-}
+/** The longest delay a timer takes: a longer one would fire at once. */
+const MAX_TIMER_MS = 2 ** 31 - 1;
+
+const MCP_TOOLS_OPTIONS = declareOptions<McpToolsOptions>("mcpTools", {
+  prefix: is.string,
+  maxPages: check("a positive integer", (v) => Number.isSafeInteger(v) && (v as number) > 0),
+  timeoutMs: check(
+    `an integer from 1 to ${MAX_TIMER_MS}`,
+    (v) => Number.isInteger(v) && (v as number) > 0 && (v as number) <= MAX_TIMER_MS,
+  ),
+});
 
 /**
  * The tools of an MCP server as relaytrace tools for `createToolkit`: every page of `tools/list`,
@@ -37,9 +44,10 @@ function positiveInteger(value: number | undefined, fallback: number, option: st
  * sends twice is a cycle; each ends the listing with a RelaytraceError that says which.
  */
 export async function mcpTools(client: Client, options: McpToolsOptions = {}): Promise<Tool[]> {
+  MCP_TOOLS_OPTIONS.check(options);
   const prefix = options.prefix ?? "";
-  const maxPages = positiveInteger(options.maxPages, DEFAULT_MCP_MAX_PAGES, "maxPages");
-  const timeoutMs = positiveInteger(options.timeoutMs, DEFAULT_MCP_LIST_TIMEOUT_MS, "timeoutMs");
+  const maxPages = options.maxPages ?? DEFAULT_MCP_MAX_PAGES;
+  const timeoutMs = options.timeoutMs ?? DEFAULT_MCP_LIST_TIMEOUT_MS;
   const listed = await listAllTools(client, maxPages, timeoutMs);
   return listed.map((tool) => mcpTool(client, tool, prefix));
 }

@@ -2,7 +2,7 @@ import type { Client } from "@modelcontextprotocol/sdk/client/index.js";
 import { isJsonObject, type Json, type JsonObject } from "../../events/json.js";
 import { toJsonSafe } from "../../runtime/json-safe.js";
 import { GuardrailRejectedError } from "../../runtime/errors.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import { mcpAttributes } from "./semconv.js";
 import { withTraceparent } from "./trace-context.js";
 import { contentText, McpToolError, resultValue, type McpToolResult } from "./tool-result.js";
@@ -16,6 +16,8 @@ function toolResultOf(result: Json): { content: { type: "text"; text: string }[]
 /** Options of `traceMcpClient`. */
 export type TraceMcpClientOptions = AdapterOptions;
 
+const TRACE_CLIENT_OPTIONS = declareAdapterOptions<TraceMcpClientOptions>("traceMcpClient", {});
+
 const TRACED = Symbol.for("relaytrace.mcp.traced");
 
 /**
@@ -28,6 +30,7 @@ const TRACED = Symbol.for("relaytrace.mcp.traced");
  * same client; wrapping twice changes nothing.
  */
 export function traceMcpClient<C extends Client>(client: C, options: TraceMcpClientOptions = {}): C {
+  TRACE_CLIENT_OPTIONS.check(options);
   const marked = client as C & { [TRACED]?: true };
   if (marked[TRACED]) return client;
   marked[TRACED] = true;

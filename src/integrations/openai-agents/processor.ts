@@ -7,7 +7,7 @@ import { CHAT_COMPLETIONS_SCHEMA, type CallToolCall } from "../chat-completions-
 import { openaiResponsesCodec } from "../../wire/index.js";
 import { closeDetached, currentScopeUuid, openDetached, type DetachedScope } from "../detached-scopes.js";
 import { asError, parseJsonText } from "../json-text.js";
-import { runtimeOf, type AdapterOptions } from "../runtime-of.js";
+import { declareAdapterOptions, runtimeOf, type AdapterOptions } from "../runtime-of.js";
 import {
   generationRequest,
   generationResponse,
@@ -20,6 +20,8 @@ import { audioOpening, scopeClosing, stepName, stepOpening } from "./step-spans.
 
 /** Options of `RelaytraceProcessor`. */
 export type RelaytraceProcessorOptions = AdapterOptions;
+
+const PROCESSOR_OPTIONS = declareAdapterOptions<RelaytraceProcessorOptions>("RelaytraceProcessor", {});
 
 type AnySpan = Span<SpanData>;
 
@@ -70,7 +72,9 @@ export class RelaytraceProcessor implements TracingProcessor {
   private readonly traces = new Map<string, TraceState>();
   private failures = 0;
 
-  constructor(private readonly options: RelaytraceProcessorOptions = {}) {}
+  constructor(private readonly options: RelaytraceProcessorOptions = {}) {
+    PROCESSOR_OPTIONS.check(options);
+  }
 
   private get runtime(): Runtime {
     return runtimeOf(this.options);

@@ -20,7 +20,7 @@ cd "$ROOT"
 PEER_EDGES=(
   "ai 6 oldest|ai@6.0.0 @ai-sdk/openai-compatible@2.0.0|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
   "ai 6 newest|ai@6.0.333 @ai-sdk/openai-compatible@2.0.92|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
-  "ai 7 oldest|ai7@npm:ai@7.0.106 openai-compatible7@npm:@ai-sdk/openai-compatible@3.0.0|integrations/integrations-ai-sdk7-telemetry"
+  "ai 7 oldest|ai7@npm:ai@7.0.106 openai-compatible7@npm:@ai-sdk/openai-compatible@3.0.0|integrations/integrations-ai-sdk7-telemetry integrations/integrations-ai-sdk7-executions"
   "@openai/agents-core oldest|agents-014@npm:@openai/agents@0.14.0|integrations/integrations-openai-agents-014"
   "@langchain/core oldest|@langchain/core@1.0.0 @langchain/openai@1.0.0|integrations/integrations-langchain"
   "@modelcontextprotocol/sdk oldest|@modelcontextprotocol/sdk@1.20.0 zod@3.25.76|integrations/integrations-mcp integrations/integrations-mcp-fidelity"
