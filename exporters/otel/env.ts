@@ -4,7 +4,7 @@ import {
   ParentBasedSampler,
   TraceIdRatioBasedSampler,
   type Sampler,
-} from "@opentelemetry/sdk-trace-base";
+} from "@opentelemetry/sdk-trace";
 
 /**
  * The standard OpenTelemetry SDK environment variables relaytrace's exporter honours. Options
