@@ -36,5 +36,18 @@ bin="$(bash "$TOOLS_DIR/install-node.sh" "$NODE_ENGINES_MINIMUM")"
   node --input-type=module -e "const r = await import('relaytrace'); const e = await import('relaytrace/exporters'); if (typeof r.createRuntime !== 'function' || typeof e.OtelExporter !== 'function') process.exit(1)"
   rm -rf "$out"
   check_require
-  log "built package runs, and require('relaytrace') works, on Node $(node --version), the engines minimum"
+  # A plain `npm install` of the packed package into an empty app on this Node prints no warning
+  # (no EBADENGINE: every dependency admits the engines minimum), and the installed package loads.
+  app="$(mktemp -d)"
+  npm pack --ignore-scripts --silent --pack-destination "$app" >/dev/null
+  printf '{ "name": "app", "private": true, "type": "module" }\n' >"$app/package.json"
+  (cd "$app" && npm install ./relaytrace-*.tgz >npm.log 2>&1) || { cat "$app/npm.log" >&2; exit 1; }
+  if grep -q '^npm \(warn\|WARN\|error\|ERR\)' "$app/npm.log"; then
+    log "npm install of the packed relaytrace on Node $(node --version) warned:"
+    cat "$app/npm.log" >&2
+    exit 1
+  fi
+  (cd "$app" && node --input-type=module -e "const e = await import('relaytrace/exporters'); if (typeof e.OtelExporter !== 'function') process.exit(1)")
+  rm -rf "$app"
+  log "built package runs, require('relaytrace') works and a plain npm install of it prints no warning on Node $(node --version), the engines minimum"
 )
