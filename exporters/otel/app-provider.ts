@@ -1,6 +1,6 @@
 import type { TracerProvider } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { TraceSampler } from "./sampling.js";
 
 /** What relaytrace takes from the app's TracerProvider: its resource, span processors, sampler and limits. */

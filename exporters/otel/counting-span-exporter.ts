@@ -1,4 +1,4 @@
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 
 import { countedExport, type ExportResult } from "./counted-export.js";

@@ -1,10 +1,4 @@
-import {
-  AlwaysOffSampler,
-  AlwaysOnSampler,
-  ParentBasedSampler,
-  TraceIdRatioBasedSampler,
-  type Sampler,
-} from "@opentelemetry/sdk-trace-base";
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace";
 
 /**
  * The standard OpenTelemetry SDK environment variables relaytrace's exporter honours. Options

@@ -1,6 +1,6 @@
 import type { Attributes, HrTime, Link, SpanContext, SpanKind, SpanStatus } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
 import { hrTimeFromMicros } from "./ids.js";
 
 const NO_LINKS: Link[] = [];

@@ -1,5 +1,5 @@
 import type { Attributes, SpanContext, SpanKind } from "@opentelemetry/api";
-import type { TimedEvent } from "@opentelemetry/sdk-trace-base";
+import type { TimedEvent } from "@opentelemetry/sdk-trace";
 import type { Category, ScopeEvent } from "../../src/events/types.js";
 
 /** A span between its start and end event: mutable until it is finished. */

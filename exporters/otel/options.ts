@@ -1,5 +1,5 @@
 import type { TracerProvider } from "@opentelemetry/api";
-import type { SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import type { TraceSampler } from "./sampling.js";
 import { checkProtocol, type GenAiConventions, type OtlpProtocol } from "./env.js";
 import type { AttributeMapping } from "./attribute-controls.js";

@@ -3,7 +3,7 @@ import type { Exporter } from "../../src/runtime/exporter.js";
 import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime.js";
 import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext, type SpanStatus } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { eventMicros } from "../../src/events/timestamp.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { traceLinkOf } from "../../src/events/trace-link.js";

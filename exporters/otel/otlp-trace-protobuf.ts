@@ -1,6 +1,6 @@
 import type { AttributeValue, HrTime, Link, SpanContext, SpanStatus } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
 import { ProtobufWriter } from "./protobuf-writer.js";
 
 // OTLP ExportTraceServiceRequest, in protobuf, written in one pass. The fields and their order are

@@ -1,4 +1,4 @@
-import type { SpanProcessor } from "@opentelemetry/sdk-trace-base";
+import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { TraceSampler } from "./sampling.js";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
 import { appPipelineOf } from "./app-provider.js";

@@ -1,7 +1,7 @@
 import { OTLPExporterBase } from "@opentelemetry/otlp-exporter-base";
 import { convertLegacyHttpOptions, createOtlpHttpExportDelegate } from "@opentelemetry/otlp-exporter-base/node-http";
 import { ProtobufTraceSerializer, TraceExporterMetricsHelper, type IExportTraceServiceResponse } from "@opentelemetry/otlp-transformer";
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
 import { encodeTraceRequest } from "./otlp-trace-protobuf.js";
 
 /** Where the spans go: unset fields fall to the `OTEL_EXPORTER_OTLP_*` variables, as in OpenTelemetry's exporter. */

@@ -1,6 +1,6 @@
 import { context } from "@opentelemetry/api";
 import { suppressTracing } from "@opentelemetry/core";
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 
 /** Export requests one exporter may have in flight at once (each up to `maxExportBatchSize` spans). */

@@ -5,7 +5,7 @@ import { OTLPMetricExporter as ProtoMetricExporter } from "@opentelemetry/export
 import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
 import { ConsoleLogRecordExporter, type LogRecordExporter } from "@opentelemetry/sdk-logs";
 import { ConsoleMetricExporter, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
-import { ConsoleSpanExporter, type SpanExporter } from "@opentelemetry/sdk-trace-base";
+import { ConsoleSpanExporter, type SpanExporter } from "@opentelemetry/sdk-trace";
 import type { ExporterChoice, OtlpProtocol, Signal } from "./env.js";
 import { ProtobufSpanExporter } from "./protobuf-span-exporter.js";
 

@@ -1,4 +1,4 @@
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
 
 /** Keeps every exported span, also after shutdown (the SDK's InMemorySpanExporter clears itself then). */
 export class RecordingSpanExporter implements SpanExporter {

@@ -1,5 +1,5 @@
 import { SpanKind, SpanStatusCode, type AttributeValue, type Attributes, type HrTime } from "@opentelemetry/api";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { TokenTable, UUID_PATTERN } from "./tokens.js";
 
 /** How `toSnapshot` renders times; see `SnapshotOptions.times`. */

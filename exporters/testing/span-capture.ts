@@ -1,4 +1,4 @@
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import type { AtofEvent } from "../../src/events/types.js";
 import type { Diagnostic } from "../../src/wire/diagnostics.js";
 import type { Exporter } from "../../src/runtime/exporter.js";

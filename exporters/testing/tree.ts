@@ -1,4 +1,4 @@
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { escapeControlCharacters } from "./control-characters.js";
 import { kindName, microsOf, statusName } from "./snapshot.js";
 

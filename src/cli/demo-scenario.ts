@@ -1,4 +1,4 @@
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { AtifExporter } from "../../exporters/atif/exporter.js";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { AtofExporter } from "../../exporters/atof/atof-exporter.js";

@@ -1,5 +1,5 @@
 import { basename } from "node:path";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { request } from "undici";
 import type { ProjectionName } from "../../exporters/otel/projection.js";

@@ -1,4 +1,4 @@
-import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan, SpanExporter } from "@opentelemetry/sdk-trace";
 import { OtelExporter } from "../../exporters/otel/otel-exporter.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import type { AtofEvent } from "../events/types.js";

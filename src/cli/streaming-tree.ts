@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
+import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { spanIdFromUuid } from "../../exporters/otel/ids.js";
 import { microsOf } from "../../exporters/testing/snapshot.js";
 import { DEFAULT_TREE_ATTRIBUTES, toTree } from "../../exporters/testing/tree.js";

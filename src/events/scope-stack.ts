@@ -177,8 +177,8 @@ function tryEnter(context: ScopeContext): boolean {
 // Node 24 keeps async context in immutable frames (AsyncContextFrame, a Map per frame), and its
 // `AsyncLocalStorage.run` builds two of them per run: one to enter, and a copy again to restore
 // the caller's. An `AsyncResource` restores the exact frame it replaced, so entering inside one
-// builds a single frame per run. Node 20 (async hooks: no `_propagate` on Node 24's frame-based
-// class) keeps `run`, which is cheaper there than creating a resource.
+// builds a single frame per run. Node 22 (async hooks by default: no `_propagate` on Node 24's
+// frame-based class) keeps `run`, which is cheaper there than creating a resource.
 const FRAME_BASED = !("_propagate" in AsyncLocalStorage.prototype);
 
 function enterAndRun<A extends unknown[], T>(context: ScopeContext, fn: (...args: A) => T, args: A): T {

@@ -90,8 +90,8 @@ export interface Call<I, H, O, R = O> extends CallPlace {
  * once, with the kind's cancellation message, and rejects with the abort reason.
  *
  * Without guardrails or request intercepts the call opens synchronously, and the chain's result
- * is chained once (`then`) rather than awaited in async functions: on Node 20 every promise
- * costs async-hook calls while an AsyncLocalStorage is active, and this runs per call.
+ * is chained once (`then`) rather than awaited in async functions: where AsyncLocalStorage runs on
+ * async hooks (Node 22) every promise costs hook calls while one is active, and this runs per call.
  */
 export function runCall<I, H, O, R = O>(core: RuntimeCore, call: Call<I, H, O, R>): Promise<R> {
   if (call.guardrails.length > 0 || call.requestIntercepts.length > 0) {

@@ -16,7 +16,7 @@ function forbid(target, key, label) {
   const original = target[key];
   if (typeof original !== "function") return;
   const replacement = function (...args) {
-    // Node's own module loader reads the files being imported (on some Node 20 paths through
+    // Node's own module loader reads the files being imported (on some Node paths through
     // fs.readFileSync, which then calls fs.openSync): a call made from Node's own code passes; one
     // made from any module's code is what this probe catches.
     const caller = new Error().stack.split("\n")[2] ?? "";
