@@ -9,7 +9,7 @@ import { ChunkTiming, streamRecorder, type StreamAssembly } from "./stream-recor
 import type { Json } from "../events/json.js";
 import type { LlmRequest } from "./types.js";
 
-/** The provider call of a managed stream: returns the chunks as they arrive (or a promise of them, as an SDK's `stream: true` call does). */
+/** The provider call of a managed stream: the chunks as they arrive, or a promise of them (as an SDK's `stream: true` call gives). */
 export type LlmStreamFunction<C, B = Json> = (
   request: LlmRequest<B>,
   ctx: { signal: AbortSignal; llmUuid: string },

@@ -181,10 +181,7 @@ export interface EndLlmOptions {
  * returns the reply, or a promise of it. `executeLlm` resolves with what it returns, typed as it
  * is; the `llm` end records a JSON copy of it.
  */
-export type LlmFunction<T = Json, C = Json> = (
-  request: LlmRequest<C>,
-  ctx: { signal: AbortSignal; llmUuid: string },
-) => T | PromiseLike<T>;
+export type LlmFunction<T = Json, C = Json> = (request: LlmRequest<C>, ctx: { signal: AbortSignal; llmUuid: string }) => T | PromiseLike<T>;
 
 export interface ToolExecutionInfo {
   tool: string;

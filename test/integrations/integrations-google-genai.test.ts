@@ -100,7 +100,9 @@ describe("traceGoogleGenAI: models.generateContent and generateContentStream", (
     expect(called.map((c) => c.name)).toEqual(["get_weather"]);
     const calls = await ended(run, 2);
     expect(calls).toHaveLength(2);
-    expect(calls.map((c) => (c.end!.data as { usageMetadata: { promptTokenCount: number } }).usageMetadata.promptTokenCount)).toEqual([20, 40]);
+    expect(calls.map((c) => (c.end!.data as { usageMetadata: { promptTokenCount: number } }).usageMetadata.promptTokenCount)).toEqual([
+      20, 40,
+    ]);
     // The second request carries the model's call and the tool's answer, as the SDK sent them.
     expect(JSON.stringify(calls[1]!.start.data)).toContain("4 degrees");
   });
@@ -114,7 +116,10 @@ describe("traceGoogleGenAI: models.generateContent and generateContentStream", (
     expect((error as Error).constructor.name).toBe("ApiError");
     expect((error as { status: number }).status).toBe(400);
     const [call] = await ended(run, 1);
-    expect(call!.end).toMatchObject({ data: { status: 400, body }, metadata: { "otel.status_code": "ERROR", "error.type": "invalid_request" } });
+    expect(call!.end).toMatchObject({
+      data: { status: 400, body },
+      metadata: { "otel.status_code": "ERROR", "error.type": "invalid_request" },
+    });
     expect((call!.end!.metadata as Record<string, string>)["otel.status_description"]).toContain("API key not valid");
   });
 
@@ -126,7 +131,11 @@ describe("traceGoogleGenAI: models.generateContent and generateContentStream", (
       const controller = new AbortController();
       let text = "";
       const error = await (async () => {
-        for await (const chunk of await ai.models.generateContentStream({ model: MODEL, contents: "hi", config: { abortSignal: controller.signal } })) {
+        for await (const chunk of await ai.models.generateContentStream({
+          model: MODEL,
+          contents: "hi",
+          config: { abortSignal: controller.signal },
+        })) {
           text += chunk.text ?? "";
           // The server sent one chunk and holds the stream open.
           controller.abort(new Error("user closed the tab"));
@@ -211,6 +220,8 @@ describe("traceGoogleGenAI: content and credentials", () => {
     const ai = traceGoogleGenAI(traceGoogleGenAI(genai(server.url), { runtime: run.runtime }), { runtime: run.runtime });
     await ai.models.generateContent({ model: MODEL, contents: "hi" });
     expect(await ended(run, 1)).toHaveLength(1);
-    expect(() => traceGoogleGenAI({} as never)).toThrow("traceGoogleGenAI: ai must be a GoogleGenAI client (new GoogleGenAI()) (got an object)");
+    expect(() => traceGoogleGenAI({} as never)).toThrow(
+      "traceGoogleGenAI: ai must be a GoogleGenAI client (new GoogleGenAI()) (got an object)",
+    );
   });
 });

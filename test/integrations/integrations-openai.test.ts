@@ -114,9 +114,9 @@ describe("traceOpenAI: chat.completions.create", () => {
     const openai = traceOpenAI(client(server.url), { runtime: run.runtime });
     const readable = (await openai.chat.completions.create({ ...ask("a"), stream: true })).toReadableStream();
     const lines = (await new Response(readable).text()).trim().split("\n");
-    expect(lines.map((l) => (JSON.parse(l) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "").join("")).toBe(
-      "readable",
-    );
+    expect(
+      lines.map((l) => (JSON.parse(l) as { choices: { delta: { content?: string } }[] }).choices[0]?.delta.content ?? "").join(""),
+    ).toBe("readable");
     const [left, right] = (await openai.chat.completions.create({ ...ask("b"), stream: true })).tee();
     const read = async (s: typeof left) => {
       let t = "";
@@ -358,13 +358,19 @@ describe("traceOpenAI: runtime, parents and wrapping", () => {
       if (scopesOf(laterEvents.events).some((c) => c.end !== undefined)) break;
       await new Promise((r) => setImmediate(r));
     }
-    expect(scopesOf(firstEvents.events).map((c) => (c.start.data as { content: { messages: { content: string }[] } }).content.messages[0]!.content)).toEqual([
-      "a",
-    ]);
-    expect(scopesOf(laterEvents.events).map((c) => (c.start.data as { content: { messages: { content: string }[] } }).content.messages[0]!.content)).toEqual([
-      "b",
-    ]);
-    expect(() => setDefaultRuntime({} as never)).toThrow("setDefaultRuntime: runtime must be a Runtime (from createRuntime) or undefined (got an object)");
+    expect(
+      scopesOf(firstEvents.events).map(
+        (c) => (c.start.data as { content: { messages: { content: string }[] } }).content.messages[0]!.content,
+      ),
+    ).toEqual(["a"]);
+    expect(
+      scopesOf(laterEvents.events).map(
+        (c) => (c.start.data as { content: { messages: { content: string }[] } }).content.messages[0]!.content,
+      ),
+    ).toEqual(["b"]);
+    expect(() => setDefaultRuntime({} as never)).toThrow(
+      "setDefaultRuntime: runtime must be a Runtime (from createRuntime) or undefined (got an object)",
+    );
   });
 
   it("outside any relaytrace scope, a call under the app's active OpenTelemetry span continues that span's trace", async () => {
@@ -381,7 +387,9 @@ describe("traceOpenAI: runtime, parents and wrapping", () => {
     const { traceId, spanId } = appSpan.spanContext();
     // The parent stands for the app's span: the trace id's first 8 bytes and the span id.
     const hex = traceId.slice(0, 16) + spanId;
-    expect(call!.start.parent_uuid).toBe(`${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`);
+    expect(call!.start.parent_uuid).toBe(
+      `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`,
+    );
     expect(server.requests[0]!.headers["traceparent"]).toBe(`00-${traceId}-${spanIdOf(call!.start.uuid)}-01`);
   });
 

@@ -70,11 +70,19 @@ export async function ended(run: SdkRun, n: number, category = "llm"): Promise<R
 /** A model turn as a decoded reply: text, tool calls and usage. */
 export function turn(
   text: string,
-  options: { model?: string; toolCalls?: { id: string; name: string; arguments: Record<string, unknown> }[]; input?: number; output?: number } = {},
+  options: {
+    model?: string;
+    toolCalls?: { id: string; name: string; arguments: Record<string, unknown> }[];
+    input?: number;
+    output?: number;
+  } = {},
 ): WireResponse {
   const parts: WirePart[] = text === "" ? [] : [{ type: "text", text }];
   for (const c of options.toolCalls ?? [])
-    parts.push({ type: "tool_call", call: { id: c.id, name: c.name, arguments: JSON.stringify(c.arguments), input: c.arguments as never } });
+    parts.push({
+      type: "tool_call",
+      call: { id: c.id, name: c.name, arguments: JSON.stringify(c.arguments), input: c.arguments as never },
+    });
   const input = options.input ?? 12;
   const output = options.output ?? 5;
   return {

@@ -32,7 +32,11 @@ export async function typedManagedCalls(): Promise<void> {
     return openai.chat.completions.create(request.content);
   });
 
-  const params: MessageCreateParamsNonStreaming = { model: "claude-sonnet-4-5", max_tokens: 64, messages: [{ role: "user", content: "hi" }] };
+  const params: MessageCreateParamsNonStreaming = {
+    model: "claude-sonnet-4-5",
+    max_tokens: 64,
+    messages: [{ role: "user", content: "hi" }],
+  };
   const message: Message = await runtime.executeLlm("anthropic.messages", { content: params }, () => anthropic.messages.create(params));
   void message.content;
 

@@ -25,7 +25,12 @@ function errorBody(error: unknown): Json | undefined {
   return body === undefined ? undefined : toJsonSafe(body);
 }
 
-const MESSAGES: StainlessRoute = { route: anthropicMessagesCodec.eventName, codec: anthropicMessagesCodec, dialect: "anthropic", errorBody };
+const MESSAGES: StainlessRoute = {
+  route: anthropicMessagesCodec.eventName,
+  codec: anthropicMessagesCodec,
+  dialect: "anthropic",
+  errorBody,
+};
 
 /**
  * Traces an Anthropic client (`@anthropic-ai/sdk` 1) and returns it, typed as it was given:

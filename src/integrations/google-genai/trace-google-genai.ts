@@ -30,6 +30,16 @@ function errorBody(error: unknown): Json | undefined {
 
 type ApiCall = (this: unknown, ...args: unknown[]) => unknown;
 
+/** The model and verb of a model request's URL; null for any other request the client makes. */
+function modelRequest(url: unknown): RegExpExecArray | null {
+  if (typeof url !== "string") return null;
+  try {
+    return GENERATE.exec(new URL(url).pathname);
+  } catch {
+    return null;
+  }
+}
+
 function readBody(body: unknown): unknown {
   if (typeof body !== "string") return null;
   try {
@@ -48,12 +58,7 @@ function readBody(body: unknown): unknown {
 function tracedApiCall(original: ApiCall, settings: CallSettings): ApiCall {
   return function traced(this: unknown, ...args: unknown[]): unknown {
     const [url, init, , , abortSignal] = args;
-    let match: RegExpExecArray | null = null;
-    try {
-      match = typeof url === "string" ? GENERATE.exec(new URL(url).pathname) : null;
-    } catch {
-      match = null;
-    }
+    const match = modelRequest(url);
     if (match === null || typeof init !== "object" || init === null) return original.apply(this, args);
     const runtime = settings.runtime();
     if (!runtime.isRecording()) return original.apply(this, args);

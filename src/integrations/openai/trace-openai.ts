@@ -19,8 +19,19 @@ function errorBody(error: unknown): Json | undefined {
 }
 
 const CHAT: StainlessRoute = { route: openaiChatCodec.eventName, codec: openaiChatCodec, dialect: "openai", errorBody };
-const RESPONSES: StainlessRoute = { route: openaiResponsesCodec.eventName, codec: openaiResponsesCodec, dialect: "openai-responses", errorBody };
-const EMBEDDINGS: StainlessRoute = { route: "openai.embeddings", codec: undefined, dialect: "embeddings", errorBody, transform: embeddingsReply };
+const RESPONSES: StainlessRoute = {
+  route: openaiResponsesCodec.eventName,
+  codec: openaiResponsesCodec,
+  dialect: "openai-responses",
+  errorBody,
+};
+const EMBEDDINGS: StainlessRoute = {
+  route: "openai.embeddings",
+  codec: undefined,
+  dialect: "embeddings",
+  errorBody,
+  transform: embeddingsReply,
+};
 
 /**
  * Traces an OpenAI client (`openai` 7) and returns it, typed as it was given:

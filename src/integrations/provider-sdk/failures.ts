@@ -43,7 +43,13 @@ export function isAbort(error: unknown, signal: AbortSignal | undefined): boolea
 }
 
 /** Ends `call` as cancelled: the app's abort reason when it gave one, else what the SDK threw. */
-export function failAborted(call: RecordedCall, error: unknown, signal: AbortSignal | undefined, partial?: Json, metadata?: JsonObject): void {
+export function failAborted(
+  call: RecordedCall,
+  error: unknown,
+  signal: AbortSignal | undefined,
+  partial?: Json,
+  metadata?: JsonObject,
+): void {
   const reason: unknown = signal?.aborted === true && signal.reason !== undefined ? signal.reason : error;
   call.fail(reason, partial, { ...metadata, [META_ERROR_TYPE]: "cancelled" });
 }

@@ -20,7 +20,11 @@ export interface ProviderSdkOptions {
 const isRuntime = check("a Runtime (from createRuntime)", (v) => typeof (v as Runtime | null)?.startLlm === "function");
 
 /** The checks of the options every wrapper takes; a wrapper declares its own with these (and any of its own). */
-export const PROVIDER_SDK_SPEC: OptionsSpec<ProviderSdkOptions> = { runtime: isRuntime, captureContent: is.boolean, name: is.nonEmptyString };
+export const PROVIDER_SDK_SPEC: OptionsSpec<ProviderSdkOptions> = {
+  runtime: isRuntime,
+  captureContent: is.boolean,
+  name: is.nonEmptyString,
+};
 
 /** The settled options a wrapped client's calls read. */
 export interface CallSettings {

@@ -117,7 +117,8 @@ export function tracedStainlessMethod(
     const signal = signalOf(options);
     const extra = call.traceHeaders();
     // Options the SDK resolves later (a promise) are passed on as they are.
-    const sent = Object.keys(extra).length === 0 || (options !== undefined && !isObject(options)) ? options : withTraceHeaders(options, extra);
+    const sent =
+      Object.keys(extra).length === 0 || (options !== undefined && !isObject(options)) ? options : withTraceHeaders(options, extra);
     let promise: unknown;
     try {
       promise = call.within(() => original.call(this, body, sent, ...args.slice(2)));
