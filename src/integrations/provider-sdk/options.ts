@@ -36,7 +36,7 @@ export interface CallSettings {
 export function callSettings(options: ProviderSdkOptions): CallSettings {
   const explicit = options.runtime;
   return {
-    // Resolved per call: a default runtime set up after wrapping (relaytrace/register) still applies.
+    // Resolved per call: a default runtime the app sets up after wrapping (setDefaultRuntime) still applies.
     runtime: explicit === undefined ? defaultRuntime : () => explicit,
     captureContent: options.captureContent !== false,
     name: options.name,
