@@ -131,6 +131,28 @@ describe("traceOpenAI: chat.completions.create", () => {
     ]);
   });
 
+  it("the SDK's helpers built on create (chat.completions.stream, parse) are traced through it: one scope per request", async () => {
+    const server = await scripted([{ text: "helper stream" }, { text: '{"city":"Oslo"}' }]);
+    const run = sdkRun();
+    const openai = traceOpenAI(client(server.url), { runtime: run.runtime });
+    const final = await openai.chat.completions.stream(ask("a")).finalChatCompletion();
+    expect(final.choices[0]!.message.content).toBe("helper stream");
+    const parsed = await openai.chat.completions.parse({
+      ...ask("b"),
+      response_format: { type: "json_schema", json_schema: { name: "place", schema: { type: "object" } } },
+    });
+    expect(parsed.choices[0]!.message.parsed).toEqual({ city: "Oslo" });
+    const calls = await ended(run, 2);
+    await run.runtime.flush();
+    expect(scopesOf(run.events.events)).toHaveLength(2);
+    expect(
+      calls.map((c) => [c.start.attributes, (c.end!.data as { choices: { message: { content: string } }[] }).choices[0]!.message.content]),
+    ).toEqual([
+      [["streaming"], "helper stream"],
+      [[], '{"city":"Oslo"}'],
+    ]);
+  });
+
   it("an HTTP error: the app gets the SDK's BadRequestError, the scope ends ERROR with the status and the provider's error body", async () => {
     const body = { error: { message: "model not found", type: "invalid_request_error", code: "model_not_found" } };
     const server = await provider([
