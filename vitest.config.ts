@@ -9,7 +9,10 @@ export default defineConfig({
     alias: [
       { find: /^relaytrace\/exporters$/, replacement: here("./exporters/index.ts") },
       { find: /^relaytrace\/testing$/, replacement: here("./exporters/testing/index.ts") },
-      { find: /^relaytrace\/(ai-sdk|openai-agents|langchain|mcp|mastra)$/, replacement: here("./src/integrations/$1/index.ts") },
+      {
+        find: /^relaytrace\/(ai-sdk|openai-agents|langchain|mcp|mastra|openai|anthropic|google-genai)$/,
+        replacement: here("./src/integrations/$1/index.ts"),
+      },
       { find: /^relaytrace$/, replacement: here("./src/index.ts") },
     ],
   },

@@ -27,7 +27,7 @@ export type { Exporter, ExporterHost } from "./runtime/exporter.js";
 export { DEFAULT_SHUTDOWN_TIMEOUT_MS } from "./runtime/shutdown.js";
 export { DiagnosticCounter } from "./wire/diagnostics.js";
 export { DEFAULT_NAMESPACE, METRIC_SCHEMA, PENDING_REQUEST_SCHEMA, TOOL_PENDING_MARK } from "./events/wire-names.js";
-export { defaultRuntime } from "./runtime/default-runtime.js";
+export { defaultRuntime, setDefaultRuntime } from "./runtime/default-runtime.js";
 export { RelaytraceError, GuardrailRejectedError } from "./runtime/errors.js";
 export type { RelaytraceErrorCode } from "./runtime/errors.js";
 export { recordableRequest } from "./runtime/llm-lifecycle.js";

@@ -19,6 +19,9 @@ import { main as skillsExample, SKILLS_DIR } from "../examples/skills.js";
 import { main as langchainTools } from "../examples/langchain-tools.js";
 import { main as mcpToolsExample } from "../examples/mcp-tools.js";
 import { main as httpRequestSpan } from "../examples/http-request-span.js";
+import { main as openaiClient } from "../examples/openai-client.js";
+import { main as anthropicClient } from "../examples/anthropic-client.js";
+import { main as googleGenAIClient } from "../examples/google-genai-client.js";
 import { decodeOtlp } from "./support/otlp.js";
 
 // The examples talk to the reader on stdout; keep the test output readable.
@@ -350,5 +353,47 @@ describe("http-request-span", () => {
       "      chat support-model",
       "        POST",
     ]);
+  });
+});
+
+describe("provider SDK clients traced in one line", () => {
+  const llmEnds = (events: AtofEvent[]) => scopes(events).filter((e) => e.category === "llm" && e.scope_category === "end");
+
+  it("openai-client: a JSON and a streamed chat call become two priced llm scopes under the app's agent scope", async () => {
+    const { answer, streamed, events, tree } = await openaiClient();
+    expect([answer, streamed]).toEqual(["Oslo is the capital of Norway.", "Bergen is known for its rain."]);
+    expect(tree.split("\n")).toEqual([
+      "invoke_agent geography-agent (INTERNAL, OK) gen_ai.operation.name=invoke_agent",
+      "├─ chat gpt-4.1-mini (CLIENT, OK) gen_ai.operation.name=chat",
+      "└─ chat gpt-4.1-mini (CLIENT, OK) gen_ai.operation.name=chat",
+    ]);
+    const ends = llmEnds(events);
+    const costs = ends.map((e) => (e.category_profile as { cost?: { total: number } }).cost?.total ?? NaN);
+    expect(costs[0]).toBeCloseTo((24 * 0.4 + 8 * 1.6) / 1e6, 12);
+    expect(costs[1]).toBeCloseTo((40 * 0.4 + 9 * 1.6) / 1e6, 12);
+    expect(ends[1]!.metadata).toMatchObject({ time_to_first_chunk_ms: expect.any(Number) });
+  });
+
+  it("anthropic-client: messages.create and the messages.stream() helper make one llm scope each", async () => {
+    const { summary, translated, tree } = await anthropicClient();
+    expect([summary, translated]).toEqual(["A short note about tides.", "Une courte note sur les marées."]);
+    expect(tree.split("\n")).toEqual([
+      "invoke_agent notes-agent (INTERNAL, OK) gen_ai.operation.name=invoke_agent",
+      "├─ chat claude-sonnet-4-5 (CLIENT, OK) gen_ai.operation.name=chat",
+      "└─ chat claude-sonnet-4-5 (CLIENT, OK) gen_ai.operation.name=chat",
+    ]);
+  });
+
+  it("google-genai-client: automatic function calling records each model request; the stream is recorded assembled", async () => {
+    const { answer, streamed, events, tree } = await googleGenAIClient();
+    expect([answer, streamed]).toEqual(["It is 4 °C at Blindern.", "Dress warmly."]);
+    expect(tree.split("\n")).toEqual([
+      "invoke_agent weather-agent (INTERNAL, OK) gen_ai.operation.name=invoke_agent",
+      "├─ generate_content gemini-2.5-flash (CLIENT, OK) gen_ai.operation.name=generate_content",
+      "├─ generate_content gemini-2.5-flash (CLIENT, OK) gen_ai.operation.name=generate_content",
+      "└─ generate_content gemini-2.5-flash (CLIENT, OK) gen_ai.operation.name=generate_content",
+    ]);
+    const usage = llmEnds(events).map((e) => (e.data as { usageMetadata: { promptTokenCount: number } }).usageMetadata.promptTokenCount);
+    expect(usage).toEqual([30, 52, 10]);
   });
 });

@@ -6,13 +6,14 @@ import { cancellationMessage, openCall } from "./call.js";
 import { chainIntercepts } from "./intercept-chain.js";
 import type { LlmStreamIntercept, RuntimeCore } from "./runtime-core.js";
 import { ChunkTiming, streamRecorder, type StreamAssembly } from "./stream-record.js";
+import type { Json } from "../events/json.js";
 import type { LlmRequest } from "./types.js";
 
-/** The provider call of a managed stream: returns the chunks as they arrive. */
-export type LlmStreamFunction<C> = (
-  request: LlmRequest,
+/** The provider call of a managed stream: the chunks as they arrive, or a promise of them (as an SDK's `stream: true` call gives). */
+export type LlmStreamFunction<C, B = Json> = (
+  request: LlmRequest<B>,
   ctx: { signal: AbortSignal; llmUuid: string },
-) => AsyncIterable<C> | Promise<AsyncIterable<C>>;
+) => AsyncIterable<C> | PromiseLike<AsyncIterable<C>>;
 
 export type { LlmStreamIntercept };
 
@@ -25,7 +26,7 @@ export interface ExecuteLlmStreamOptions<C> extends ExecuteLlmOptions {
   assemble?: StreamAssembly<C>;
 }
 
-async function* fromFunction<C>(source: AsyncIterable<C> | Promise<AsyncIterable<C>>): AsyncGenerator<C> {
+async function* fromFunction<C>(source: AsyncIterable<C> | PromiseLike<AsyncIterable<C>>): AsyncGenerator<C> {
   yield* await source;
 }
 

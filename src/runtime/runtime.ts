@@ -155,12 +155,16 @@ export class Runtime extends RuntimeRegistrations {
 
   /**
    * Runs `fn` as a managed LLM call named after the provider route. Credential headers never reach
-   * an event; `fn` gets the real request with a W3C `traceparent` added. Resolves with `fn`'s response.
+   * an event; `fn` gets the real request with a W3C `traceparent` added. Resolves with `fn`'s
+   * response, typed as `fn` returns it (`Promise<ChatCompletion>` from an OpenAI SDK call gives a
+   * `ChatCompletion`); the `llm` end records a JSON copy of it. `request.content` may be a
+   * provider SDK's own request type: the start event records a JSON copy of it.
    */
-  executeLlm(name: string, request: LlmRequest, fn: LlmFunction, options?: ExecuteLlmOptions): Promise<Json> {
+  executeLlm<T, C = Json>(name: string, request: LlmRequest<C>, fn: LlmFunction<T, C>, options?: ExecuteLlmOptions): Promise<Awaited<T>> {
     const bad = LLM_OPTIONS.error(options, "executeLlm");
     if (bad) return Promise.reject(bad); // a Promise API reports bad input as a rejection
-    return this.llms.execute(name, request, fn, options);
+    // The lifecycle handles bodies as JSON: both are copied to JSON where events are published.
+    return this.llms.execute(name, request as LlmRequest, fn as unknown as LlmFunction, options) as Promise<Awaited<T>>;
   }
 
   /**
@@ -173,15 +177,20 @@ export class Runtime extends RuntimeRegistrations {
    * it instead, and `assemble: "chunks"` records the chunks. Stopping early, aborting or a
    * broken stream ends the call with what had been assembled and `relaytrace.stream_incomplete`.
    */
-  executeLlmStream<C>(name: string, request: LlmRequest, fn: LlmStreamFunction<C>, options?: ExecuteLlmStreamOptions<C>): AsyncIterable<C> {
+  executeLlmStream<C, B = Json>(
+    name: string,
+    request: LlmRequest<B>,
+    fn: LlmStreamFunction<C, B>,
+    options?: ExecuteLlmStreamOptions<C>,
+  ): AsyncIterable<C> {
     LLM_STREAM_OPTIONS.check(options, "executeLlmStream");
-    return executeLlmStream(this.core, this.llms, name, request, fn, options);
+    return executeLlmStream(this.core, this.llms, name, request as LlmRequest, fn as unknown as LlmStreamFunction<C>, options);
   }
 
-  /** Starts an LLM call by hand; end it with `endLlm`. */
-  startLlm(name: string, request: LlmRequest, options?: ExecuteLlmOptions): LlmHandle {
+  /** Starts an LLM call by hand; end it with `endLlm`. `request.content` may be an SDK's own request type. */
+  startLlm<B = Json>(name: string, request: LlmRequest<B>, options?: ExecuteLlmOptions): LlmHandle {
     LLM_OPTIONS.check(options, "startLlm");
-    return this.llms.start(name, request, options);
+    return this.llms.start(name, request as LlmRequest, options);
   }
 
   /** Ends a hand-started LLM call with its response (status OK), or with `{ error }` in the options. */

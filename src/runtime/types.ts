@@ -136,9 +136,13 @@ export interface EndToolOptions {
   timestamp?: Timestamp;
 }
 
-export interface LlmRequest {
+/**
+ * An LLM request: its headers and its body. `content` is JSON, or any value a provider SDK takes
+ * as its request (its own request types included): the events record a JSON copy of it.
+ */
+export interface LlmRequest<C = Json> {
   headers?: Record<string, Json>;
-  content: Json;
+  content: C;
 }
 
 export interface LlmOptions {
@@ -172,7 +176,12 @@ export interface EndLlmOptions {
   timestamp?: Timestamp;
 }
 
-export type LlmFunction = (request: LlmRequest, ctx: { signal: AbortSignal; llmUuid: string }) => Json | Promise<Json>;
+/**
+ * The provider call of a managed LLM call: gets the real request (the `traceparent` added) and
+ * returns the reply, or a promise of it. `executeLlm` resolves with what it returns, typed as it
+ * is; the `llm` end records a JSON copy of it.
+ */
+export type LlmFunction<T = Json, C = Json> = (request: LlmRequest<C>, ctx: { signal: AbortSignal; llmUuid: string }) => T | PromiseLike<T>;
 
 export interface ToolExecutionInfo {
   tool: string;

@@ -6,8 +6,18 @@ import { fileURLToPath, pathToFileURL } from "node:url";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 
 const ROOT = fileURLToPath(new URL("../..", import.meta.url));
-const PEERS = ["ai", "@openai/agents-core", "@langchain/core", "@modelcontextprotocol/sdk", "@mastra/core", "@mastra/observability"];
-const SUBPATHS = ["ai-sdk", "openai-agents", "langchain", "mcp", "mastra"];
+const PEERS = [
+  "ai",
+  "@openai/agents-core",
+  "@langchain/core",
+  "@modelcontextprotocol/sdk",
+  "@mastra/core",
+  "@mastra/observability",
+  "openai",
+  "@anthropic-ai/sdk",
+  "@google/genai",
+];
+const SUBPATHS = ["ai-sdk", "openai-agents", "langchain", "mcp", "mastra", "openai", "anthropic", "google-genai"];
 
 let dir: string;
 beforeAll(async () => {
@@ -53,6 +63,16 @@ describe("integration libraries are optional peers", () => {
       const loaded = await loadedBy(entry);
       // the hook sees packages: the span SDK behind every projection is among them
       if (entry !== "relaytrace") expect(loaded.has("@opentelemetry/sdk-trace"), entry).toBe(true);
+      expect(
+        PEERS.filter((p) => loaded.has(p)),
+        entry,
+      ).toEqual([]);
+    }
+  });
+
+  it("the provider SDK wrappers load no SDK themselves: they work on the client the app hands them", async () => {
+    for (const entry of ["relaytrace/openai", "relaytrace/anthropic", "relaytrace/google-genai"]) {
+      const loaded = await loadedBy(entry);
       expect(
         PEERS.filter((p) => loaded.has(p)),
         entry,

@@ -14,6 +14,8 @@ export interface Reply {
   destroy?: boolean;
   /** never answer (for abort/timeout tests) */
   hang?: boolean;
+  /** with `chunks`: write them, then keep the response open until the server closes (a stream cut by the client) */
+  hold?: boolean;
 }
 
 export interface RecordedRequest {
@@ -69,7 +71,8 @@ export async function startProvider(replies: Reply[]): Promise<FakeProvider> {
             if (last && reply.destroy) setImmediate(() => res.socket?.destroy());
           });
         });
-        if (!reply.destroy) res.end();
+        if (reply.hold) open.add(res);
+        else if (!reply.destroy) res.end();
         return;
       }
       const body = typeof reply.body === "string" ? reply.body : JSON.stringify(reply.body ?? {});

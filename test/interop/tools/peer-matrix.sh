@@ -6,7 +6,8 @@
 # edge's packages come first and the clone's node_modules fills the rest (symlinks), so the
 # clone's lockfile and node_modules are never touched. Prints one line per edge; fails if any fails.
 # The newest release of @langchain/core, @modelcontextprotocol/sdk, @mastra/core, @mastra/observability,
-# ai 7 and @openai/agents-core is the devDependency itself, which `npm test` runs; ai 6's is newer.
+# ai 7, @openai/agents-core, openai, @anthropic-ai/sdk and @google/genai is the devDependency itself,
+# which `npm test` runs; ai 6's is newer.
 # Then relaytrace inside an app on each OpenTelemetry JS SDK line (OTEL_APPS): the app's packages are
 # installed once into the cache as the app's own `npm install` would, relaytrace is packed, and the
 # edge's test copies the app, adds the packed relaytrace with a plain `npm install`, checks npm's
@@ -17,7 +18,12 @@ ROOT="$(cd "$TOOLS_DIR/../../.." && pwd)"
 cd "$ROOT"
 [ -d node_modules/vitest ] || { log "run npm ci first"; exit 1; }
 
+# The @opentelemetry/api release the clone installed (an edge that brings its own copy pins this one).
+CLONE_OTEL_API="$(node -p 'require("./node_modules/@opentelemetry/api/package.json").version')"
+
 # name | packages to install (aliases as in devDependencies) | test files under test/
+# The Anthropic SDK depends on @opentelemetry/api itself: its edge pins the clone's api, the one copy
+# an app's tree holds.
 PEER_EDGES=(
   "ai 6 oldest|ai@6.0.0 @ai-sdk/openai-compatible@2.0.0|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
   "ai 6 newest|ai@6.0.333 @ai-sdk/openai-compatible@2.0.92|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
@@ -26,6 +32,9 @@ PEER_EDGES=(
   "@langchain/core oldest|@langchain/core@1.0.0 @langchain/openai@1.0.0|integrations/integrations-langchain"
   "@modelcontextprotocol/sdk oldest|@modelcontextprotocol/sdk@1.20.0 zod@3.25.76|integrations/integrations-mcp integrations/integrations-mcp-fidelity"
   "@mastra/observability oldest|@mastra/core@1.71.0 @mastra/observability@1.17.0|integrations/integrations-mastra"
+  "openai oldest|openai@7.0.0|integrations/integrations-openai"
+  "@anthropic-ai/sdk oldest|@anthropic-ai/sdk@1.0.0 @opentelemetry/api@$CLONE_OTEL_API|integrations/integrations-anthropic"
+  "@google/genai oldest|@google/genai@3.1.0|integrations/integrations-google-genai"
 )
 
 # name | the app's packages (what `npm install` names in a new app on that line today) | test file under test/
