@@ -15,6 +15,8 @@ export interface ModelCallRecordingShape {
   tail?: readonly string[];
   /** the uuid of the scope the calls run in (default: none, each call a root) */
   parent?: string;
+  /** before each call's uuid (`u-<i>`), so two recordings' calls are distinct spans */
+  uuidPrefix?: string;
 }
 
 /** An ISO timestamp `us` microseconds into 2026. */
@@ -36,7 +38,7 @@ export async function writeModelCallRecording(path: string, shape: ModelCallReco
   for (let i = 0; i < shape.calls; i++) {
     const base = {
       atof_version: "0.1",
-      uuid: `u-${i}`,
+      uuid: `${shape.uuidPrefix ?? ""}u-${i}`,
       parent_uuid: shape.parent ?? null,
       name: "openai.chat_completions",
       attributes: [],
