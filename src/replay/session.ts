@@ -3,7 +3,7 @@ import type { WireResponse, WireStreamEvent } from "../wire/types.js";
 import type { RecordedCall, Recording } from "./recording.js";
 import type { Route } from "./routes.js";
 import { firstDifference, transcriptOf, type Transcript } from "./transcript.js";
-import { keptMismatch } from "./kept-mismatch.js";
+import { keptValue } from "./kept-value.js";
 
 /** A request that differed from the recorded one at its position (strict replay). */
 export interface ReplayMismatch {
@@ -15,6 +15,19 @@ export interface ReplayMismatch {
   actual: Json;
   /** set when a kept mismatch's `expected` or `actual` was longer than KEPT_VALUE_CHARS and was cut */
   truncated?: true;
+}
+
+/** The mismatch as a session keeps it: `expected` and `actual` at most `limit` characters each, copied. */
+function keptMismatch(mismatch: ReplayMismatch, limit: number): ReplayMismatch {
+  const expected = keptValue(mismatch.expected, limit);
+  const actual = keptValue(mismatch.actual, limit);
+  return {
+    call: mismatch.call,
+    path: mismatch.path,
+    expected: expected.value,
+    actual: actual.value,
+    ...(expected.cut || actual.cut ? { truncated: true as const } : {}),
+  };
 }
 
 /** How many mismatches a session keeps (the first ones); it counts them all. */
