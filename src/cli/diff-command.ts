@@ -15,7 +15,8 @@ Compares two recorded runs (ATOF files) step by step (a step is a model call and
 after it), ignoring ids, timestamps and durations: tool calls added, removed or with changed
 arguments, changed tool results, changed model output, status changes and token changes. Steps
 are lined up first (looking up to 64 steps ahead): a model call only one run made is one change.
-Latency is reported, never a difference. Exit status: 0 equivalent, 1 different, 2 unreadable.
+Latency is reported, never a difference. Exit status: 0 equivalent, 1 different, 2 unreadable
+(0 too when the reader of the output goes away: 'relaytrace diff A B | head').
   --json     print {"equal": bool, "changes": [...]}, each change with its kind, step, tool and
              both values (what diffRuns(a, b) returns)
   --lenient  skip bad lines with a warning instead of stopping (a torn last line is always

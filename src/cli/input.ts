@@ -1,7 +1,7 @@
 import { open, readFile } from "node:fs/promises";
 import type { AtofEvent } from "../events/types.js";
 import { streamAtofFile, streamAtofRecords, type AtofRecord, type StreamAtofOptions } from "../events/atof-reader.js";
-import { copiedPath, readablePath } from "./input-spool.js";
+import { copiedPath, InputCopyError, readablePath } from "./input-spool.js";
 
 export type InputKind = "atif" | "atof";
 
@@ -15,6 +15,8 @@ export class InputError extends Error {
 
 /** One line for a file that cannot be read: the usual causes by name. */
 export function describeReadError(path: string, error: unknown): InputError {
+  if (error instanceof InputError) return error;
+  if (error instanceof InputCopyError) return new InputError(error.message);
   const code = (error as NodeJS.ErrnoException).code;
   if (code === "ENOENT") return new InputError(`${path}: no such file`);
   if (code === "EISDIR") return new InputError(`${path}: is a directory, not a file`);
@@ -67,7 +69,7 @@ export async function readJsonDocument(path: string): Promise<unknown> {
 
 function inputErrorOf(path: string, error: unknown): InputError {
   const code = (error as NodeJS.ErrnoException).code;
-  if (code) return describeReadError(path, error);
+  if (code || error instanceof InputCopyError) return describeReadError(path, error);
   return new InputError(`${path}: ${(error as Error).message}`);
 }
 

@@ -6,6 +6,7 @@ import { unknownCommand, UsageError } from "./args.js";
 import { MAIN_HELP } from "./help.js";
 import { InputError } from "./input.js";
 import { releaseInputCopies } from "./input-spool.js";
+import { endQuietlyWhenOutputCloses } from "./standard-streams.js";
 import type { Io } from "./io.js";
 import { packageVersion } from "../events/package-version.js";
 
@@ -95,6 +96,7 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
 // Run only as the program, not when imported by tests.
 const invoked = process.argv[1] ? resolve(process.argv[1]) : "";
 if (invoked.endsWith("/cli/main.js") || invoked.endsWith("/bin/relaytrace") || invoked.endsWith("/.bin/relaytrace")) {
+  endQuietlyWhenOutputCloses();
   main(process.argv.slice(2)).then(
     (code) => {
       process.exitCode = code;

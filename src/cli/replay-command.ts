@@ -114,7 +114,7 @@ export async function replayCommand(io: Io, argv: string[]): Promise<number> {
   io.out(`replaying ${server.calls} calls on ${server.url}`);
   const signal = await stopped.signal;
   await server.close();
-  const mismatches = server.mismatches.length;
+  const mismatches = server.mismatchCount;
   const complete = server.served === server.calls && (loose || mismatches === 0);
   io.out(
     `replay stopped by ${signal}: served ${server.served} of ${server.calls} calls, ${mismatches} mismatches` +

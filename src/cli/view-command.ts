@@ -22,7 +22,11 @@ trajectories or OTLP/JSON requests, in any mix; several files merge.
   --lenient          skip bad lines of an ATOF file with a warning instead of stopping (a torn
                      last line is always skipped, with a warning)
   --diff B           compare run A with run B (two ATOF files): both runs' spans, and a Diff tab
-                     with the steps side by side, changed steps marked (as 'relaytrace diff')`;
+                     with the steps side by side, changed steps marked (as 'relaytrace diff'),
+                     each value cut to 2,000 characters there (the span detail has it whole)
+
+The page holds every span of its inputs: about 3 bytes of heap per byte of ATOF. For larger
+recordings, raise Node's heap (NODE_OPTIONS=--max-old-space-size=MB) or use 'relaytrace diff'.`;
 
 /** Opens a file in the desktop's browser; failing to is a warning, never an error. */
 function openInBrowser(io: Io, path: string): void {

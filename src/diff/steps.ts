@@ -4,6 +4,7 @@ import { parseTimestamp } from "../events/timestamp.js";
 import type { AtofEvent, ScopeEvent } from "../events/types.js";
 import { recordedCost } from "../wire/pricing.js";
 import { codecForEvent } from "../wire/registry.js";
+import { jsonSize } from "./json-size.js";
 
 /** Token counts of one model call, as its reply reported them. */
 export interface StepUsage {
@@ -93,24 +94,55 @@ function comparableResult(data: Json): Json {
 
 interface OpenScope {
   step: RunStep;
-  start: ScopeEvent;
+  /** when the scope started (µs), for a model call's latency */
+  startUs: number | undefined;
   tool?: StepToolCall;
 }
 
 /**
+ * How long a step whose call is still open is waited for: once more than this many later steps
+ * (or about this many characters of step content) are held behind it, it is handed out as it
+ * stands, its open calls unfinished, as if the input had ended there.
+ */
+export const STEP_WAIT_STEPS = 64;
+export const STEP_WAIT_CHARS = 4 * 1024 * 1024;
+
+/**
  * Cuts a stream of ATOF events into steps, in bounded memory: a step is handed out once the next
  * model call has started and every scope of the step has ended (or at the end of the input), so
- * only the steps still in flight are held.
+ * only the steps still in flight are held. A call that never ends (a crashed run at the head of
+ * an append-mode file) holds back the steps after it only up to STEP_WAIT_STEPS / STEP_WAIT_CHARS:
+ * then its step goes out unfinished (no result, status UNSET) and an end that comes later is
+ * ignored. Memory does not depend on where an unended call sits.
  */
 export class StepBuilder {
   private readonly pending: RunStep[] = [];
   private readonly open = new Map<string, OpenScope>();
-  private readonly openPerStep = new Map<RunStep, number>();
+  /** the uuids of each held step's calls that have not ended */
+  private readonly openOf = new Map<RunStep, Set<string>>();
+  /** each held step's content size (jsonSize), and their sum */
+  private readonly sizeOf = new Map<RunStep, number>();
+  private heldChars = 0;
   private current: RunStep = { step: 0, model: null, tools: [] };
   private finished = false;
 
-  constructor() {
-    this.pending.push(this.current);
+  constructor(
+    private readonly waitSteps = STEP_WAIT_STEPS,
+    private readonly waitChars = STEP_WAIT_CHARS,
+  ) {
+    this.hold(this.current);
+  }
+
+  private hold(step: RunStep): void {
+    this.pending.push(step);
+    this.sizeOf.set(step, 0);
+  }
+
+  private grow(step: RunStep, chars: number): void {
+    const size = this.sizeOf.get(step);
+    if (size === undefined) return; // handed out already
+    this.sizeOf.set(step, size + chars);
+    this.heldChars += chars;
   }
 
   push(event: AtofEvent): void {
@@ -126,41 +158,45 @@ export class StepBuilder {
         model: { uuid: event.uuid, status: "UNSET", text: undefined, usage: {}, latencyUs: undefined },
         tools: [],
       };
-      this.pending.push(this.current);
+      this.hold(this.current);
       this.track(event, this.current);
       return;
     }
     const tool: StepToolCall = { name: event.name, args: event.data, result: undefined, status: "UNSET" };
     this.current.tools.push(tool);
+    this.grow(this.current, jsonSize(event.data));
     this.track(event, this.current, tool);
   }
 
   private track(start: ScopeEvent, step: RunStep, tool?: StepToolCall): void {
-    this.open.set(start.uuid, { step, start, ...(tool ? { tool } : {}) });
-    this.openPerStep.set(step, (this.openPerStep.get(step) ?? 0) + 1);
+    this.open.set(start.uuid, { step, startUs: micros(start), ...(tool ? { tool } : {}) });
+    let uuids = this.openOf.get(step);
+    if (uuids === undefined) this.openOf.set(step, (uuids = new Set()));
+    uuids.add(start.uuid);
   }
 
   private end(event: ScopeEvent): void {
     const open = this.open.get(event.uuid);
     if (open === undefined) return;
     this.open.delete(event.uuid);
-    this.openPerStep.set(open.step, this.openPerStep.get(open.step)! - 1);
+    this.openOf.get(open.step)?.delete(event.uuid);
     const status = statusOf(event);
     if (open.tool) {
       open.tool.result = comparableResult(event.data);
       open.tool.status = status;
+      this.grow(open.step, jsonSize(open.tool.result));
       return;
     }
-    const started = micros(open.start);
     const ended = micros(event);
     const reply = replyOf(event);
     open.step.model = {
-      uuid: open.start.uuid,
+      uuid: event.uuid,
       status,
       text: reply.text,
       usage: reply.usage,
-      latencyUs: started !== undefined && ended !== undefined ? ended - started : undefined,
+      latencyUs: open.startUs !== undefined && ended !== undefined ? ended - open.startUs : undefined,
     };
+    this.grow(open.step, reply.text?.length ?? 0);
   }
 
   /** The input ended: every step still held is complete as far as it will ever be. */
@@ -168,14 +204,33 @@ export class StepBuilder {
     this.finished = true;
   }
 
-  /** The steps that are complete, in order; each is handed out once. */
+  private openCount(step: RunStep): number {
+    return this.openOf.get(step)?.size ?? 0;
+  }
+
+  /** Whether more is held behind the head than a step with an open call is waited for. */
+  private overdue(): boolean {
+    return this.pending.length - 1 > this.waitSteps || this.heldChars > this.waitChars;
+  }
+
+  /** The step leaves the builder: its calls still open are ignored from now on. */
+  private release(step: RunStep): void {
+    for (const uuid of this.openOf.get(step) ?? []) this.open.delete(uuid);
+    this.openOf.delete(step);
+    this.heldChars -= this.sizeOf.get(step) ?? 0;
+    this.sizeOf.delete(step);
+  }
+
+  /** The steps that are complete (or waited for long enough), in order; each is handed out once. */
   *drain(): Generator<RunStep> {
     while (this.pending.length > 0) {
       const head = this.pending[0]!;
-      const later = this.pending.length > 1;
-      if (!this.finished && !(later && (this.openPerStep.get(head) ?? 0) === 0)) return;
+      if (!this.finished) {
+        if (this.pending.length === 1) return; // the step being built: the next model call may still add to it
+        if (this.openCount(head) > 0 && !this.overdue()) return;
+      }
       this.pending.shift();
-      this.openPerStep.delete(head);
+      this.release(head);
       yield head;
     }
   }

@@ -42,8 +42,13 @@ export interface ReplayServer {
   readonly calls: number;
   /** how many recorded calls were answered so far */
   readonly served: number;
-  /** requests that did not match the recording (strict mode), as they arrive */
+  /**
+   * requests that did not match the recording (strict mode), as they arrive: the first 100, each
+   * `expected` and `actual` cut to 4,096 characters (`truncated` then set; the 409 reply has them whole)
+   */
   readonly mismatches: readonly ReplayMismatch[];
+  /** how many requests did not match, all of them (`mismatches` keeps the first 100) */
+  readonly mismatchCount: number;
   close(): Promise<void>;
 }
 
@@ -168,6 +173,9 @@ export async function serveReplay(
       return session.servedCount;
     },
     mismatches: session.mismatches,
+    get mismatchCount() {
+      return session.mismatchCount;
+    },
     close: () =>
       (closed ??= new Promise<void>((resolve) => {
         server.closeAllConnections();
@@ -179,8 +187,9 @@ export async function serveReplay(
 /**
  * A model server on 127.0.0.1 that answers the LLM calls of a recording, in recorded order and in
  * the recorded dialect (JSON, or server-sent events when a request streams). Strict by default:
- * a request whose transcript differs from the recorded one gets HTTP 409 and is listed in
- * `mismatches`. Throws `ReplayRecordingError` when the recording holds no responses to replay.
+ * a request whose transcript differs from the recorded one gets HTTP 409, is counted in
+ * `mismatchCount` and, among the first 100, listed in `mismatches`. Throws
+ * `ReplayRecordingError` when the recording holds no responses to replay.
  * A `file` is read in one pass that keeps where each call's lines are, not their content: each
  * request reads its recorded call again, so a recording larger than memory replays.
  */

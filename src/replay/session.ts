@@ -3,6 +3,7 @@ import type { WireResponse, WireStreamEvent } from "../wire/types.js";
 import type { RecordedCall, Recording } from "./recording.js";
 import type { Route } from "./routes.js";
 import { firstDifference, transcriptOf, type Transcript } from "./transcript.js";
+import { keptValue } from "./kept-value.js";
 
 /** A request that differed from the recorded one at its position (strict replay). */
 export interface ReplayMismatch {
@@ -12,7 +13,27 @@ export interface ReplayMismatch {
   path: string;
   expected: Json;
   actual: Json;
+  /** set when a kept mismatch's `expected` or `actual` was longer than KEPT_VALUE_CHARS and was cut */
+  truncated?: true;
 }
+
+/** The mismatch as a session keeps it: `expected` and `actual` at most `limit` characters each, copied. */
+function keptMismatch(mismatch: ReplayMismatch, limit: number): ReplayMismatch {
+  const expected = keptValue(mismatch.expected, limit);
+  const actual = keptValue(mismatch.actual, limit);
+  return {
+    call: mismatch.call,
+    path: mismatch.path,
+    expected: expected.value,
+    actual: actual.value,
+    ...(expected.cut || actual.cut ? { truncated: true as const } : {}),
+  };
+}
+
+/** How many mismatches a session keeps (the first ones); it counts them all. */
+export const KEPT_MISMATCHES = 100;
+/** The most characters of `expected` or `actual` a kept mismatch holds (a text's, or another value's JSON text). */
+export const KEPT_VALUE_CHARS = 4096;
 
 /** What the server sends: a JSON (or text) body with a status, or a stream of server-sent events. */
 export type ReplayReply = { status: number; body: Json | string } | { status: 200; events: WireStreamEvent[] };
@@ -29,7 +50,13 @@ function errorReply(status: number, type: string, message: string, extra: Record
 export class ReplaySession {
   private next = 0;
   private served = 0;
+  /**
+   * The first KEPT_MISMATCHES mismatches, their values cut to KEPT_VALUE_CHARS: a client retrying
+   * a mismatched request against a recording of long prompts would otherwise keep a copy of the
+   * whole prompt per retry. The 409 reply carries the values whole.
+   */
   readonly mismatches: ReplayMismatch[] = [];
+  private mismatched = 0;
   /** The last call served as a recorded failure: a client's retry of it gets the same failure. */
   private lastFailure: RecordedCall | undefined;
   private queue: Promise<unknown> = Promise.resolve();
@@ -42,6 +69,11 @@ export class ReplaySession {
 
   get servedCount(): number {
     return this.served;
+  }
+
+  /** Every mismatch so far, kept or not. */
+  get mismatchCount(): number {
+    return this.mismatched;
   }
 
   get callCount(): number {
@@ -66,7 +98,8 @@ export class ReplaySession {
       return errorReply(410, "replay_exhausted", `the recording has ${calls.length} model calls; this is call ${this.next + 1}`);
     }
     if (mismatch !== undefined) {
-      this.mismatches.push(mismatch);
+      this.mismatched++;
+      if (this.mismatches.length < KEPT_MISMATCHES) this.mismatches.push(keptMismatch(mismatch, KEPT_VALUE_CHARS));
       this.onMismatch?.(mismatch);
       const message = `request does not match recorded call ${call.index} at ${mismatch.path || "(the dialect)"}`;
       return errorReply(409, "replay_mismatch", message, {

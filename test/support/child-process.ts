@@ -8,9 +8,9 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node script ...args` with piped output. */
-export function startNode(script: string, args: string[]): Child {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+/** Starts `node [...nodeOptions] script ...args` with piped output (`--max-old-space-size=64`, say). */
+export function startNode(script: string, args: string[], nodeOptions: string[] = []): Child {
+  const child = spawn(process.execPath, [...nodeOptions, script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
   let out = "";
   let err = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));

@@ -42,17 +42,29 @@ export function* viewerPageChunks(doc: ViewDoc): Generator<string> {
   yield `<meta name="viewport" content="width=device-width, initial-scale=1">\n<meta name="generator" content="relaytrace view">\n`;
   yield `<title>${escapeHtml(doc.title)} — relaytrace</title>\n<style>${VIEWER_CSS}</style>\n</head>\n<body>\n`;
   yield `<div id="relaytrace-viewer"></div>\n<script type="application/json" id="relaytrace-data">`;
-  const { spans, ...rest } = doc;
+  // The long lists (spans, the Diff tab's steps) a thousand items a piece: no one string holds them all.
+  const { spans, diff, ...rest } = doc;
   yield embeddableJson(rest).slice(0, -1);
+  if (diff !== undefined) {
+    const { steps, ...summary } = diff;
+    yield `,"diff":${embeddableJson(summary).slice(0, -1)},"steps":[`;
+    yield* listChunks(steps);
+    yield "]}";
+  }
   yield `,"spans":[`;
-  for (let i = 0; i < spans.length; i += 1000) {
-    const part = spans
+  yield* listChunks(spans);
+  yield `]}</script>\n<script>${VIEWER_SCRIPT}</script>\n</body>\n</html>\n`;
+}
+
+/** The items of a list as embedded JSON, comma-separated, a thousand to a piece. */
+function* listChunks(items: readonly unknown[]): Generator<string> {
+  for (let i = 0; i < items.length; i += 1000) {
+    const part = items
       .slice(i, i + 1000)
-      .map((s) => embeddableJson(s))
+      .map((item) => embeddableJson(item))
       .join(",");
     yield i === 0 ? part : `,${part}`;
   }
-  yield `]}</script>\n<script>${VIEWER_SCRIPT}</script>\n</body>\n</html>\n`;
 }
 
 export function renderViewerPage(doc: ViewDoc): string {
