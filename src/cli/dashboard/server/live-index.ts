@@ -62,6 +62,7 @@ export class LiveIndex {
   /** Reads every file once (the index is then ready) and keeps following them. */
   async start(): Promise<void> {
     await this.poll();
+    if (this.closed) return; // stopped during the first pass: nothing to follow
     this.timer = setInterval(() => void this.poll(), this.options.pollMs ?? 500);
     try {
       this.watcher = watch(this.realDir, () => void this.poll());

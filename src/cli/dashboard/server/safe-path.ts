@@ -60,19 +60,35 @@ export interface DirectoryEntry {
   path: string;
 }
 
-/** The directory's `*.jsonl` files in name order, each checked as `fileInDirectory` checks; the refused ones named with their reason. */
+/**
+ * The directory's `*.jsonl` files in name order, each checked as `fileInDirectory` checks; the
+ * refused ones named with their reason. Two names of one file (a link to a file beside it) are
+ * read once, by the name that is not a link.
+ */
 export async function atofFilesIn(realDir: string): Promise<{ files: DirectoryEntry[]; refused: string[] }> {
   const names = (await readdir(realDir)).filter((n) => n.endsWith(".jsonl")).sort();
-  const files: DirectoryEntry[] = [];
+  const found: (DirectoryEntry & { link: boolean })[] = [];
   const refused: string[] = [];
   for (const name of names) {
     try {
-      files.push({ name, path: await fileInDirectory(realDir, name) });
+      const path = await fileInDirectory(realDir, name);
+      found.push({ name, path, link: path !== join(realDir, name) });
     } catch (error) {
       if (!(error instanceof RefusedPath)) throw error;
       // A file removed between the listing and the check is simply not there.
       if (error.message !== "no such file") refused.push(`${name}: ${error.message}`);
     }
+  }
+  const byPath = new Map<string, DirectoryEntry & { link: boolean }>();
+  for (const entry of found) {
+    const other = byPath.get(entry.path);
+    if (other === undefined || (other.link && !entry.link)) byPath.set(entry.path, entry);
+  }
+  const files: DirectoryEntry[] = [];
+  for (const entry of found) {
+    const kept = byPath.get(entry.path)!;
+    if (kept === entry) files.push({ name: entry.name, path: entry.path });
+    else refused.push(`${entry.name}: the same file as ${kept.name}`);
   }
   return { files, refused };
 }
