@@ -1,4 +1,5 @@
-import { canonicalJson } from "../../../events/canonical-json.js";
+import { jsonText } from "../../../events/json-text.js";
+import type { Json } from "../../../events/json.js";
 
 /**
  * Two JSON values side by side, as indented JSON text in which only what differs is marked: a
@@ -20,12 +21,17 @@ export interface ValueDiff {
   b: Piece[];
 }
 
-/** Values larger than this (JSON characters) are compared whole, not field by field. */
+/** Strings longer than this are not read as the JSON they may hold. */
 const MAX_STRUCTURAL_CHARS = 1_000_000;
 /** Arrays lined up by their longest common run when both are this short; longer ones item by item. */
 const MAX_ALIGN_CELLS = 40_000;
 /** Strings compared word by word when both have at most this many words. */
 const MAX_WORDS = 2_000;
+/**
+ * Levels compared member by member; deeper, a differing value is marked whole. Each level compares
+ * its members' whole text, so the bound keeps the work linear in the values' size.
+ */
+const MAX_DEPTH = 64;
 
 type Presence = "both" | "a" | "b";
 
@@ -36,6 +42,7 @@ interface Node {
   indent: string;
   /** `"key": ` of an object member, empty for an array item or the top. */
   key: string;
+  depth: number;
   /** Whether a member follows on side A, on side B (each side's text is JSON of its own). */
   comma: [boolean, boolean];
 }
@@ -55,14 +62,63 @@ class Side {
   }
 }
 
-/** JSON text, indented by two, every line after the first also by `indent`. */
-function pretty(value: unknown, indent: string): string {
-  let text: string;
-  try {
-    text = JSON.stringify(value, null, 2) ?? "null";
-  } catch {
-    text = String(value);
+/** A 2×32-bit hash of a text, as a string (equal texts, equal hashes; unequal ones almost never collide). */
+function hashText(text: string): string {
+  let h1 = 0xdeadbeef;
+  let h2 = 0x41c6ce57;
+  for (let i = 0; i < text.length; i++) {
+    const c = text.charCodeAt(i);
+    h1 = Math.imul(h1 ^ c, 2654435761);
+    h2 = Math.imul(h2 ^ c, 1597334677);
   }
+  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
+  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
+  return (h1 >>> 0).toString(36) + "." + (h2 >>> 0).toString(36) + "." + text.length.toString(36);
+}
+
+/**
+ * A hash of each value's canonical JSON (key order aside), each object's computed once from its
+ * members' hashes: comparing any two members at any depth costs one lookup, so a comparison stays
+ * linear in the values' size however deep they nest. Iterative: no recursion on the input's depth.
+ */
+class ValueHashes {
+  private readonly known = new Map<object, string>();
+
+  of(value: unknown): string {
+    if (value === null || typeof value !== "object") return hashText(JSON.stringify(value ?? null));
+    const cached = this.known.get(value);
+    if (cached !== undefined) return cached;
+    const stack: { value: object; expanded: boolean }[] = [{ value, expanded: false }];
+    while (stack.length > 0) {
+      const top = stack[stack.length - 1]!;
+      if (this.known.has(top.value)) {
+        stack.pop();
+        continue;
+      }
+      const members = Array.isArray(top.value) ? top.value : Object.values(top.value);
+      if (!top.expanded) {
+        top.expanded = true;
+        for (const m of members) if (m !== null && typeof m === "object" && !this.known.has(m)) stack.push({ value: m, expanded: false });
+        continue;
+      }
+      stack.pop();
+      const text = Array.isArray(top.value)
+        ? "[" + top.value.map((m) => this.of(m)).join(",") + "]"
+        : "{" +
+          Object.keys(top.value)
+            .sort()
+            .map((k) => JSON.stringify(k) + ":" + this.of((top.value as Record<string, unknown>)[k]))
+            .join(",") +
+          "}";
+      this.known.set(top.value, hashText(text));
+    }
+    return this.known.get(value)!;
+  }
+}
+
+/** JSON text, indented by two, every line after the first also by `indent` (any depth: no recursion). */
+function pretty(value: unknown, indent: string): string {
+  const text = jsonText((value ?? null) as Json, 2);
   return indent === "" ? text : text.replace(/\n/g, "\n" + indent);
 }
 
@@ -167,10 +223,13 @@ function level(sa: Side, sb: Side): void {
   while (sb.lines < sa.lines) sb.write("\n");
 }
 
-function containerChildren(node: Node, a: unknown, b: unknown, inner: string): Node[] {
+function containerChildren(hashes: ValueHashes, a: unknown, b: unknown, inner: string, depth: number): Node[] {
   const children: Node[] = [];
   if (Array.isArray(a) && Array.isArray(b)) {
-    const pairs = alignLists(a.map(canonicalJson), b.map(canonicalJson));
+    const pairs = alignLists(
+      a.map((v) => hashes.of(v)),
+      b.map((v) => hashes.of(v)),
+    );
     for (const [i, j] of pairs)
       children.push({
         a: i >= 0 ? a[i] : undefined,
@@ -178,6 +237,7 @@ function containerChildren(node: Node, a: unknown, b: unknown, inner: string): N
         presence: i >= 0 && j >= 0 ? "both" : i >= 0 ? "a" : "b",
         indent: inner,
         key: "",
+        depth,
         comma: [false, false],
       });
     return withCommas(children);
@@ -189,7 +249,7 @@ function containerChildren(node: Node, a: unknown, b: unknown, inner: string): N
     const inA = Object.hasOwn(oa, k);
     const inB = Object.hasOwn(ob, k);
     const presence: Presence = inA && inB ? "both" : inA ? "a" : "b";
-    children.push({ a: oa[k], b: ob[k], presence, indent: inner, key: JSON.stringify(k) + ": ", comma: [false, false] });
+    children.push({ a: oa[k], b: ob[k], presence, indent: inner, key: JSON.stringify(k) + ": ", depth, comma: [false, false] });
   }
   return withCommas(children);
 }
@@ -208,7 +268,7 @@ function withCommas(children: Node[]): Node[] {
 }
 
 /** Writes one node: the same text on both sides, one side's marked, or its children to come. */
-function step(node: Node, sa: Side, sb: Side, work: Work[]): void {
+function step(node: Node, hashes: ValueHashes, sa: Side, sb: Side, work: Work[]): void {
   const endA = (node.comma[0] ? "," : "") + "\n";
   const endB = (node.comma[1] ? "," : "") + "\n";
   if (node.presence !== "both") {
@@ -220,9 +280,7 @@ function step(node: Node, sa: Side, sb: Side, work: Work[]): void {
     level(sa, sb);
     return;
   }
-  const ca = canonicalJson(node.a);
-  const cb = canonicalJson(node.b);
-  if (ca === cb) {
+  if (hashes.of(node.a) === hashes.of(node.b)) {
     sa.write(node.indent + node.key + pretty(node.a, node.indent) + endA);
     sb.write(node.indent + node.key + pretty(node.b, node.indent) + endB);
     return;
@@ -231,12 +289,12 @@ function step(node: Node, sa: Side, sb: Side, work: Work[]): void {
   const b = heldJson(node.b) ?? node.b;
   const bothArrays = Array.isArray(a) && Array.isArray(b);
   const bothObjects = isObject(a) && isObject(b);
-  if ((bothArrays || bothObjects) && ca.length + cb.length <= MAX_STRUCTURAL_CHARS) {
+  if ((bothArrays || bothObjects) && node.depth < MAX_DEPTH) {
     const [open, close] = bothArrays ? ["[", "]"] : ["{", "}"];
     sa.write(node.indent + node.key + open + "\n");
     sb.write(node.indent + node.key + open + "\n");
     work.push({ close: [node.indent + close + endA, node.indent + close + endB] });
-    const children = containerChildren(node, a, b, node.indent + "  ");
+    const children = containerChildren(hashes, a, b, node.indent + "  ", node.depth + 1);
     for (let k = children.length - 1; k >= 0; k--) work.push(children[k]!);
     return;
   }
@@ -257,13 +315,14 @@ export function diffValues(a: unknown, b: unknown): ValueDiff {
   const sa = new Side();
   const sb = new Side();
   // An explicit stack: recorded values nest as deep as their author liked.
-  const work: Work[] = [{ a, b, presence: "both", indent: "", key: "", comma: [false, false] }];
+  const hashes = new ValueHashes();
+  const work: Work[] = [{ a, b, presence: "both", indent: "", key: "", depth: 0, comma: [false, false] }];
   while (work.length > 0) {
     const item = work.pop()!;
     if ("close" in item) {
       sa.write(item.close[0]);
       sb.write(item.close[1]);
-    } else step(item, sa, sb, work);
+    } else step(item, hashes, sa, sb, work);
   }
   const trim = (side: Side) => {
     const last = side.pieces[side.pieces.length - 1];
