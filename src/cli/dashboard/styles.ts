@@ -34,6 +34,9 @@ a { color: var(--llm); }
 .view-head { padding: 10px 16px 4px; border-bottom: 1px solid var(--line); }
 .view-head h2 { font-size: 16px; margin: 0 0 6px; word-break: break-all; }
 .run-facts { grid-template-columns: max-content 1fr max-content 1fr max-content 1fr; }
+.run-facts dd { word-break: normal; overflow-wrap: anywhere; }
+.compare-run .run-facts { grid-template-columns: max-content 1fr max-content 1fr; }
+.badge { white-space: nowrap; }
 .run-files { margin: 4px 0; }
 .trace-view { display: flex; flex-direction: column; }
 .trace-view > .pane { flex: 1; min-height: 0; }

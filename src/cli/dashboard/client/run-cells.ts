@@ -3,7 +3,7 @@ import type { El } from "../../viewer/client/browser.js";
 import { h } from "../../viewer/client/dom.js";
 import { evaluationBadges } from "../../viewer/client/evaluations.js";
 import type { RunSummary } from "../model.js";
-import { formatCost, formatCount } from "./format.js";
+import { formatCost, formatCount, formatTime } from "./format.js";
 import { routeHash } from "./routes.js";
 
 /** Pieces of a run every view draws the same way; data is always text, links are built from ids, never taken from data. */
@@ -45,7 +45,7 @@ export function runFacts(run: RunSummary): El {
   fact("session", sessionLink(run.sessionId));
   fact("user", run.userId);
   if (run.tags.length > 0) fact("tags", ...tagChips(run.tags));
-  fact("started", new Date(run.start / 1000).toISOString());
+  fact("started", formatTime(run.start));
   fact("duration", durationText(run));
   fact("calls", formatCount(run.llmCalls) + " LLM · " + formatCount(run.toolCalls) + " tool · " + formatCount(run.spans) + " spans");
   fact("tokens", formatCount(run.tokens));

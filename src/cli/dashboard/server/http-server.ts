@@ -30,11 +30,24 @@ function sendError(res: ServerResponse, status: number, message: string): void {
   send(res, status, "application/json; charset=utf-8", JSON.stringify({ error: message }));
 }
 
+/** Resolves when the response can take more, or is gone. */
+function writable(res: ServerResponse): Promise<void> {
+  return new Promise((resolve) => {
+    const done = () => {
+      res.off("drain", done);
+      res.off("close", done);
+      resolve();
+    };
+    res.on("drain", done);
+    res.on("close", done);
+  });
+}
+
 /** A JSON answer written in pieces (a trace with large bodies is never one string), honouring backpressure. */
 async function sendJson(res: ServerResponse, value: unknown): Promise<void> {
   res.writeHead(200, { ...COMMON_HEADERS, "content-type": "application/json; charset=utf-8" });
   for (const chunk of jsonTextChunks(value as Json)) {
-    if (!res.write(chunk)) await Promise.race([once(res, "drain"), once(res, "close")]);
+    if (!res.write(chunk)) await writable(res);
     if (res.destroyed) return;
   }
   res.end();
