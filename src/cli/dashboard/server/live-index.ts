@@ -65,7 +65,14 @@ export class LiveIndex {
     if (this.closed) return; // stopped during the first pass: nothing to follow
     this.timer = setInterval(() => void this.poll(), this.options.pollMs ?? 500);
     try {
-      this.watcher = watch(this.realDir, () => void this.poll());
+      // A writer busy on a file sends a notice per write: one pass per 50 ms is enough.
+      let soon: NodeJS.Timeout | undefined;
+      this.watcher = watch(this.realDir, () => {
+        soon ??= setTimeout(() => {
+          soon = undefined;
+          if (!this.closed) void this.poll();
+        }, 50);
+      });
       this.watcher.on("error", () => this.watcher?.close());
     } catch {
       // No change notices here: the interval alone keeps the index current.

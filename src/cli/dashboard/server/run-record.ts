@@ -118,7 +118,7 @@ export class RunRecord {
     if (us < this.firstUs) this.firstUs = us;
     this.takeContext(event.metadata);
     if (event.kind === "mark") {
-      this.addMark(event, us);
+      this.addMark(event);
       return;
     }
     const isRoot = event.uuid === this.rootUuid;
@@ -133,7 +133,7 @@ export class RunRecord {
     if (Array.isArray(tags)) for (const t of tags) if (typeof t === "string" && t !== "" && !this.tags.includes(t)) this.tags.push(t);
   }
 
-  private addMark(event: AtofEvent, _us: number): void {
+  private addMark(event: AtofEvent): void {
     const schema = event.data_schema?.name;
     if (schema === SCHEMA_EVALUATION) {
       const data = event.data;
