@@ -10,6 +10,7 @@ import { afterEach, describe, expect, it } from "vitest";
 import type { RunsAnswer } from "../../src/cli/dashboard/model.js";
 import type { Child } from "../support/child-process.js";
 import { appendRuns, recordAgentRun } from "../support/dashboard-runs.js";
+import { writeLargeAtof } from "../support/large-atof.js";
 import { useScratchTmpdir } from "../support/scratch-tmpdir.js";
 
 const CLI = fileURLToPath(new URL("../../dist/src/cli/main.js", import.meta.url));
@@ -116,6 +117,17 @@ describe("relaytrace serve", () => {
     const child = startServe([dir, "--port", String(port), "--host", "127.0.0.2"]);
     expect(await firstLine(child)).toBe(`relaytrace dashboard on http://127.0.0.2:${port}`);
     expect((await get(`http://127.0.0.2:${port}`, "/api/runs")).status).toBe(200);
+    child.process.kill("SIGTERM");
+    expect(await child.exited).toEqual({ code: 0, signal: null });
+  });
+
+  it("exits 0 on a signal that comes while it is still reading the directory", async () => {
+    // 60 MB: the first pass over it is still running when the signal, sent on the first line, arrives.
+    const dir = join(scratch.dir, "large");
+    await mkdir(dir);
+    await writeLargeAtof(join(dir, "big.jsonl"), { runs: 300, children: 50, payloadBytes: 2000 });
+    const child = startServe([dir]);
+    await firstLine(child);
     child.process.kill("SIGTERM");
     expect(await child.exited).toEqual({ code: 0, signal: null });
   });

@@ -52,6 +52,8 @@ export class DirectoryTail {
     private readonly onLine: (line: TailLine) => void,
     private readonly onOverlong: (file: number, lineNo: number) => void,
     private readonly maxLineBytes = DEFAULT_MAX_LINE_BYTES,
+    /** Asked between reads: a tail being closed stops at once, not after the directory's last byte. */
+    private readonly stopped: () => boolean = () => false,
   ) {}
 
   /** Reads what is new in every file; returns a reset when the files cannot be followed any more. */
@@ -61,6 +63,7 @@ export class DirectoryTail {
     const present = new Set(files.map((f) => f.name));
     for (const f of this.files) if (!present.has(f.name)) f.deleted = true;
     for (const entry of files) {
+      if (this.stopped()) return undefined;
       let file = this.byName.get(entry.name);
       if (file?.deleted) return { reset: `${entry.name} was deleted and created again` };
       if (file === undefined) {
@@ -109,7 +112,7 @@ export class DirectoryTail {
     let held = 0;
     let lineStart = file.offset;
     let pos = file.offset;
-    while (pos < size) {
+    while (pos < size && !this.stopped()) {
       const { bytesRead } = await handle.read(buffer, 0, Math.min(CHUNK, size - pos), pos);
       if (bytesRead === 0) break;
       const chunk = buffer.subarray(0, bytesRead);

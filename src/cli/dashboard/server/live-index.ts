@@ -56,6 +56,7 @@ export class LiveIndex {
       (line) => this.take(line),
       (file, lineNo) => this.bad(file, lineNo, `line is longer than ${this.options.maxLineBytes ?? "64 MiB"} bytes: skipped`),
       this.options.maxLineBytes,
+      () => this.closed,
     );
   }
 
