@@ -14,6 +14,7 @@ Commands:
   send       replay ATOF files to an OTLP collector
   replay     serve the model calls recorded in an ATOF file as a local model server
   diff       compare two recorded runs step by step (tool calls, results, output, status, usage)
+  serve      a local dashboard over a directory of ATOF files: runs, sessions, traces, comparisons
 
 A FILE may be - (standard input) or a pipe.
 Run 'relaytrace <command> --help' for a command's options; 'relaytrace --version' for the version.`;

@@ -25,6 +25,7 @@ const COMMAND_MODULES: Record<string, () => Promise<Command>> = {
   send: async () => (await import("./send-command.js")).sendCommand,
   replay: async () => (await import("./replay-command.js")).replayCommand,
   diff: async () => (await import("./diff-command.js")).diffCommand,
+  serve: async () => (await import("./dashboard/serve-command.js")).serveCommand,
 };
 
 const COMMANDS = Object.keys(COMMAND_MODULES);

@@ -1,6 +1,7 @@
 import { parseArgs, requireFiles, UsageError } from "./args.js";
 import { stat } from "node:fs/promises";
 import type { Io } from "./io.js";
+import { nextStopSignal } from "./stop-signal.js";
 import { atofRecordsOf, describeReadError, InputError } from "./input.js";
 import { readablePath, releaseInputCopies } from "./input-spool.js";
 import { readWarningLine } from "./read-warnings.js";
@@ -25,24 +26,6 @@ function portOf(value: string | undefined): number | undefined {
   const port = Number(value);
   if (!Number.isInteger(port) || port < 0 || port > 65535) throw new UsageError(`--port must be a port number 0-65535 (got "${value}")`);
   return port;
-}
-
-/** The first SIGINT or SIGTERM (handled, so the process ends with an exit status, not by the signal). */
-function nextStopSignal(): { signal: Promise<NodeJS.Signals>; cancel(): void } {
-  let stop: (signal: NodeJS.Signals) => void = () => undefined;
-  const remove = () => {
-    process.off("SIGINT", stop);
-    process.off("SIGTERM", stop);
-  };
-  const signal = new Promise<NodeJS.Signals>((resolve) => {
-    stop = (name) => {
-      remove();
-      resolve(name);
-    };
-  });
-  process.on("SIGINT", stop);
-  process.on("SIGTERM", stop);
-  return { signal, cancel: remove };
 }
 
 /**

@@ -254,7 +254,10 @@ describe("relaytrace errors and help", () => {
     [["view", "x.jsonl", "--titel=T"], /^relaytrace: unknown option --titel for 'relaytrace view'; did you mean --title\?\n$/],
     [["demp"], /^relaytrace: unknown command "demp"; did you mean demo\?\n$/],
     [["demo", "--live"], /^relaytrace: --live needs OPENAI_API_KEY or ANTHROPIC_API_KEY/],
-    [["frobnicate"], /^relaytrace: unknown command "frobnicate"; commands: demo, convert, validate, tree, view, send, replay, diff\n$/],
+    [
+      ["frobnicate"],
+      /^relaytrace: unknown command "frobnicate"; commands: demo, convert, validate, tree, view, send, replay, diff, serve\n$/,
+    ],
   ])("%j fails with one clear line and exit 2", async (args, message) => {
     const run = await cli(args, work);
     expect(run.code).toBe(2);
@@ -291,7 +294,7 @@ describe("relaytrace errors and help", () => {
     expect(garbage.stderr).not.toContain("    at ");
   });
 
-  it.each(["demo", "convert", "validate", "tree", "replay", "diff"])("%s --help explains the command", async (command) => {
+  it.each(["demo", "convert", "validate", "tree", "replay", "diff", "serve"])("%s --help explains the command", async (command) => {
     const run = await cli([command, "--help"], work);
     expect(run.code).toBe(0);
     expect(run.stdout).toContain(`Usage: relaytrace ${command}`);

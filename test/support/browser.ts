@@ -15,7 +15,8 @@ export interface OpenedPage {
 }
 
 export interface BrowserSession {
-  open(fileUrl: string): Promise<OpenedPage>;
+  /** Opens a page and waits for `ready` (default: the viewer's page is drawn). */
+  open(fileUrl: string, ready?: string): Promise<OpenedPage>;
   close(): Promise<void>;
 }
 
@@ -42,7 +43,7 @@ export async function launchChromium(): Promise<BrowserSession> {
     ],
   });
   return {
-    async open(fileUrl) {
+    async open(fileUrl, ready = '#relaytrace-viewer[data-ready="true"]') {
       const page = await browser.newPage();
       const requests: string[] = [];
       const errors: string[] = [];
@@ -54,7 +55,7 @@ export async function launchChromium(): Promise<BrowserSession> {
       });
       page.on("pageerror", (e) => errors.push(e.message));
       await page.goto(fileUrl);
-      await page.waitForSelector('#relaytrace-viewer[data-ready="true"]');
+      await page.waitForSelector(ready);
       return { page, requests, errors };
     },
     async close() {

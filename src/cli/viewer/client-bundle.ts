@@ -10,16 +10,14 @@ interface Esbuild {
 }
 
 /**
- * Bundles the page's modules (client/main.ts and what it imports) into one script for an inline
- * `<script>`: esbuild, a dev dependency, runs at build time; an installed package only reads the
- * result. Running from the sources (tests), the modules are bundled on first use instead.
+ * Bundles a page's browser modules (an entry and what it imports) into one script: esbuild, a dev
+ * dependency, runs at build time; an installed package only reads the result. `entries` are the
+ * entry's paths beside the calling module (running from the sources) and in the checkout the build
+ * runs in (dist/src/cli/… → src/cli/…): one bundle, whichever runs.
  */
-export function bundleViewerClient(): string {
-  // The TypeScript sources, beside this module (running from the sources) or in the checkout the
-  // build runs in (dist/src/cli/viewer → src/cli/viewer): one bundle, whichever runs.
-  const sources = ["./client/main.ts", "../../../../src/cli/viewer/client/main.ts"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
-  const entry = sources.find((p) => existsSync(p));
-  if (entry === undefined) throw new Error("the viewer's browser modules (src/cli/viewer/client) are not here to bundle");
+export function bundleBrowserModules(entries: readonly string[], what: string): string {
+  const entry = entries.find((p) => existsSync(p));
+  if (entry === undefined) throw new Error(`${what} are not here to bundle`);
   const esbuild = createRequire(import.meta.url)("esbuild") as Esbuild;
   const result = esbuild.buildSync({
     entryPoints: [entry],
@@ -32,6 +30,12 @@ export function bundleViewerClient(): string {
     charset: "utf8",
   });
   return result.outputFiles[0]!.text;
+}
+
+/** The viewer's page script (client/main.ts and what it imports), bundled for an inline `<script>`. */
+export function bundleViewerClient(): string {
+  const sources = ["./client/main.ts", "../../../../src/cli/viewer/client/main.ts"].map((p) => fileURLToPath(new URL(p, import.meta.url)));
+  return bundleBrowserModules(sources, "the viewer's browser modules (src/cli/viewer/client)");
 }
 
 /** The page script: the build's bundle, or (running from the sources) a fresh one. */

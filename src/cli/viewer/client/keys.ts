@@ -44,6 +44,7 @@ function spanKeys(state: ViewerState, waterfall: Waterfall, select: (i: number) 
 /**
  * The keyboard: `/` searches, Escape clears the search; on the spans pane ↑ ↓ (j k), Page Up/Down,
  * Home/End move the selection, ← folds or goes to the parent, → unfolds or goes to the first child.
+ * Returns what unbinds them (a page that replaces its waterfall).
  */
 export function bindKeys(
   document: any,
@@ -51,10 +52,10 @@ export function bindKeys(
   waterfall: Waterfall,
   select: (i: number) => void,
   showPane: (name: string) => void,
-): void {
+): () => void {
   const keys = spanKeys(state, waterfall, select);
   const { scroller, search } = waterfall;
-  document.addEventListener("keydown", (event: any) => {
+  const onKey = (event: any): void => {
     const typing = event.target && (event.target.tagName === "INPUT" || event.target.tagName === "SELECT");
     if (event.key === "/" && !typing) {
       event.preventDefault();
@@ -74,5 +75,7 @@ export function bindKeys(
       event.preventDefault();
       action();
     }
-  });
+  };
+  document.addEventListener("keydown", onKey);
+  return () => document.removeEventListener("keydown", onKey);
 }

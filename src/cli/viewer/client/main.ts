@@ -1,33 +1,14 @@
-import { formatDuration, parentIndexes } from "../client-logic.js";
+import { formatDuration } from "../client-logic.js";
 import { browserDocument as document, type El } from "./browser.js";
 import { h } from "./dom.js";
 import { diffPane } from "./diff-pane.js";
 import { bindKeys } from "./keys.js";
 import { SpanDetail } from "./span-detail.js";
-import type { ViewerState } from "./state.js";
+import { viewerState, type ViewerState } from "./state.js";
 import { trajectoriesPane } from "./trajectories.js";
 import { SpansWaterfall } from "./waterfall.js";
 
 /* eslint-disable @typescript-eslint/no-explicit-any */
-
-function initialState(doc: any): ViewerState {
-  const rows: any[] = doc.spans;
-  const state: ViewerState = {
-    doc,
-    rows,
-    traces: doc.traces,
-    parents: parentIndexes(rows),
-    rowOf: new Map<string, number>(),
-    collapsed: new Set<number>(),
-    filter: { text: "", everywhere: false, status: "", kind: "" },
-    matches: null,
-    visible: [],
-    selected: -1,
-    currentPane: "spans",
-  };
-  rows.forEach((r: any, i: number) => state.rowOf.set(r.traceId + "/" + r.id, i));
-  return state;
-}
 
 /** The header: title, sources, totals. */
 function header(doc: any): El {
@@ -72,7 +53,7 @@ function tabbedPanes(root: El, state: ViewerState, panes: { name: string; label:
  */
 function startViewer(): void {
   const doc = JSON.parse(document.getElementById("relaytrace-data").textContent);
-  const state = initialState(doc);
+  const state = viewerState(doc);
   const root = document.getElementById("relaytrace-viewer");
   root.append(header(doc));
   if (doc.notes.length > 0) root.append(h("ul", { class: "notes" }, ...doc.notes.map((n: string) => h("li", null, n))));

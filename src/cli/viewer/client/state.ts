@@ -1,4 +1,4 @@
-import type { RowFilter } from "../client-logic.js";
+import { parentIndexes, type RowFilter } from "../client-logic.js";
 
 // What the page's modules share.
 /* eslint-disable @typescript-eslint/no-explicit-any */
@@ -39,4 +39,24 @@ export interface Waterfall {
   clearFilters(): void;
   /** Unfolds a row's ancestors (clearing a filter that hides it) and scrolls it into view. */
   reveal(i: number): void;
+}
+
+/** The state of a fresh page over a document (its spans in tree order, nothing selected). */
+export function viewerState(doc: any): ViewerState {
+  const rows: any[] = doc.spans;
+  const state: ViewerState = {
+    doc,
+    rows,
+    traces: doc.traces,
+    parents: parentIndexes(rows),
+    rowOf: new Map<string, number>(),
+    collapsed: new Set<number>(),
+    filter: { text: "", everywhere: false, status: "", kind: "" },
+    matches: null,
+    visible: [],
+    selected: -1,
+    currentPane: "spans",
+  };
+  rows.forEach((r: any, i: number) => state.rowOf.set(r.traceId + "/" + r.id, i));
+  return state;
 }
