@@ -2,7 +2,7 @@
 // to the request that made it, as on Cloudflare Workers: no call may touch a signal another
 // request made. Node stands in for workerd here (test/support/request-bound-signals.ts applies
 // its rule to AbortController); test/runtimes/workers.mjs runs the same on the real workerd.
-import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { afterAll, beforeAll, describe, expect, it, vi } from "vitest";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import type { Runtime } from "../../src/runtime/runtime.js";
 import type { AtofEvent } from "../../src/events/types.js";
@@ -72,6 +72,25 @@ describe("a runtime across requests whose AbortSignals are their own", () => {
         "model.stream",
         `request-${i}`,
       ]);
+    }
+  });
+
+  it("a flush delivers what is queued itself, never waiting for a drain another request scheduled", async () => {
+    // Workers runs a scheduled callback in the request that scheduled it, and drops it with that
+    // request: here every scheduled drain is dropped.
+    const dropped: unknown[] = [];
+    const schedule = vi.spyOn(globalThis, "setImmediate").mockImplementation(((callback: () => void) => {
+      dropped.push(callback);
+      return {} as NodeJS.Immediate;
+    }) as unknown as typeof setImmediate);
+    try {
+      const { rt, events } = capturing();
+      await requests.inRequest(1, () => rt.withScope("request-1", () => rt.executeTool("lookup", {}, () => ({ result: 1 }))));
+      expect(dropped.length).toBeGreaterThan(0);
+      await requests.inRequest(2, () => rt.flush());
+      expect(labels(events)).toEqual(["start:function:request-1", "start:tool:lookup", "end:tool:lookup", "end:function:request-1"]);
+    } finally {
+      schedule.mockRestore();
     }
   });
 });
