@@ -37,7 +37,8 @@ const CHECKED_AT_LEAST: Record<string, number> = {
 };
 const CHECKED_TOTAL_AT_LEAST = 21;
 // `run-ai7` blocks need `ai` 7, which this repository installs as `ai7`: the ai 7 telemetry test runs them.
-const KNOWN_KINDS = new Set([...Object.keys(CHECKED_AT_LEAST), "shell-external", "run-ai7"]);
+// `worker` blocks are Cloudflare Worker modules: type-checked here, served by workerd in test/runtimes/workers.mjs.
+const KNOWN_KINDS = new Set([...Object.keys(CHECKED_AT_LEAST), "shell-external", "run-ai7", "worker"]);
 
 const where = (b: DocBlock) => `${b.file}:${b.line}`;
 
@@ -120,9 +121,10 @@ describe("README and docs guides", () => {
   it("TypeScript blocks type-check against the built package and run, printing what they promise", { timeout: 180_000 }, async () => {
     const runnable = blocks.filter((b) => b.kind === "run");
     expect(runnable.length).toBeGreaterThanOrEqual(4);
+    const typed = [...runnable, ...blocks.filter((b) => b.kind === "worker")];
     // Named for where they are documented, so a type error says which block it is in.
-    const files = runnable.map((b) => join(BLOCK_DIR, `${basename(b.file, ".md")}-line-${b.line}.ts`));
-    await Promise.all(runnable.map((b, i) => writeFile(files[i]!, `${b.code}\n`)));
+    const files = typed.map((b) => join(BLOCK_DIR, `${basename(b.file, ".md")}-line-${b.line}.ts`));
+    await Promise.all(typed.map((b, i) => writeFile(files[i]!, `${b.code}\n`)));
     await writeFile(
       join(BLOCK_DIR, "tsconfig.json"),
       JSON.stringify({ extends: "../tsconfig.json", compilerOptions: { noEmit: true, rootDir: ".." }, include: ["*.ts"] }),

@@ -24,6 +24,7 @@ export const FOREIGN_CLAIM_EXPIRY_MS = 60_000;
 /** What a claim file holds (JSON). */
 export interface ClaimRecord {
   pid: number;
+  /** The machine's name; "" where the runtime would not tell it (Deno without `--allow-sys=hostname`). */
   host: string;
   /** Kernel boot id and pid namespace: where `pid` means this process (Linux; empty elsewhere). */
   boot: string;
@@ -73,6 +74,15 @@ function startTicks(pid: number | "self"): string {
   return fields[19] ?? "";
 }
 
+/** This machine's name, or "" where reading it is not allowed: a writer is never refused for that. */
+function machineName(): string {
+  try {
+    return hostname();
+  } catch {
+    return "";
+  }
+}
+
 let self: Omit<ClaimRecord, "token"> | undefined;
 function selfRecord(): Omit<ClaimRecord, "token"> {
   if (self !== undefined) return self;
@@ -84,7 +94,7 @@ function selfRecord(): Omit<ClaimRecord, "token"> {
   }
   self = {
     pid: process.pid,
-    host: hostname(),
+    host: machineName(),
     boot: readOr("/proc/sys/kernel/random/boot_id", ""),
     pid_namespace: namespace,
     started_ms: Math.round(Date.now() - process.uptime() * 1000),
@@ -108,16 +118,21 @@ function processExists(pid: number): boolean {
     process.kill(pid, 0);
     return true;
   } catch (error) {
-    return (error as NodeJS.ErrnoException).code === "EPERM"; // exists, owned by another user
+    // Only "no such process" says it is gone; EPERM (another user's) or a runtime that may not
+    // signal processes (Deno without --allow-run) leaves it alive.
+    return (error as NodeJS.ErrnoException).code !== "ESRCH";
   }
 }
 
 /** Why the claim in `record` is stale, or undefined when the process that wrote it may still run. */
 function staleReason(record: ClaimRecord, claimPath: string): string | undefined {
   const me = selfRecord();
-  if (record.host === me.host && record.boot !== me.boot && record.boot !== "" && me.boot !== "") return "it is from before a reboot";
-  if (record.host !== me.host || record.boot !== me.boot || record.pid_namespace !== me.pid_namespace) {
-    // Another machine or container: its pid means nothing here; only the heartbeat tells.
+  // Only a named host is known to be this one: an unnamed one may be any machine sharing the directory.
+  const sameHost = me.host !== "" && record.host === me.host;
+  if (sameHost && record.boot !== me.boot && record.boot !== "" && me.boot !== "") return "it is from before a reboot";
+  if (!sameHost || record.boot !== me.boot || record.pid_namespace !== me.pid_namespace) {
+    // Another machine or container, or one that cannot be told apart from this one: its pid means
+    // nothing here; only the heartbeat tells.
     let age = Infinity;
     try {
       age = Date.now() - statSync(claimPath).mtimeMs;
@@ -259,6 +274,7 @@ export function claimWriter(logPath: string): ClaimOutcome {
 
 /** `process 123`, and its host when it is not this one. */
 export function processName(holder: ClaimRecord): string {
+  if (holder.host === "") return `process ${holder.pid} on a host that did not give its name`;
   return holder.host === selfRecord().host ? `process ${holder.pid}` : `process ${holder.pid} on host ${holder.host}`;
 }
 

@@ -33,10 +33,10 @@ export interface SpanBatcherSettings {
  */
 type PumpMode = "full" | "due";
 
-interface FlushWaiter {
-  /** Resolved once this many spans have been taken from the queue (and their requests answered). */
-  taken: number;
-  resolve: () => void;
+/** One export request in flight: when it is given up on, and how it ends (once, whichever way). */
+interface Request {
+  deadline: number;
+  finish: () => void;
 }
 
 export class SpanBatcher {
@@ -45,10 +45,11 @@ export class SpanBatcher {
   private sizes: number[] = [];
   private queuedBytes = 0;
   private readonly maxQueueBytes: number;
-  private readonly inFlight = new Set<Promise<void>>();
+  private readonly inFlight = new Map<Promise<void>, Request>();
   /** Spans taken from the queue into requests so far. */
   private taken = 0;
-  private readonly flushes: FlushWaiter[] = [];
+  /** Flushes waiting for a free slot: each sends its own spans once woken. */
+  private slotWaiters: (() => void)[] = [];
   private timer: NodeJS.Timeout | undefined;
   private readonly maxConcurrent: number;
   private stopped = false;
@@ -86,11 +87,49 @@ export class SpanBatcher {
    */
   forceFlush(): Promise<void> {
     if (this.queue.length === 0 && this.inFlight.size === 0) return Promise.resolve();
-    return new Promise((resolve) => {
-      this.flushes.push({ taken: this.taken + this.queue.length, resolve });
+    return this.flushThrough(this.taken + this.queue.length);
+  }
+
+  /**
+   * The caller sends the spans up to `target` itself, waiting for a free slot when all are taken,
+   * then waits for every request in flight (those carrying its spans among them). A request is
+   * started only by a caller that then waits for it, never from another request's answer: on
+   * Cloudflare Workers I/O belongs to the request that started it and is cancelled when that
+   * request ends, and a request waiting on nothing of its own is cancelled as idle.
+   */
+  private async flushThrough(target: number): Promise<void> {
+    for (;;) {
       this.pump("due");
-      this.settleFlushes();
-    });
+      if (this.taken >= target) break;
+      await new Promise<void>((resolve) => this.slotWaiters.push(resolve));
+    }
+    await this.allAnswered();
+  }
+
+  /**
+   * Resolves once no request is in flight. A request never answered (its own timeout timer went
+   * with the Workers request that started it) is given up on here at its deadline, by a timer of
+   * the caller's own, so that its slot cannot stay taken.
+   */
+  private async allAnswered(): Promise<void> {
+    while (this.inFlight.size > 0) {
+      let next = Infinity;
+      for (const { deadline } of this.inFlight.values()) next = Math.min(next, deadline);
+      let timer: ReturnType<typeof setTimeout> | undefined;
+      const due = new Promise<void>((resolve) => {
+        timer = setTimeout(resolve, Math.max(0, next - Date.now()));
+        timer.unref();
+      });
+      await Promise.race([Promise.all(this.inFlight.keys()), due]);
+      clearTimeout(timer);
+      this.giveUpOverdue();
+    }
+  }
+
+  /** Ends every request past its deadline, as its own timeout would have. */
+  private giveUpOverdue(): void {
+    const now = Date.now();
+    for (const { deadline, finish } of [...this.inFlight.values()]) if (deadline <= now) finish();
   }
 
   /** Flushes, then shuts the exporter down; idempotent. */
@@ -106,6 +145,7 @@ export class SpanBatcher {
   /** `full`: sends full batches while a slot is free; `due` (the delay passed, or a flush waits): also the partial last one. */
   private pump(mode: PumpMode): void {
     if (this.pumping) return; // the running loop re-checks the slots on every turn
+    if (this.inFlight.size >= this.maxConcurrent) this.giveUpOverdue();
     this.pumping = true;
     try {
       const batch = this.settings.maxExportBatchSize;
@@ -116,14 +156,6 @@ export class SpanBatcher {
     }
     if (this.queue.length === 0) this.clearTimer();
     else if (this.timer === undefined) this.startTimer();
-  }
-
-  /** Resolves each flush whose spans have all left, once the requests now in flight are answered. */
-  private settleFlushes(): void {
-    while (this.flushes.length > 0 && this.flushes[0]!.taken <= this.taken) {
-      const { resolve } = this.flushes.shift()!;
-      void Promise.all([...this.inFlight]).then(() => resolve());
-    }
   }
 
   private take(count: number): ReadableSpan[] {
@@ -141,12 +173,14 @@ export class SpanBatcher {
 
   private send(spans: ReadableSpan[]): void {
     let finish!: () => void;
+    const timeout = this.settings.exportTimeoutMillis;
+    const giveUp = () => {
+      this.counter.record("otel.export_failed", `span export gave up after ${timeout} ms`);
+      finish();
+    };
     const request = new Promise<void>((resolve) => {
       let settled = false;
-      const timer = setTimeout(() => {
-        this.counter.record("otel.export_failed", `span export gave up after ${this.settings.exportTimeoutMillis} ms`);
-        finish();
-      }, this.settings.exportTimeoutMillis);
+      const timer = setTimeout(giveUp, timeout);
       timer.unref();
       finish = () => {
         if (settled) return;
@@ -154,11 +188,11 @@ export class SpanBatcher {
         clearTimeout(timer);
         this.inFlight.delete(request);
         resolve();
-        this.pump(this.flushes.length > 0 ? "due" : "full"); // a freed slot takes the next batch
-        this.settleFlushes();
+        // A freed slot wakes the flushes waiting for one; each sends its spans itself.
+        for (const wake of this.slotWaiters.splice(0)) wake();
       };
     });
-    this.inFlight.add(request);
+    this.inFlight.set(request, { deadline: Date.now() + timeout, finish: giveUp });
     const run = (): void => {
       try {
         // The exporter's own requests must not become spans of an instrumented http client.

@@ -1,10 +1,11 @@
 import type { Json } from "../events/json.js";
 import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { GUARDRAIL_KIND_LLM, GUARDRAIL_KIND_TOOL } from "../events/wire-names.js";
-import { CANCELLED, neverAborted, raceAbort } from "./abort.js";
+import { CANCELLED, raceAbort } from "./abort.js";
 import { cancellationMessage, type CallKind } from "./cancellation.js";
 import { GuardrailRejectedError, isCallFailure } from "./errors.js";
 import { thrownMessage } from "./event-factory.js";
+import { recordWhileFailing } from "./failure-path.js";
 import { inboundOtelParent, inboundStack, type InboundParent } from "./otel-context.js";
 import type { RegistryEntry } from "./registry.js";
 import type { RuntimeCore, ScopeShape } from "./runtime-core.js";
@@ -64,7 +65,8 @@ export interface Call<I, H, O, R = O> extends CallPlace {
   name: string;
   input: I;
   metadata: Json;
-  signal: AbortSignal;
+  /** The caller's signal; undefined when it gave none (there is nothing to race then). */
+  signal: AbortSignal | undefined;
   guardrails: readonly RegistryEntry<Guardrail<I>>[];
   requestIntercepts: readonly RegistryEntry<RequestIntercept<I>>[];
   /** Creates the handle and emits the start from the intercepted input. */
@@ -95,7 +97,7 @@ export interface Call<I, H, O, R = O> extends CallPlace {
  */
 export function runCall<I, H, O, R = O>(core: RuntimeCore, call: Call<I, H, O, R>): Promise<R> {
   if (call.guardrails.length > 0 || call.requestIntercepts.length > 0) {
-    return openCall(core, call).then(({ handle, input }) => executeCall(call, handle, input));
+    return openCall(core, call).then(({ handle, input }) => executeCall(core, call, handle, input));
   }
   let handle: H;
   try {
@@ -103,32 +105,31 @@ export function runCall<I, H, O, R = O>(core: RuntimeCore, call: Call<I, H, O, R
   } catch (error) {
     return Promise.reject(error);
   }
-  return executeCall(call, handle, call.input);
+  return executeCall(core, call, handle, call.input);
 }
 
-function executeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, input: I): Promise<R> {
+function executeCall<I, H, O, R>(core: RuntimeCore, call: Call<I, H, O, R>, handle: H, input: I): Promise<R> {
   const signal = call.signal;
   let value: O | Promise<O> | PromiseLike<O>;
   try {
-    if (signal.aborted) throw CANCELLED;
+    if (signal?.aborted === true) throw CANCELLED;
     value = call.run(handle, input);
   } catch (error) {
-    return Promise.reject(failCall(call, handle, error));
+    return Promise.reject(failCall(core, call, handle, error));
   }
-  const never = neverAborted();
-  if (signal === never && !isThenable(value)) {
+  if (signal === undefined && !isThenable(value)) {
     try {
       return Promise.resolve(closeCall(call, handle, value));
     } catch (error) {
       return Promise.reject(error);
     }
   }
-  // Without a signal there is nothing to race: chain on the value itself (no extra promise).
-  const settled = signal === never ? Promise.resolve(value) : raceAbort(Promise.resolve(value), signal);
+  // Without a signal there is nothing to race: raceAbort hands back the value's own promise.
+  const settled = raceAbort(Promise.resolve(value), signal);
   return settled.then(
     (output) => closeCall(call, handle, output),
     (error: unknown) => {
-      throw failCall(call, handle, error);
+      throw failCall(core, call, handle, error);
     },
   );
 }
@@ -141,16 +142,17 @@ function closeCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, output: O): R 
 /**
  * Emits the failed end; returns what the call rejects with (the abort reason when cancelled). A
  * `CallFailure` is unwrapped here: the call fails and rejects with its cause, its end records the
- * failure's data.
+ * failure's data. Whatever recording the end throws is counted, never rejected with instead.
  */
-function failCall<I, H, O, R>(call: Call<I, H, O, R>, handle: H, error: unknown): unknown {
+function failCall<I, H, O, R>(core: RuntimeCore, call: Call<I, H, O, R>, handle: H, error: unknown): unknown {
   const cancelled = error === CANCELLED;
-  if (isCallFailure(error)) {
-    call.fail(handle, error.cause, cancelled, error.endData);
-    return error.cause;
-  }
-  call.fail(handle, error, cancelled);
-  return cancelled ? (call.signal.reason ?? new Error(cancellationMessage(call.kind))) : error;
+  const failure = isCallFailure(error) ? error : undefined;
+  recordWhileFailing(core.diagnostics, `${call.kind} ${call.name}`, () => {
+    if (failure === undefined) call.fail(handle, error, cancelled);
+    else call.fail(handle, failure.cause, cancelled, failure.endData);
+  });
+  if (failure !== undefined) return failure.cause;
+  return cancelled ? (call.signal?.reason ?? new Error(cancellationMessage(call.kind))) : error;
 }
 
 function isThenable(value: unknown): value is PromiseLike<unknown> {
@@ -192,11 +194,13 @@ async function runGuardrails<I>(
     try {
       reason = await guardrail.callback(name, call.input);
     } catch (error) {
-      core.emitScope(stack, scope, "end", core.endTime(startUs, undefined), {
-        data: { allowed: false, error: thrownMessage(error) },
-        metadata,
-        profile: null,
-      });
+      recordWhileFailing(core.diagnostics, `guardrail ${guardrail.name}`, () =>
+        core.emitScope(stack, scope, "end", core.endTime(startUs, undefined), {
+          data: { allowed: false, error: thrownMessage(error) },
+          metadata,
+          profile: null,
+        }),
+      );
       throw error; // fail closed: no call events
     }
     if (typeof reason === "string") {

@@ -4,7 +4,7 @@ import type { ScopeContext, ScopeStack } from "../events/scope-stack.js";
 import { currentScopeContext } from "../events/scope-stack.js";
 import { otelPropagatesTraceparent, runInSpan, spanContextOf, traceRootUuid } from "./otel-context.js";
 import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js";
-import { neverAborted } from "./abort.js";
+import { signalForCall } from "./abort.js";
 import { endDataOf } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
 import { pricedProfile } from "./llm-cost.js";
@@ -201,7 +201,7 @@ export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHan
   parentUuid!: string;
   inbound: CallPlace["inbound"];
   readonly metadata: Json;
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal | undefined;
   readonly guardrails: readonly RegistryEntry<LlmGuardrail>[];
   readonly requestIntercepts: readonly RegistryEntry<LlmRequestIntercept>[];
 
@@ -217,7 +217,7 @@ export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHan
     placeCallOn(this, context, options.parent);
     const regs = llms.registries;
     this.metadata = options.metadata ?? null;
-    this.signal = options.signal ?? neverAborted();
+    this.signal = options.signal;
     this.guardrails = regs.llmGuardrails.effective(this.stack);
     this.requestIntercepts = regs.llmRequestIntercepts.effective(this.stack);
   }
@@ -235,7 +235,7 @@ export class LlmCall<F = LlmFunction> implements Call<LlmRequest, InternalLlmHan
   run(handle: InternalLlmHandle, input: LlmRequest): Promise<Json> {
     const context = this.execution(handle);
     const fn = this.fn as LlmFunction;
-    const signal = this.signal;
+    const signal = signalForCall(this.signal);
     const info = llmInfo(this.name, handle);
     const chain = chainIntercepts(
       this.llms.registries.llmExecutionIntercepts.effective(context.stack),

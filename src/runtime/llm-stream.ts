@@ -1,8 +1,9 @@
 import { runInSpan } from "./otel-context.js";
-import { CANCELLED, raceAbort } from "./abort.js";
+import { CANCELLED, raceAbort, signalForCall } from "./abort.js";
 import { currentScopeContext } from "../events/scope-stack.js";
 import { LlmCall, llmInfo, type ExecuteLlmOptions, type LlmLifecycle } from "./llm-lifecycle.js";
 import { cancellationMessage, openCall } from "./call.js";
+import { recordWhileFailing } from "./failure-path.js";
 import { chainIntercepts } from "./intercept-chain.js";
 import type { LlmStreamIntercept, RuntimeCore } from "./runtime-core.js";
 import { ChunkTiming, streamRecorder, type StreamAssembly } from "./stream-record.js";
@@ -54,10 +55,11 @@ export function executeLlmStream<C>(
       const { handle, input } = await openCall(core, llm);
       const context = llm.execution(handle);
       const signal = llm.signal;
+      const handed = signalForCall(signal);
       const info = llmInfo(name, handle);
       const call = chainIntercepts(
         core.registries.llmStreamIntercepts.effective(llm.stack),
-        (req: LlmRequest): AsyncIterable<unknown> => fromFunction(fn(req, { signal, llmUuid: handle.uuid })),
+        (req: LlmRequest): AsyncIterable<unknown> => fromFunction(fn(req, { signal: handed, llmUuid: handle.uuid })),
         (intercept, req, next) => intercept.callback(req, next, info),
       );
       const real = llms.withTraceparent(context, handle, input, llmOptions);
@@ -66,7 +68,7 @@ export function executeLlmStream<C>(
       let iterator: AsyncIterator<unknown> | undefined;
       const timing = () => clock.metadata();
       try {
-        if (signal.aborted) throw CANCELLED;
+        if (signal?.aborted === true) throw CANCELLED;
         iterator = runInSpan(context, handle, () => call(real)[Symbol.asyncIterator]());
         for (;;) {
           const source = iterator;
@@ -84,17 +86,21 @@ export function executeLlmStream<C>(
       } catch (error) {
         const cancelled = error === CANCELLED;
         // What arrived before the break is recorded, marked incomplete.
-        const cut = chunks.length > 0 ? record(chunks) : undefined;
-        llm.failStream(handle, error, cancelled, { ...timing(), ...cut?.metadata }, cut?.response);
+        recordWhileFailing(core.diagnostics, `llm ${name}`, () => {
+          const cut = chunks.length > 0 ? record(chunks) : undefined;
+          llm.failStream(handle, error, cancelled, { ...timing(), ...cut?.metadata }, cut?.response);
+        });
         void closeQuietly(iterator);
-        if (cancelled) throw signal.reason ?? new Error(cancellationMessage("llm"));
+        if (cancelled) throw signal?.reason ?? new Error(cancellationMessage("llm"));
         throw error;
       } finally {
         if (!handle.ended) {
           // The caller stopped iterating before the stream ended.
           void closeQuietly(iterator);
-          const cut = chunks.length > 0 ? record(chunks) : undefined;
-          llm.failStream(handle, undefined, true, { ...timing(), ...cut?.metadata }, cut?.response);
+          recordWhileFailing(core.diagnostics, `llm ${name}`, () => {
+            const cut = chunks.length > 0 ? record(chunks) : undefined;
+            llm.failStream(handle, undefined, true, { ...timing(), ...cut?.metadata }, cut?.response);
+          });
         }
       }
     },

@@ -163,6 +163,13 @@ export class Publisher implements StageHooks {
   /** Resolves once everything enqueued before the call is delivered and its subscriber promises settled. */
   async flush(): Promise<void> {
     const target = this.enqueued;
+    if (!this.draining) {
+      // Delivered now, by the caller, not left to the drain some earlier emitter scheduled. On
+      // Cloudflare Workers that drain belongs to the request that scheduled it: a request whose
+      // flush only waited for it would be cancelled as idle, or the drain dropped with its request.
+      this.scheduled = false;
+      this.drain();
+    }
     if (this.delivered < target) {
       await new Promise<void>((resolve) => this.waiters.push({ target, resolve }));
     }

@@ -9,7 +9,6 @@ import type { MetricMeasurement } from "./metric.js";
 import { METRIC_SCHEMA, metricData } from "./metric.js";
 import { checkCategory } from "./category-check.js";
 import { runInSpan, traceRootUuid, withInboundLink } from "./otel-context.js";
-import { neverAborted } from "./abort.js";
 import { NO_STAGES, placeCall, placeCallOn, runCall, type Call, type CallPlace } from "./call.js";
 import { TRACE_ROOT } from "./trace-root.js";
 import { wireSeverity } from "./outcome.js";
@@ -195,7 +194,7 @@ class ScopeCall<T> implements Call<Json, OpenScope, T> {
   inbound: CallPlace["inbound"];
   readonly input: Json;
   readonly metadata: Json;
-  readonly signal = neverAborted();
+  readonly signal = undefined;
   readonly guardrails = NO_STAGES;
   readonly requestIntercepts = NO_STAGES;
   /** The body's stack: the call's stack with the scope pushed. */
@@ -240,6 +239,7 @@ class ScopeCall<T> implements Call<Json, OpenScope, T> {
 
   fail(handle: OpenScope, error: unknown): void {
     const metadata = errorMetadata(shallowMerge(handle.metadata, this.extraMetadata), error);
-    this.scopes.close(this.body!, handle, this.output, metadata, undefined);
+    // A body that never started (its call failed before running it) has no stack of its own.
+    this.scopes.close(this.body ?? this.stack, handle, this.output, metadata, undefined);
   }
 }

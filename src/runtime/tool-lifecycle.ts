@@ -11,7 +11,8 @@ import {
   severityKey,
   TOOL_PENDING_MARK,
 } from "../events/wire-names.js";
-import { neverAborted } from "./abort.js";
+import { signalForCall } from "./abort.js";
+import { recordWhileFailing } from "./failure-path.js";
 import { endDataOf, isCallFailure, type CallFailure } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okEndMetadata, shallowMerge } from "./event-factory.js";
 import { FrozenJson } from "./json-safe.js";
@@ -53,7 +54,7 @@ function sharedProfile(handle: InternalToolHandle): FrozenJson<JsonObject> {
 export class ToolLifecycle {
   readonly registries: Registries;
 
-  constructor(private readonly core: RuntimeCore) {
+  constructor(readonly core: RuntimeCore) {
     this.registries = core.registries;
   }
 
@@ -239,7 +240,7 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
   parentUuid!: string;
   inbound: CallPlace["inbound"];
   readonly metadata: Json;
-  readonly signal: AbortSignal;
+  readonly signal: AbortSignal | undefined;
   readonly guardrails: readonly RegistryEntry<ToolGuardrail>[];
   readonly requestIntercepts: readonly RegistryEntry<ToolRequestIntercept>[];
   /** Whether `run` called the tool directly (its value is checked in `close`). */
@@ -258,7 +259,7 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
     // Under an app's OTel span the call carries that span's trace: its events and children.
     placeCallOn(this, context, options.parent);
     const regs = tools.registries;
-    this.signal = options.signal ?? neverAborted();
+    this.signal = options.signal;
     this.metadata = options.metadata ?? null;
     this.guardrails = regs.toolGuardrails.effective(this.stack);
     this.requestIntercepts = regs.toolRequestIntercepts.effective(this.stack);
@@ -269,7 +270,7 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
   }
 
   run(handle: InternalToolHandle, input: Json): unknown {
-    const signal = this.signal;
+    const signal = signalForCall(this.signal);
     const toolCtx: ToolContext =
       handle.toolCallId === undefined
         ? { signal, toolUuid: handle.uuid }
@@ -299,7 +300,8 @@ class ToolCall implements Call<Json, InternalToolHandle, unknown, ToolExecutionR
       try {
         result = toToolResult(value);
       } catch (error) {
-        this.fail(handle, error, false); // a malformed tool result fails the call
+        // A malformed tool result fails the call, with its own error.
+        recordWhileFailing(this.tools.core.diagnostics, `tool ${this.name}`, () => this.fail(handle, error, false));
         throw error;
       }
       const endUs = this.tools.close(this.stack, handle, result, true, undefined);

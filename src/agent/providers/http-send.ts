@@ -24,15 +24,21 @@ export interface SendInit {
 
 // undici is loaded on first use, by a name bundlers do not follow: on Node it carries provider
 // calls (dispatchers, its instrumentation); where it cannot load (Cloudflare Workers) global
-// `fetch` does.
+// `fetch` does. What is kept is the outcome, never the promise of it: on Workers a promise made
+// in one request and awaited in another ties the two requests together.
 const UNDICI = "undici";
-let undiciRequest: Promise<typeof Undici.request | undefined> | undefined;
+/** undici's `request`; null once it could not load; undefined until the first load settles. */
+let undiciRequest: typeof Undici.request | null | undefined;
 
-function loadUndici(): Promise<typeof Undici.request | undefined> {
-  return (undiciRequest ??= (import(UNDICI) as Promise<typeof Undici>).then(
-    (module) => module.request,
-    () => undefined,
-  ));
+async function loadUndici(): Promise<typeof Undici.request | undefined> {
+  if (undiciRequest === undefined) {
+    const loaded = await (import(UNDICI) as Promise<typeof Undici>).then(
+      (module) => module.request,
+      () => null,
+    );
+    undiciRequest ??= loaded;
+  }
+  return undiciRequest ?? undefined;
 }
 
 /** One POST, no retry: a network failure rejects, a reply of any status resolves. */

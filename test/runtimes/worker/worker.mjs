@@ -4,24 +4,31 @@
 // and the ATOF events its /atof path.
 // GET /agent runs the agent loop against the model server at env.MODEL_URL instead; GET /flushed
 // awaits runtime.forceFlush() itself and then asks the receiver which span names it holds.
+// env.RUNTIME says where the runtime lives: "isolate" (made on the first request, kept for every
+// later one) or "request" (a new one for each request); env.NAME names the spans' service and the
+// receiver's paths.
 import { createClient, createRuntime, createToolkit, defineTool } from "relaytrace";
 import { AtofExporter, OtelExporter } from "relaytrace/exporters";
 
-let runtime;
+let isolateRuntime;
 
-/** One runtime for the isolate, made on the first request: nothing runs at import on Workers. */
-function tracing(env) {
-  if (runtime === undefined) {
-    runtime = createRuntime();
-    new OtelExporter({
-      projection: "full",
-      protocol: env.OTLP_PROTOCOL,
-      endpoint: `${env.OTLP_URL}/v1/traces`,
-      serviceName: "worker",
-    }).register(runtime);
-    new AtofExporter({ type: "stream", url: `${env.OTLP_URL}/atof` }).register(runtime);
-  }
+function newRuntime(env) {
+  const runtime = createRuntime();
+  new OtelExporter({
+    projection: "full",
+    protocol: env.OTLP_PROTOCOL,
+    endpoint: `${env.OTLP_URL}/${env.NAME}/v1/traces`,
+    serviceName: env.NAME,
+  }).register(runtime);
+  new AtofExporter({ type: "stream", url: `${env.OTLP_URL}/${env.NAME}/atof` }).register(runtime);
   return runtime;
+}
+
+/** The isolate's runtime is made on its first request: nothing runs at import on Workers. */
+function tracing(env) {
+  if (env.RUNTIME === "request") return newRuntime(env);
+  isolateRuntime ??= newRuntime(env);
+  return isolateRuntime;
 }
 
 const add = defineTool({
@@ -58,7 +65,7 @@ async function flushed(runtime, env, request) {
   const name = `flushed-${new URL(request.url).searchParams.get("id")}`;
   await runtime.withScope(name, () => runtime.executeTool("lookup", {}, () => ({ result: null })), { category: "agent" });
   await runtime.forceFlush();
-  const names = await (await fetch(`${env.OTLP_URL}/names`)).json();
+  const names = await (await fetch(`${env.OTLP_URL}/${env.NAME}/names`)).json();
   return { name, received: names.includes(name), diagnostics: runtime.diagnostics() };
 }
 
