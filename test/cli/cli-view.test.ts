@@ -35,7 +35,7 @@ describe("relaytrace view", () => {
     expect(await main(["view", atof, atif, "-o", out, "--title", "Oslo run"], io)).toBe(0);
     expect(io.stderr).toEqual([
       expect.stringMatching(
-        /^wrote .*demo\.html \(\d+ KB: 6 spans, 0 errors, 1 traces, 508 tokens, wall time [\d.]+ms, 1 trajectories, 3 steps\)$/,
+        /^wrote .*demo\.html \(\d+ KB: 6 spans, 0 errors, 1 traces, 508 tokens, wall time (?:[\d.]+(?:µs|ms|s)|\d+m \d\ds), 1 trajectories, 3 steps\)$/,
       ),
     ]);
     const html = await readFile(out, "utf8");
