@@ -5,6 +5,9 @@
 // (test/runtimes/import-probe.mjs), and their static import graphs are walked with esbuild.
 import { execFile } from "node:child_process";
 import { existsSync } from "node:fs";
+import { mkdir, mkdtemp, rm, symlink } from "node:fs/promises";
+import { tmpdir } from "node:os";
+import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
@@ -144,5 +147,46 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
       "@opentelemetry/exporter-trace-otlp-http",
     ]);
     expect(report.packages).not.toContain("@opentelemetry/sdk-logs");
+  });
+});
+
+// A bundler leaves out what an app does not use: the package declares its modules free of side
+// effects, so a Worker that defines no tool carries no ajv, and one that reads no skills no yaml.
+describe.skipIf(!built)("a Worker's bundle", () => {
+  it("of a runtime and an OtelExporter holds no ajv and no yaml", async () => {
+    const dir = await mkdtemp(join(tmpdir(), "relaytrace-bundle-"));
+    try {
+      await mkdir(join(dir, "node_modules"));
+      await symlink(ROOT.replace(/\/$/, ""), join(dir, "node_modules", "relaytrace"), "dir");
+      const result = await build({
+        stdin: {
+          contents: [
+            'import { createRuntime } from "relaytrace";',
+            'import { OtelExporter } from "relaytrace/exporters";',
+            "const runtime = createRuntime();",
+            'new OtelExporter({ projection: "gen_ai", endpoint: "http://127.0.0.1:4318/v1/traces" }).register(runtime);',
+            "export default { fetch: () => runtime.forceFlush().then(() => new Response('ok')) };",
+          ].join("\n"),
+          resolveDir: dir,
+          loader: "js",
+        },
+        bundle: true,
+        write: false,
+        metafile: true,
+        format: "esm",
+        platform: "browser",
+        conditions: ["workerd", "worker", "browser"],
+        external: ["node:*"],
+        logLevel: "silent",
+      });
+      // What the output holds (the metafile's inputs also list modules read and then left out).
+      const held = Object.values(result.metafile.outputs).flatMap((o) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0));
+      const packages = new Set(held.map(([f]) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1]));
+      expect(packages.has("@opentelemetry/api")).toBe(true);
+      expect(packages.has("ajv")).toBe(false);
+      expect(packages.has("yaml")).toBe(false);
+    } finally {
+      await rm(dir, { recursive: true, force: true });
+    }
   });
 });
