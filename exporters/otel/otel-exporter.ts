@@ -129,7 +129,7 @@ export class OtelExporter implements Exporter {
   async forceFlush(): Promise<void> {
     await this.registrations.flushDelivery();
     // The span exporter may still be loading: its import does not count against the export timeout.
-    await this.pipeline?.ready;
+    if (this.pipeline) await this.bounded(this.pipeline.ready, "otel.flush_failed");
     await Promise.all([
       this.pipeline?.batcher ? this.bounded(this.pipeline.batcher.forceFlush(), "otel.flush_failed") : undefined,
       this.pipeline?.processor ? this.bounded(this.pipeline.processor.forceFlush(), "otel.flush_failed") : undefined,
@@ -235,9 +235,10 @@ export class OtelExporter implements Exporter {
       return;
     }
     const parent = this.registry.resolveParent(mark.parent_uuid, undefined, traceLinkOf(mark));
+    const enclosing = parent?.context;
     if (isEvaluationMark(mark)) {
       // An evaluation is an event of the logs signal (it may target a span long gone or another process's): never a span.
-      if (this.logs) this.logs.call((l) => l.emit(mark, us, parent?.context));
+      if (this.logs) this.logs.call((l) => l.emit(mark, us, enclosing));
       else
         this.counter.record(
           "otel.evaluation_not_exported",
@@ -245,7 +246,7 @@ export class OtelExporter implements Exporter {
         );
       return;
     }
-    this.logs?.call((l) => l.emit(mark, us, parent?.context));
+    this.logs?.call((l) => l.emit(mark, us, enclosing));
     if (!this.impl.rendersMarks) return;
     const ns = this.namespace;
     if (mark.name === MARK_SESSION_START && this.impl.writesSessionIdentity && parent?.open) {
