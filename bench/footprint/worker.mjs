@@ -1,11 +1,9 @@
-// The Worker whose bundle bench/footprint.mjs measures: relaytrace's runtime and one OtelExporter
-// sending each request's trace to env.OTLP_ENDPOINT, flushed through ctx.waitUntil.
+// The Worker bench/footprint.mjs bundles: a runtime, one OtelExporter to env.OTLP_ENDPOINT.
 import { createRuntime } from "relaytrace";
 import { OtelExporter } from "relaytrace/exporters";
 
 let runtime;
-
-/** One runtime per isolate, made on the first request: a Worker may do no I/O at import. */
+// One runtime per isolate, made on the first request: a Worker may do no I/O at import.
 function tracing(env) {
   if (runtime === undefined) {
     runtime = createRuntime();
