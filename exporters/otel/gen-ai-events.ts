@@ -1,5 +1,5 @@
 import type { Attributes, SpanContext } from "@opentelemetry/api";
-import { SeverityNumber } from "@opentelemetry/api-logs";
+import type { SeverityNumber } from "@opentelemetry/api-logs";
 import { isJsonObject } from "../../src/events/json.js";
 import { eventMicros } from "../../src/events/timestamp.js";
 import type { ScopeEvent } from "../../src/events/types.js";
@@ -54,7 +54,8 @@ function exceptionEvent(name: string, end: ScopeEvent, span: OpenSpan): GenAiEve
   }
   return {
     name,
-    severityNumber: SeverityNumber.WARN,
+    // SeverityNumber.WARN, written as its value: the logs API stays unloaded until an exporter needs it
+    severityNumber: 13 as SeverityNumber,
     severityText: "WARN",
     attributes,
     us,

@@ -4,11 +4,12 @@ import type { Resource } from "@opentelemetry/resources";
 import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
-import { SCHEMA_EVALUATION, severityKey } from "../../src/events/wire-names.js";
+import { severityKey } from "../../src/events/wire-names.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { attributeKey, jsonText } from "./flatten.js";
 import type { InstrumentationScope } from "./finished-span.js";
 import { hrTimeFromMicros } from "./ids.js";
+import { isEvaluationMark } from "./marks.js";
 import { countedExport, type ExportResult } from "./counted-export.js";
 import { recordedRemoteParent } from "./remote-parent.js";
 import { applySpanLimits, type SpanLimitSettings } from "./span-limits.js";
@@ -142,11 +143,6 @@ export class MarkLogs {
   shutdown(): Promise<void> {
     return this.provider.shutdown();
   }
-}
-
-/** Whether a mark is a `runtime.recordEvaluation` (its data schema says so). */
-export function isEvaluationMark(mark: MarkEvent): boolean {
-  return mark.data_schema?.name === SCHEMA_EVALUATION && isJsonObject(mark.data);
 }
 
 /**

@@ -1,4 +1,4 @@
-import { MARK_LLM_CHUNK, METRIC_SCHEMA } from "../../src/events/wire-names.js";
+import { MARK_LLM_CHUNK, METRIC_SCHEMA, SCHEMA_EVALUATION } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
@@ -13,6 +13,11 @@ export const DEFAULT_MARK_EXCLUDE_NAMES: readonly string[] = [MARK_LLM_CHUNK];
 
 export function isMetricMark(mark: MarkEvent): boolean {
   return mark.data_schema?.name === METRIC_SCHEMA_NAME;
+}
+
+/** Whether a mark is a `runtime.recordEvaluation` (its data schema says so). */
+export function isEvaluationMark(mark: MarkEvent): boolean {
+  return mark.data_schema?.name === SCHEMA_EVALUATION && isJsonObject(mark.data);
 }
 
 /** The `<ns>.mark.*` attributes shared by span events and mark spans. */

@@ -12,13 +12,19 @@ import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.j
 import { FinishedSpan, type InstrumentationScope } from "./finished-span.js";
 import { createProjection } from "./projections.js";
 import { hrTimeFromMicros, idHex, spanIdFromUuid, traceIdFromUuid } from "./ids.js";
-import { DEFAULT_MARK_EXCLUDE_NAMES, isMetricMark, markAttributes, usesToolProjection, type MarkProjectionSetting } from "./marks.js";
+import {
+  DEFAULT_MARK_EXCLUDE_NAMES,
+  isEvaluationMark,
+  isMetricMark,
+  markAttributes,
+  usesToolProjection,
+  type MarkProjectionSetting,
+} from "./marks.js";
 import type { OpenSpan } from "./open-span.js";
 import type { Projection, ProjectionName } from "./projection.js";
 import { writeSessionIdentity } from "./session.js";
 import { writeRunContext } from "./run-context-attributes.js";
 import { writePrompt } from "./prompt-attributes.js";
-import { isEvaluationMark } from "./mark-logs.js";
 import { SpanRegistry } from "./span-registry.js";
 import { scopeTypeOf } from "./scope-attributes.js";
 import { recordedRemoteParent } from "./remote-parent.js";
@@ -29,10 +35,8 @@ import { AttributeControls } from "./attribute-controls.js";
 import { contentCaptureFromEnv, genAiConventionsFromEnv, sdkDisabled, type EnvProblem, type GenAiConventions } from "./env.js";
 import type { GenAiEventRecord } from "./gen-ai-events.js";
 import { ContentFilter } from "./content-filter.js";
-import type { MarkLogs } from "./mark-logs.js";
-import { logsPipeline, metricsPipeline, tracePipeline, type TracePipeline } from "./pipeline.js";
+import { logsPipeline, metricsPipeline, tracePipeline, type LogsSignal, type MetricsSignal, type TracePipeline } from "./pipeline.js";
 import { sampleSpan } from "./sampling.js";
-import type { SignalMetrics } from "./signal-metrics.js";
 import { applyEventValueLimits, applySpanLimits } from "./span-limits.js";
 import { newSpanAttributes } from "./span-attributes.js";
 
@@ -57,8 +61,8 @@ export class OtelExporter implements Exporter {
   private readonly registry = new SpanRegistry();
   private readonly counter = new DiagnosticCounter();
   private readonly pipeline: TracePipeline | undefined;
-  private readonly logs: MarkLogs | undefined;
-  private readonly metrics: SignalMetrics | undefined;
+  private readonly logs: LogsSignal | undefined;
+  private readonly metrics: MetricsSignal | undefined;
   private readonly resource: Resource | undefined;
   private readonly scope: InstrumentationScope;
   private readonly markSetting: MarkProjectionSetting;
@@ -129,6 +133,8 @@ export class OtelExporter implements Exporter {
   /** Exports every finished span; bounded by `timeoutMillis`, failures counted, never rejects. */
   async forceFlush(): Promise<void> {
     await this.registrations.flushDelivery();
+    // The span exporter may still be loading: its import does not count against the export timeout.
+    if (this.pipeline) await this.bounded(this.pipeline.ready, "otel.flush_failed");
     await Promise.all([
       this.pipeline?.batcher ? this.bounded(this.pipeline.batcher.forceFlush(), "otel.flush_failed") : undefined,
       this.pipeline?.processor ? this.bounded(this.pipeline.processor.forceFlush(), "otel.flush_failed") : undefined,
@@ -176,7 +182,7 @@ export class OtelExporter implements Exporter {
       this.counter.record("otel.duplicate_start", `scope ${start.uuid} started twice; second start ignored`);
       return;
     }
-    this.metrics?.onStart(start, us);
+    this.metrics?.call((m) => m.onStart(start, us));
     const appParent = recordedRemoteParent(start.metadata);
     const parent = this.registry.resolveParent(start.parent_uuid, appParent, traceLinkOf(start));
     const hex = idHex(start.uuid);
@@ -221,7 +227,8 @@ export class OtelExporter implements Exporter {
     if (!span) return; // an end without an open span (unknown or already ended) is ignored
     const status = statusOf(end.metadata, this.counter);
     const failed = status.code === SpanStatusCode.ERROR;
-    this.metrics?.onEnd(end, us, failed ? errorTypeOf(end.metadata) : undefined);
+    const errorType = failed ? errorTypeOf(end.metadata) : undefined;
+    this.metrics?.call((m) => m.onEnd(end, us, errorType));
     this.impl.onEnd(end, span, !failed);
     if (failed) applyErrorOutcome(span, end.metadata, us, this.impl.writesErrorType);
     this.finish(span, us, status, end);
@@ -229,13 +236,14 @@ export class OtelExporter implements Exporter {
 
   private onMark(mark: MarkEvent, us: number): void {
     if (isMetricMark(mark)) {
-      this.metrics?.onMetricMark(mark);
+      this.metrics?.call((m) => m.onMetricMark(mark));
       return;
     }
     const parent = this.registry.resolveParent(mark.parent_uuid, undefined, traceLinkOf(mark));
+    const enclosing = parent?.context;
     if (isEvaluationMark(mark)) {
       // An evaluation is an event of the logs signal (it may target a span long gone or another process's): never a span.
-      if (this.logs) this.logs.emit(mark, us, parent?.context);
+      if (this.logs) this.logs.call((l) => l.emit(mark, us, enclosing));
       else
         this.counter.record(
           "otel.evaluation_not_exported",
@@ -243,7 +251,7 @@ export class OtelExporter implements Exporter {
         );
       return;
     }
-    this.logs?.emit(mark, us, parent?.context);
+    this.logs?.call((l) => l.emit(mark, us, enclosing));
     if (!this.impl.rendersMarks) return;
     const ns = this.namespace;
     if (mark.name === MARK_SESSION_START && this.impl.writesSessionIdentity && parent?.open) {
@@ -292,7 +300,7 @@ export class OtelExporter implements Exporter {
 
   /** A GenAI event is a log record: without the logs signal it is counted, not lost silently. */
   private onGenAiEvent(event: GenAiEventRecord): void {
-    if (this.logs) this.logs.emitGenAiEvent(event);
+    if (this.logs) this.logs.call((l) => l.emitGenAiEvent(event));
     else
       this.counter.record(
         "otel.gen_ai_event_not_exported",

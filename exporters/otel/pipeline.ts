@@ -22,14 +22,17 @@ import {
   type OtlpProtocol,
 } from "./env.js";
 import type { InstrumentationScope } from "./finished-span.js";
-import { MarkLogs } from "./mark-logs.js";
+import { DeferredSignal, LoadingSpanExporter } from "./loading.js";
+import type { MarkLogs } from "./mark-logs.js";
 import type { OtelExporterOptions } from "./options.js";
-import { SignalMetrics } from "./signal-metrics.js";
+import type { SignalMetrics } from "./signal-metrics.js";
 import { SpanBatcher } from "./span-batcher.js";
 import type { SpanLimitSettings } from "./span-limits.js";
 import { logExporterFor, metricExporterFor, siblingUrl, spanExporterFor } from "./transport.js";
 
 const OWNER = "OtelExporter";
+const LOGS_CODES = { dropped: "otel.logs_dropped", what: "log record" };
+const METRICS_CODES = { dropped: "otel.metrics_dropped", what: "measurement" };
 
 /** Where finished spans go, and the settings every span of this exporter shares. */
 export interface TracePipeline {
@@ -41,7 +44,14 @@ export interface TracePipeline {
   sampler: TraceSampler;
   limits: SpanLimitSettings;
   timeoutMillis: number;
+  /** Resolves once the span exporter relaytrace imports for itself is there (or failed to load). */
+  ready: Promise<void>;
 }
+
+/** The logs signal, its SDK imported when the exporter is made. */
+export type LogsSignal = DeferredSignal<MarkLogs>;
+/** The metrics signal, its SDK imported when the exporter is made. */
+export type MetricsSignal = DeferredSignal<SignalMetrics>;
 
 export interface Endpoints {
   endpoint: string | undefined;
@@ -81,6 +91,7 @@ export function tracePipeline(
         sampler: options.sampler ?? app.sampler ?? samplerFromEnv(problems),
         limits: app.limits,
         timeoutMillis: options.timeoutMillis ?? 3000,
+        ready: Promise.resolve(),
       };
     }
     const batch = batchSettingsFromEnv(problems);
@@ -97,10 +108,19 @@ export function tracePipeline(
       limits: spanLimitsFromEnv(problems),
       timeoutMillis,
     };
-    if (choice === "none") return { ...common, batcher: undefined };
-    const protocol: OtlpProtocol = options.protocol ?? protocolFromEnv(OWNER, "traces");
-    const target = { url: endpoint, headers: options.headers, timeoutMillis };
-    const sink = new CountingSpanExporter(options.spanExporter ?? spanExporterFor(choice, protocol, target), counter);
+    if (choice === "none") return { ...common, batcher: undefined, ready: Promise.resolve() };
+    let exporter = options.spanExporter;
+    let ready = Promise.resolve();
+    if (exporter === undefined) {
+      const protocol: OtlpProtocol = options.protocol ?? protocolFromEnv(OWNER, "traces");
+      const loading = new LoadingSpanExporter(
+        spanExporterFor(choice, protocol, { url: endpoint, headers: options.headers, timeoutMillis }),
+        counter,
+      );
+      exporter = loading;
+      ready = loading.ready;
+    }
+    const sink = new CountingSpanExporter(exporter, counter);
     const batcher = new SpanBatcher(
       sink,
       {
@@ -115,7 +135,7 @@ export function tracePipeline(
       },
       counter,
     );
-    return { ...common, batcher };
+    return { ...common, batcher, ready };
   } finally {
     reportProblems(problems, counter);
   }
@@ -135,7 +155,7 @@ export function logsPipeline(
   ns: string,
   counter: DiagnosticCounter,
   captureContent: boolean,
-): MarkLogs | undefined {
+): LogsSignal | undefined {
   const logs = signalOptions(options.logs);
   if (!logs) return undefined;
   const problems: EnvProblem[] = [];
@@ -157,7 +177,17 @@ export function logsPipeline(
       scheduledDelayMillis: env.scheduledDelayMillis ?? BLRP_DEFAULTS.scheduledDelayMillis,
       exportTimeoutMillis: options.timeoutMillis ?? env.exportTimeoutMillis ?? BLRP_DEFAULTS.exportTimeoutMillis,
     };
-    return new MarkLogs(exporter, resource, scope, ns, counter, captureContent, batch, logRecordLimitsFromEnv(problems));
+    const limits = logRecordLimitsFromEnv(problems);
+    const load = async (): Promise<MarkLogs> => {
+      const [{ MarkLogs }, inner] = await Promise.all([import("./mark-logs.js"), exporter.load()]);
+      return new MarkLogs(inner, resource, scope, ns, counter, captureContent, batch, limits);
+    };
+    return new DeferredSignal(
+      { what: `the logs signal`, from: `@opentelemetry/sdk-logs, ${exporter.from}`, load },
+      counter,
+      LOGS_CODES,
+      maxQueueSize,
+    );
   } finally {
     reportProblems(problems, counter);
   }
@@ -171,7 +201,7 @@ export function metricsPipeline(
   scope: InstrumentationScope,
   counter: DiagnosticCounter,
   conventions: GenAiConventions = "1.41",
-): SignalMetrics | undefined {
+): MetricsSignal | undefined {
   const metrics = signalOptions(options.metrics);
   if (!metrics) return undefined;
   const problems: EnvProblem[] = [];
@@ -189,13 +219,15 @@ export function metricsPipeline(
       headers: metrics.headers ?? options.headers,
       timeoutMillis: options.timeoutMillis ?? timeoutFromEnv("metrics", problems),
     });
-    return new SignalMetrics(
-      exporter,
-      resource,
-      scope,
-      { exportIntervalMillis: interval, exportTimeoutMillis: Math.max(1, timeout) },
+    const reader = { exportIntervalMillis: interval, exportTimeoutMillis: Math.max(1, timeout) };
+    const load = async (): Promise<SignalMetrics> => {
+      const [{ SignalMetrics }, inner] = await Promise.all([import("./signal-metrics.js"), exporter.load()]);
+      return new SignalMetrics(inner, resource, scope, reader, counter, conventions);
+    };
+    return new DeferredSignal(
+      { what: `the metrics signal`, from: `@opentelemetry/sdk-metrics, ${exporter.from}`, load },
       counter,
-      conventions,
+      METRICS_CODES,
     );
   } finally {
     reportProblems(problems, counter);

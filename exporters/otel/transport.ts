@@ -1,19 +1,24 @@
-import { OTLPLogExporter as JsonLogExporter } from "@opentelemetry/exporter-logs-otlp-http";
-import { OTLPLogExporter as ProtoLogExporter } from "@opentelemetry/exporter-logs-otlp-proto";
-import { OTLPMetricExporter as JsonMetricExporter } from "@opentelemetry/exporter-metrics-otlp-http";
-import { OTLPMetricExporter as ProtoMetricExporter } from "@opentelemetry/exporter-metrics-otlp-proto";
-import { OTLPTraceExporter as JsonTraceExporter } from "@opentelemetry/exporter-trace-otlp-http";
-import { ConsoleLogRecordExporter, type LogRecordExporter } from "@opentelemetry/sdk-logs";
-import { ConsoleMetricExporter, type PushMetricExporter } from "@opentelemetry/sdk-metrics";
-import { ConsoleSpanExporter, type SpanExporter } from "@opentelemetry/sdk-trace";
+import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
+import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
+import type { SpanExporter } from "@opentelemetry/sdk-trace";
 import type { ExporterChoice, OtlpProtocol, Signal } from "./env.js";
-import { ProtobufSpanExporter } from "./protobuf-span-exporter.js";
+
+// Each exporter class is imported when an OtelExporter chooses it, not when the package is: an app
+// sending protobuf traces never loads the JSON exporters, the logs or the metrics SDK. The
+// specifiers are literal, so bundlers still find and include every one of them.
 
 /** Where one signal goes over OTLP/HTTP. Unset fields fall to the exporter's own `OTEL_EXPORTER_OTLP_*` variables. */
 export interface OtlpTarget {
   url?: string;
   headers?: Record<string, string>;
   timeoutMillis?: number;
+}
+
+/** An exporter still to be imported; `what` and `from` (its package) name it in a diagnostic if the import fails. */
+export interface ExporterLoad<T> {
+  what: string;
+  from: string;
+  load: () => Promise<T>;
 }
 
 function config(target: OtlpTarget): OtlpTarget {
@@ -29,19 +34,82 @@ function config(target: OtlpTarget): OtlpTarget {
  * encoding). The `OtelExporter` owns it: its `shutdown()`, which `runtime.shutdown()` calls on a
  * runtime it is registered with, flushes the queue and then shuts this exporter down.
  */
-export function spanExporterFor(choice: Exclude<ExporterChoice, "none">, protocol: OtlpProtocol, target: OtlpTarget): SpanExporter {
-  if (choice === "console") return new ConsoleSpanExporter();
-  return protocol === "http/json" ? new JsonTraceExporter(config(target)) : new ProtobufSpanExporter(config(target));
+export function spanExporterFor(
+  choice: Exclude<ExporterChoice, "none">,
+  protocol: OtlpProtocol,
+  target: OtlpTarget,
+): ExporterLoad<SpanExporter> {
+  if (choice === "console") {
+    return {
+      what: "the console span exporter",
+      from: "@opentelemetry/sdk-trace",
+      load: async () => new (await import("@opentelemetry/sdk-trace")).ConsoleSpanExporter(),
+    };
+  }
+  if (protocol === "http/json") {
+    return {
+      what: "the OTLP/HTTP JSON span exporter",
+      from: "@opentelemetry/exporter-trace-otlp-http",
+      load: async () => new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter(config(target)),
+    };
+  }
+  return {
+    what: "the OTLP/HTTP protobuf span exporter",
+    from: "@opentelemetry/otlp-exporter-base",
+    load: async () => new (await import("./protobuf-span-exporter.js")).ProtobufSpanExporter(config(target)),
+  };
 }
 
-export function logExporterFor(choice: Exclude<ExporterChoice, "none">, protocol: OtlpProtocol, target: OtlpTarget): LogRecordExporter {
-  if (choice === "console") return new ConsoleLogRecordExporter();
-  return protocol === "http/json" ? new JsonLogExporter(config(target)) : new ProtoLogExporter(config(target));
+export function logExporterFor(
+  choice: Exclude<ExporterChoice, "none">,
+  protocol: OtlpProtocol,
+  target: OtlpTarget,
+): ExporterLoad<LogRecordExporter> {
+  if (choice === "console") {
+    return {
+      what: "the console log exporter",
+      from: "@opentelemetry/sdk-logs",
+      load: async () => new (await import("@opentelemetry/sdk-logs")).ConsoleLogRecordExporter(),
+    };
+  }
+  if (protocol === "http/json") {
+    return {
+      what: "the OTLP/HTTP JSON log exporter",
+      from: "@opentelemetry/exporter-logs-otlp-http",
+      load: async () => new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter(config(target)),
+    };
+  }
+  return {
+    what: "the OTLP/HTTP protobuf log exporter",
+    from: "@opentelemetry/exporter-logs-otlp-proto",
+    load: async () => new (await import("@opentelemetry/exporter-logs-otlp-proto")).OTLPLogExporter(config(target)),
+  };
 }
 
-export function metricExporterFor(choice: Exclude<ExporterChoice, "none">, protocol: OtlpProtocol, target: OtlpTarget): PushMetricExporter {
-  if (choice === "console") return new ConsoleMetricExporter();
-  return protocol === "http/json" ? new JsonMetricExporter(config(target)) : new ProtoMetricExporter(config(target));
+export function metricExporterFor(
+  choice: Exclude<ExporterChoice, "none">,
+  protocol: OtlpProtocol,
+  target: OtlpTarget,
+): ExporterLoad<PushMetricExporter> {
+  if (choice === "console") {
+    return {
+      what: "the console metric exporter",
+      from: "@opentelemetry/sdk-metrics",
+      load: async () => new (await import("@opentelemetry/sdk-metrics")).ConsoleMetricExporter(),
+    };
+  }
+  if (protocol === "http/json") {
+    return {
+      what: "the OTLP/HTTP JSON metric exporter",
+      from: "@opentelemetry/exporter-metrics-otlp-http",
+      load: async () => new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter(config(target)),
+    };
+  }
+  return {
+    what: "the OTLP/HTTP protobuf metric exporter",
+    from: "@opentelemetry/exporter-metrics-otlp-proto",
+    load: async () => new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter(config(target)),
+  };
 }
 
 /**

@@ -1,9 +1,9 @@
 import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
-import { parse as parseYaml } from "yaml";
 import type { ToolResult } from "./pending.js";
 import type { Tool } from "./tool.js";
+import { yamlParser } from "./yaml-parser.js";
 
 /** One discovered skill: a `SKILL.md` with a `name` in its YAML front matter. */
 export interface SkillInfo {
@@ -96,6 +96,7 @@ function walk(root: string, keep: (name: string) => boolean, limit = Infinity): 
 function parseFrontMatter(text: string): { data: Record<string, string>; body: string; malformed: boolean } {
   const match = /^---\r?\n([\s\S]*?)\r?\n---(?:\r?\n|$)([\s\S]*)$/.exec(text);
   if (!match) return { data: {}, body: text, malformed: false };
+  const parseYaml = yamlParser(); // outside the try: a parser that cannot load is not malformed front matter
   let parsed: unknown;
   try {
     parsed = parseYaml(match[1]!);
@@ -112,7 +113,10 @@ function parseFrontMatter(text: string): { data: Record<string, string>; body: s
   return { data, body: match[2]!, malformed: false };
 }
 
-/** Discovers every `**\/SKILL.md` under `dirs`, in order; the first skill of a name wins. */
+/**
+ * Discovers every `**\/SKILL.md` under `dirs`, in order; the first skill of a name wins. The YAML
+ * parser loads on first use (see yaml-parser.ts).
+ */
 export function listSkills(dirs: readonly string[]): SkillInventory {
   const inventory: SkillInventory = { skills: [], skipped: [] };
   const names = new Set<string>();

@@ -5,6 +5,7 @@ import { builtinTools, type BuiltinName } from "./builtins/index.js";
 import { Workspace } from "./builtins/workspace.js";
 import { check, declareOptions, is } from "../events/option-spec.js";
 import { listSkills, skillsCatalog, skillTool, type SkillInfo } from "./skills.js";
+import { loadYamlParser } from "./yaml-parser.js";
 
 /** Names of the built-in tools (toolnexus's set). A relay tool may never take one, built-ins on or off. */
 export const BUILTIN_TOOL_NAMES: readonly string[] = Object.freeze([
@@ -169,6 +170,7 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
   const tools = [...(options.tools ?? [])];
   duplicateGuard(tools);
   collisionGuard(tools);
+  if (options.skills) await loadYamlParser();
   const skills = options.skills ? listSkills(options.skills).skills : undefined;
   // after the caller's tools (which may shadow it), before the built-ins: toolnexus's precedence
   if (skills) tools.push(skillTool(skills));

@@ -1,5 +1,7 @@
 // The import graph of the repository's source files: every static import and re-export,
-// `import type` included (dynamic `import()` is not followed).
+// `import type` included (dynamic `import()` is not followed); and what the built entry points
+// actually load at run time (runModuleProbe).
+import { execFile } from "node:child_process";
 import { existsSync, readdirSync, readFileSync } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -40,4 +42,33 @@ export function importGraph(files: readonly string[]): Map<string, string[]> {
     graph.set(file, [...targets]);
   }
   return graph;
+}
+
+/** What one run of test/runtimes/module-probe.mjs saw. */
+export interface ModuleProbeReport {
+  /** Every package Node loaded a file of (node_modules names), sorted. */
+  packages: string[];
+  /** Every file of the package's own dist/ that Node loaded, repository-relative, sorted. */
+  files: string[];
+  /** The diagnostics of the OtelExporter the scenario made (none for an import-only scenario). */
+  diagnostics: { code: string; message: string; count: number }[];
+}
+
+/**
+ * Runs a scenario of test/runtimes/module-probe.mjs in a fresh Node against the built package:
+ * `missing` packages fail to resolve there, as if they were not installed.
+ */
+export function runModuleProbe(scenario: string, otlpBase = "", missing: readonly string[] = []): Promise<ModuleProbeReport> {
+  const probe = join(ROOT, "test/runtimes/module-probe.mjs");
+  const args = [probe, scenario, otlpBase, ...(missing.length > 0 ? [`--missing=${missing.join(",")}`] : [])].filter((a) => a !== "");
+  return new Promise((resolvePromise, reject) =>
+    execFile(process.execPath, args, { cwd: ROOT, timeout: 60_000 }, (error, stdout, stderr) => {
+      const line = stdout.trim().split("\n").pop() ?? "";
+      try {
+        resolvePromise(JSON.parse(line) as ModuleProbeReport);
+      } catch {
+        reject(new Error(`module probe ${scenario} printed no report: ${String(error)} ${stderr}`));
+      }
+    }),
+  );
 }

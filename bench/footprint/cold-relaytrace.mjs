@@ -1,0 +1,19 @@
+// One cold start of relaytrace: import, a runtime with an OtelExporter sending OTLP/HTTP protobuf
+// to the loopback receiver (argv[2]), one tool call, forceFlush. Prints the times as one JSON line.
+// argv[3]: the checkout whose built package to start (default: this one).
+import { pathToFileURL } from "node:url";
+
+const root = pathToFileURL(`${process.argv[3] ?? new URL("../..", import.meta.url).pathname}/`);
+const started = performance.now();
+const { createRuntime } = await import(new URL("dist/src/index.js", root).href);
+const { OtelExporter } = await import(new URL("dist/exporters/index.js", root).href);
+const imported = performance.now();
+const runtime = createRuntime();
+const exporter = new OtelExporter({ projection: "gen_ai", endpoint: process.argv[2] });
+exporter.register(runtime);
+await runtime.executeTool("lookup_weather", { city: "Paris" }, (args) => ({ result: { city: args.city, sky: "sunny" } }));
+await runtime.forceFlush();
+const flushed = performance.now();
+const failed = exporter.diagnostics().length > 0;
+console.log(JSON.stringify({ importMs: imported - started, totalMs: flushed - started, sinceProcessStartMs: flushed, failed }));
+process.exit(0);

@@ -1,0 +1,83 @@
+// Runs one scenario against the BUILT package and prints one JSON line: every package and every
+// file of the package's dist/ that Node loaded, and the diagnostics of the exporter it made (if any).
+//   node test/runtimes/module-probe.mjs <scenario> [OTLP base URL] [--missing=<package>,...]
+// --missing makes those packages fail to resolve, as if they were not installed.
+// Scenarios: relaytrace, exporters (import only), otel-protobuf, otel-json, otel-logs, otel-metrics-json,
+// otel-shutdown (an OtelExporter with logs and metrics, marks and an llm call made at once, then
+// runtime.shutdown() with no flush before it).
+import { registerHooks } from "node:module";
+import { fileURLToPath } from "node:url";
+
+const ROOT = fileURLToPath(new URL("../..", import.meta.url));
+const [scenario, base] = process.argv.slice(2).filter((a) => !a.startsWith("--"));
+const missing = new Set(
+  process.argv
+    .find((a) => a.startsWith("--missing="))
+    ?.slice(10)
+    .split(",") ?? [],
+);
+
+const loaded = new Set();
+registerHooks({
+  resolve(specifier, context, next) {
+    if ([...missing].some((name) => specifier === name || specifier.startsWith(`${name}/`)))
+      throw Object.assign(new Error(`Cannot find package '${specifier}'`), { code: "ERR_MODULE_NOT_FOUND" });
+    return next(specifier, context);
+  },
+  load(url, context, next) {
+    loaded.add(url);
+    return next(url, context);
+  },
+});
+
+function report(exporter) {
+  const packages = new Set();
+  const files = new Set();
+  for (const url of loaded) {
+    if (!url.startsWith("file:")) continue;
+    const path = fileURLToPath(url);
+    const inModules = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
+    if (inModules) packages.add(inModules[1]);
+    else if (path.startsWith(`${ROOT}dist/`)) files.add(path.slice(ROOT.length));
+  }
+  const diagnostics = exporter ? exporter.diagnostics().map((d) => ({ code: d.code, message: d.message, count: d.count })) : [];
+  console.log(JSON.stringify({ packages: [...packages].sort(), files: [...files].sort(), diagnostics }));
+}
+
+if (scenario === "relaytrace") {
+  await import("../../dist/src/index.js");
+  report();
+} else if (scenario === "exporters") {
+  await import("../../dist/exporters/index.js");
+  report();
+} else {
+  const { createRuntime } = await import("../../dist/src/index.js");
+  const { OtelExporter } = await import("../../dist/exporters/index.js");
+  const options = {
+    "otel-protobuf": {},
+    "otel-json": { protocol: "http/json" },
+    "otel-logs": { logs: true },
+    "otel-metrics-json": { protocol: "http/json", metrics: true },
+    "otel-shutdown": { logs: true, metrics: true },
+  }[scenario];
+  if (options === undefined) throw new Error(`unknown scenario ${scenario}`);
+  const runtime = createRuntime();
+  const exporter = new OtelExporter({ projection: "gen_ai", endpoint: `${base}/v1/traces`, ...options });
+  exporter.register(runtime);
+  // Everything below runs before the exporter's SDK parts can have loaded (an import() resolves
+  // on a later turn at the earliest): these events wait for them.
+  await runtime.withScope(
+    "agent",
+    async () => {
+      runtime.mark("checkpoint", { data: { step: 1 } });
+      runtime.metric("queue", [{ kind: "gauge", valueType: "i64", name: "queue.depth", value: 3 }]);
+      await runtime.executeLlm("chat", { content: { model: "m", messages: [] } }, () => ({ model: "m", usage: { prompt_tokens: 2 } }), {
+        modelName: "m",
+      });
+    },
+    { category: "agent" },
+  );
+  if (scenario === "otel-shutdown") await runtime.shutdown();
+  else await runtime.forceFlush();
+  report(exporter);
+}
