@@ -8,9 +8,20 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node script ...args` with piped output. */
-export function startNode(script: string, args: string[]): Child {
-  const child = spawn(process.execPath, [script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+/** Where and how a child runs: Node's own flags (`--import ...`), its working directory, its whole environment. */
+export interface NodeLaunch {
+  nodeArgs?: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Starts `node [...nodeArgs] script ...args` with piped output. */
+export function startNode(script: string, args: string[], launch: NodeLaunch = {}): Child {
+  const child = spawn(process.execPath, [...(launch.nodeArgs ?? []), script, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(launch.cwd === undefined ? {} : { cwd: launch.cwd }),
+    ...(launch.env === undefined ? {} : { env: launch.env }),
+  });
   let out = "";
   let err = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
