@@ -1,9 +1,11 @@
 // `node --import relaytrace/register app.js`: the default runtime built from the environment, each
 // variable tried in a child process of its own, against real files and a real OTLP receiver.
-import { readdir } from "node:fs/promises";
-import { join } from "node:path";
+import { execFile } from "node:child_process";
+import { readdir, readFile } from "node:fs/promises";
+import { dirname, join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
+import { blocksOf, ROOT } from "../support/doc-blocks.js";
 import { attributesOf, spansOf, startOtlpReceiver, type OtlpReceiver } from "../support/otlp.js";
 import { filesIn, makeRegisterApp, RECORDING_APP, type RegisterApp } from "../support/register-app.js";
 
@@ -178,6 +180,25 @@ describe("relaytrace/register", () => {
     expect(result).toMatchObject({ code: 0, stdout: "app done\n" });
     expect(result.stderr.trim().split("\n")).toEqual([expect.stringContaining("grpc")]);
     expect(eventsOf((await filesIn(dir))[0]!.text)).toHaveLength(6);
+  });
+});
+
+describe("relaytrace/register on the README's front page", () => {
+  it("the first code block a reader meets is the one-line start, and it records the app's run", async () => {
+    const [first] = blocksOf("README.md", await readFile(join(ROOT, "README.md"), "utf8"));
+    expect(first).toMatchObject({ kind: "register", code: "RELAYTRACE_ATOF_DIR=traces node --import relaytrace/register app.js" });
+    const frontApp = await makeRegisterApp({ "app.js": RECORDING_APP });
+    try {
+      const env = { PATH: `${dirname(process.execPath)}:${process.env["PATH"] ?? ""}`, HOME: frontApp.dir };
+      const result = await new Promise<{ error: Error | null; stdout: string; stderr: string }>((resolve) =>
+        execFile("sh", ["-c", first!.code], { cwd: frontApp.dir, env }, (error, stdout, stderr) => resolve({ error, stdout, stderr })),
+      );
+      expect(result).toEqual({ error: null, stdout: "app done\n", stderr: "" });
+      const [file] = await filesIn(join(frontApp.dir, "traces"));
+      expect(eventsOf(file!.text)).toHaveLength(6);
+    } finally {
+      await frontApp.remove();
+    }
   });
 });
 
