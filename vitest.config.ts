@@ -13,6 +13,7 @@ export default defineConfig({
         find: /^relaytrace\/(ai-sdk|openai-agents|langchain|mcp|mastra|openai|anthropic|google-genai)$/,
         replacement: here("./src/integrations/$1/index.ts"),
       },
+      { find: /^relaytrace\/register$/, replacement: here("./src/register/index.ts") },
       { find: /^relaytrace$/, replacement: here("./src/index.ts") },
     ],
   },

@@ -38,7 +38,8 @@ const CHECKED_AT_LEAST: Record<string, number> = {
 const CHECKED_TOTAL_AT_LEAST = 21;
 // `run-ai7` blocks need `ai` 7, which this repository installs as `ai7`: the ai 7 telemetry test runs them.
 // `worker` blocks are Cloudflare Worker modules: type-checked here, served by workerd in test/runtimes/workers.mjs.
-const KNOWN_KINDS = new Set([...Object.keys(CHECKED_AT_LEAST), "shell-external", "run-ai7", "worker"]);
+// The `register` block needs an app of its own to start: test/register/register.test.ts runs it.
+const KNOWN_KINDS = new Set([...Object.keys(CHECKED_AT_LEAST), "shell-external", "run-ai7", "worker", "register"]);
 
 const where = (b: DocBlock) => `${b.file}:${b.line}`;
 
@@ -166,6 +167,21 @@ describe("README and docs guides", () => {
       await new Promise<void>((r) => collector.close(() => r()));
     }
     expect(received.join("")).toContain('"name":"add"');
+  });
+
+  it("the quick start's first run, with no collector configured or running, prints nothing on stderr", async () => {
+    const [quickstart] = blocksOf("README.md", readme).filter((b) => b.kind === "run");
+    expect(quickstart!.code).toContain("new OtelExporter(");
+    const file = join(BLOCK_DIR, "quickstart-no-collector.ts");
+    await writeFile(file, `${quickstart!.code}\n`);
+    const unset = Object.fromEntries(
+      Object.keys(process.env)
+        .filter((k) => k.startsWith("OTEL_"))
+        .map((k) => [k, undefined]),
+    );
+    const result = await run(process.execPath, ["--import", TSX, file], { cwd: work, env: unset });
+    expect({ code: result.code, stderr: result.stderr }).toEqual({ code: 0, stderr: "" });
+    expect(result.stdout).toContain("done 3 + 4 = 7");
   });
 
   it("the set-up commands are the package's real demo and test scripts, and CI runs the same test command", async () => {

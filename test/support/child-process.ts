@@ -8,9 +8,21 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Starts `node [...nodeOptions] script ...args` with piped output (`--max-old-space-size=64`, say). */
-export function startNode(script: string, args: string[], nodeOptions: string[] = []): Child {
-  const child = spawn(process.execPath, [...nodeOptions, script, ...args], { stdio: ["ignore", "pipe", "pipe"] });
+/** Where and how a child runs: Node's own flags (`--import ...`, `--max-old-space-size=64`), its working directory, its whole environment. */
+export interface NodeLaunch {
+  nodeArgs?: string[];
+  cwd?: string;
+  env?: NodeJS.ProcessEnv;
+}
+
+/** Starts `node [...nodeArgs] script ...args` with piped output; a plain array is Node's own flags. */
+export function startNode(script: string, args: string[], how: NodeLaunch | string[] = {}): Child {
+  const launch: NodeLaunch = Array.isArray(how) ? { nodeArgs: how } : how;
+  const child = spawn(process.execPath, [...(launch.nodeArgs ?? []), script, ...args], {
+    stdio: ["ignore", "pipe", "pipe"],
+    ...(launch.cwd === undefined ? {} : { cwd: launch.cwd }),
+    ...(launch.env === undefined ? {} : { env: launch.env }),
+  });
   let out = "";
   let err = "";
   child.stdout!.on("data", (c: Buffer) => (out += c.toString()));
