@@ -1,7 +1,14 @@
 // relaytrace/exporters — subscribers that project the event stream to files and spans.
 
 export { AtofExporter } from "./atof/index.js";
-export type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions, AtofBufferOptions, ExporterDiagnostic } from "./atof/index.js";
+export type {
+  AtofExporterOptions,
+  AtofFileOptions,
+  AtofStreamOptions,
+  AtofBufferOptions,
+  AtofRotateOptions,
+  ExporterDiagnostic,
+} from "./atof/index.js";
 
 export { AtifExporter, atofToAtif, validateAtif, assertValidAtif, AtifValidationError, ATIF_SCHEMA, RESUME_OF_KEY } from "./atif/index.js";
 export type {

@@ -10,6 +10,7 @@ import { refuseLinkedDirectory } from "../files/linked-directory.js";
 import type { AtofExporterOptions, AtofFileOptions, AtofStreamOptions } from "./options.js";
 import type { AtofSink } from "./sink.js";
 import { StreamSink } from "./stream-sink.js";
+import { RotatedFileSet, type AtofRotateOptions, type Clock } from "./rotation.js";
 import { lineWithin } from "./oversized-event.js";
 import { DEFAULT_MAX_LINE_BYTES } from "../../src/events/atof-reader.js";
 import { checkOptionKeys } from "../../src/events/option-keys.js";
@@ -34,6 +35,16 @@ function defaultFileName(): string {
 
 const OWNER = "AtofExporter";
 const count = is.numberAtLeast(0);
+/** `rotate`, a nested bag: its keys are named `rotate.<key>` in messages. */
+const ROTATE_OPTIONS = declareOptions<AtofRotateOptions>(
+  OWNER,
+  {
+    maxBytes: is.positiveInteger,
+    maxAgeMs: check("a positive finite number", (v) => typeof v === "number" && Number.isFinite(v) && v > 0),
+    keep: check("a non-negative integer", (v) => Number.isInteger(v) && (v as number) >= 0),
+  },
+  { prefix: "rotate." },
+);
 /** The file sink's options, declared once: the key list, type checks and messages derive from it. */
 const FILE_OPTIONS = declareOptions<AtofFileOptions>(
   OWNER,
@@ -45,6 +56,7 @@ const FILE_OPTIONS = declareOptions<AtofFileOptions>(
     outputDirectory: is.string,
     mode: is.oneOf("append", "overwrite"),
     followSymlinks: is.boolean,
+    rotate: is.nested(ROTATE_OPTIONS),
   },
   { context: " for a file sink" },
 );
@@ -69,7 +81,14 @@ const STREAM_OPTIONS = declareOptions<AtofStreamOptions>(
 /** Checks the options against the declaration of their sink `type`; a bad `type` names both sinks' keys. */
 function checkAtofOptions(options: AtofExporterOptions): void {
   const type = (options as { type?: unknown } | null)?.type;
-  if (type === "file") return FILE_OPTIONS.check(options);
+  if (type === "file") {
+    FILE_OPTIONS.check(options);
+    const { mode, rotate } = options as AtofFileOptions;
+    if (rotate !== undefined && mode === "overwrite") {
+      throw new TypeError(`${OWNER}: mode must be "append" when rotate is set (got "overwrite"): every rotated file is a new file`);
+    }
+    return;
+  }
   if (type === "stream") return STREAM_OPTIONS.check(options);
   if (typeof options !== "object" || options === null || Array.isArray(options)) {
     throw new TypeError(`${OWNER}: options must be an object (got ${describeValue(options)})`);
@@ -81,14 +100,30 @@ function checkAtofOptions(options: AtofExporterOptions): void {
 /** A declared count or its default. */
 const orDefault = (value: number | undefined, fallback: number): number => value ?? fallback;
 
-function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): FileSink {
+/** The stem of a rotated set's file names when no `path` is given: `relaytrace-atof.<UTC start>.jsonl`. */
+const ROTATED_DEFAULT_NAME = "relaytrace-atof.jsonl";
+
+function buildFileSink(options: AtofFileOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter, clock: Clock): FileSink {
   const mode = options.mode ?? "append";
   const given = options.outputDirectory;
   const directory = resolve(given ?? process.cwd());
-  const filePath = resolve(directory, options.path ?? defaultFileName());
+  const rotate = options.rotate;
+  const filePath = resolve(directory, options.path ?? (rotate ? ROTATED_DEFAULT_NAME : defaultFileName()));
   const followSymlinks = options.followSymlinks ?? false;
   if (given !== undefined) refuseLinkedDirectory(OWNER, directory, followSymlinks);
-  return new FileSink(filePath, { mode, followSymlinks, maxLineBytes: DEFAULT_MAX_LINE_BYTES }, buffer, diagnostics, OWNER);
+  const rotation = rotate ? new RotatedFileSet(filePath, { ...rotate }, clock) : undefined;
+  return new FileSink(
+    filePath,
+    { mode, followSymlinks, maxLineBytes: DEFAULT_MAX_LINE_BYTES, ...(rotation ? { rotation } : {}) },
+    buffer,
+    diagnostics,
+    OWNER,
+  );
+}
+
+/** What only tests set: the clock rotation reads (default `Date.now`). */
+export interface AtofExporterInternals {
+  now?: Clock;
 }
 
 function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnostics: DiagnosticCounter): StreamSink {
@@ -114,9 +149,8 @@ function buildStreamSink(options: AtofStreamOptions, buffer: LineBuffer, diagnos
  */
 export class AtofExporter implements Exporter {
   private readonly registrations = new ExporterRegistrations("atof");
-  /** The resolved file path (file sink only). */
-  readonly filePath: string | undefined;
   private readonly sink: AtofSink;
+  private readonly fileSink: FileSink | undefined;
   /**
    * Longest line written whole: a file takes any line the readers accept (the buffer is written
    * out first to make room); a receiver gets at most one buffer's worth. Past it, the payload is
@@ -131,19 +165,24 @@ export class AtofExporter implements Exporter {
    * stream without an http(s) `url`), and an `Error` when another file sink of this process already
    * writes the same file or the path is a symbolic link (without `followSymlinks: true`).
    */
-  constructor(options: AtofExporterOptions) {
+  constructor(options: AtofExporterOptions, internals: AtofExporterInternals = {}) {
     checkAtofOptions(options);
     const maxBufferedBytes = Math.max(1, orDefault(options.maxBufferedBytes, 16 * 1024 * 1024));
     const buffer = new LineBuffer(Math.max(1, Math.floor(orDefault(options.maxBufferedLines, 10_000))), maxBufferedBytes);
     this.maxLineBytes = options.type === "file" ? DEFAULT_MAX_LINE_BYTES : Math.min(maxBufferedBytes, DEFAULT_MAX_LINE_BYTES);
     if (options.type === "file") {
-      const sink = buildFileSink(options, buffer, this.counter);
+      const sink = buildFileSink(options, buffer, this.counter, internals.now ?? Date.now);
       this.sink = sink;
-      this.filePath = sink.filePath;
+      this.fileSink = sink;
     } else {
       this.sink = buildStreamSink(options, buffer, this.counter);
-      this.filePath = undefined;
+      this.fileSink = undefined;
     }
+  }
+
+  /** The resolved path of the file written now (file sink only; with `rotate`, the newest file of the set). */
+  get filePath(): string | undefined {
+    return this.fileSink?.filePath;
   }
 
   /**

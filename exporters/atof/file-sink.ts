@@ -1,16 +1,20 @@
-import { close, closeSync, constants, fstatSync, fsync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
+import { close, closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { isSymbolicLink } from "../files/linked-directory.js";
-import { dirname } from "node:path";
+import { dirname, join } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { processExiting, writeOnExit, type SyncWriter } from "./exit-writes.js";
 import { wholeLinesIn, type AtofLine, type LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
+import type { RotatedFileSet } from "./rotation.js";
 import { repairTail } from "./tail-repair.js";
 import { claimWriter, describeHolder, processName, type WriterClaim } from "./writer-claim.js";
 
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
+const NEWLINE = 0x0a;
+/** Names a rotating sink tries when the next one is taken (another writer started a file the same millisecond). */
+const NAME_ATTEMPTS = 100;
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -21,6 +25,8 @@ export interface FileSinkSettings {
   followSymlinks: boolean;
   /** Longest last line the open-time repair parses to decide whether it is whole. */
   maxLineBytes: number;
+  /** Rotation: the file set to write one file after another (see rotation.ts); unset, one file. */
+  rotation?: RotatedFileSet;
 }
 
 /**
@@ -29,13 +35,18 @@ export interface FileSinkSettings {
  * synchronously, so `process.exit()` can write what is left and no batch is ever half in flight.
  * A failed or short write is cut back to the last whole line: an event counted as dropped leaves
  * no bytes in the file. A torn last line an earlier (killed) writer left is repaired on open.
+ * With rotation, each file of the set is claimed, written and closed in turn (see `rotate`).
  */
 export class FileSink implements AtofSink, SyncWriter {
   private fd: number | null = null;
   private opened = false;
   private scheduled = false;
   private closed: Promise<void> | null = null;
-  private readonly releaseClaim: () => void;
+  private releaseClaim: () => void;
+  private path: string;
+  /** When the current file was opened (rotation by age), by the rotation's clock. */
+  private fileStartedAt = 0;
+  private repairedSet = false;
   private readonly stopExitWrite: () => void;
   /** The cross-process claim: taken at construction, or at the first open when the directory did not exist yet. */
   private writerClaim: WriterClaim | undefined;
@@ -48,23 +59,33 @@ export class FileSink implements AtofSink, SyncWriter {
    * it is a symlink and `followSymlinks` is off.
    */
   constructor(
-    readonly filePath: string,
+    filePath: string,
     private readonly settings: FileSinkSettings,
     private readonly buffer: LineBuffer,
     private readonly diagnostics: DiagnosticCounter,
-    owner: string,
+    private readonly owner: string,
   ) {
     if (!settings.followSymlinks && isSymbolicLink(filePath)) {
       throw new Error(`${owner}: ${filePath} is a symbolic link; the file sink does not follow links unless followSymlinks is true`);
     }
-    this.releaseClaim = claimPath(filePath, owner);
-    try {
-      this.claimAcrossProcesses(false);
-    } catch (error) {
-      this.releaseClaim();
-      throw new Error(`${owner}: ${messageOf(error)}`, { cause: error });
+    this.path = filePath;
+    this.releaseClaim = () => {};
+    if (settings.rotation) this.takeNextFile(false);
+    else {
+      this.releaseClaim = claimPath(filePath, owner);
+      try {
+        this.claimAcrossProcesses(false);
+      } catch (error) {
+        this.releaseClaim();
+        throw new Error(`${owner}: ${messageOf(error)}`, { cause: error });
+      }
     }
     this.stopExitWrite = writeOnExit(this);
+  }
+
+  /** The file written now (with rotation, the newest of the set). */
+  get filePath(): string {
+    return this.path;
   }
 
   enqueue(line: AtofLine): boolean {
@@ -122,6 +143,7 @@ export class FileSink implements AtofSink, SyncWriter {
   /** Writes every held line now. Never throws. */
   writeHeldLinesSync(): void {
     if (this.buffer.length === 0) return;
+    if (this.settings.rotation) return this.writeRotating(this.settings.rotation);
     let fd: number;
     try {
       fd = this.open();
@@ -131,6 +153,138 @@ export class FileSink implements AtofSink, SyncWriter {
     }
     const { bytes, lines } = this.buffer.takeAll();
     this.writeLines(fd, bytes, lines);
+  }
+
+  /**
+   * Writes the held lines across as many files as the limits ask for: a line never straddles two
+   * files, and one longer than `maxBytes` is written alone into a file of its own.
+   */
+  private writeRotating(rotation: RotatedFileSet): void {
+    const { maxBytes = Infinity, maxAgeMs } = rotation.options;
+    let fd: number;
+    try {
+      fd = this.open();
+      if (maxAgeMs !== undefined && this.currentSize(fd) > 0 && rotation.now() - this.fileStartedAt > maxAgeMs) fd = this.rotate();
+    } catch (err) {
+      this.lost(err, this.buffer.takeAll().lines);
+      return;
+    }
+    const { bytes } = this.buffer.takeAll();
+    let from = 0;
+    while (from < bytes.length) {
+      const size = this.currentSize(fd);
+      let end = fittingEnd(bytes, from, maxBytes - size);
+      if (end === from) {
+        if (size > 0) {
+          try {
+            fd = this.rotate();
+          } catch (err) {
+            this.lost(err, countLines(bytes, from, bytes.length));
+            return;
+          }
+          continue;
+        }
+        end = bytes.indexOf(NEWLINE, from) + 1; // longer than maxBytes: alone in a fresh file
+      }
+      const chunk = bytes.subarray(from, end);
+      this.writeLines(fd, chunk, countLines(chunk, 0, chunk.length));
+      from = end;
+    }
+  }
+
+  /** The current file's size: known from this sink's writes, else asked of the file. */
+  private currentSize(fd: number): number {
+    this.knownEnd ??= fstatSync(fd).size;
+    return this.knownEnd;
+  }
+
+  /**
+   * Closes the current file (made durable first: a closed file is whole even after a power loss)
+   * and gives up its claims, then claims and opens the next file of the set. Throws when the next
+   * file cannot be opened (the caller counts the lines it could not write).
+   */
+  private rotate(): number {
+    const fd = this.fd;
+    this.fd = null;
+    if (fd !== null) {
+      try {
+        fsyncSync(fd);
+      } catch (err) {
+        if ((err as NodeJS.ErrnoException).code !== "EINVAL")
+          this.diagnostics.record("atof.write_failed", `fsync ${this.path}: ${messageOf(err)}`);
+      }
+      try {
+        closeSync(fd);
+      } catch (err) {
+        this.diagnostics.record("atof.write_failed", `close ${this.path}: ${messageOf(err)}`);
+      }
+    }
+    this.writerClaim?.release();
+    this.writerClaim = undefined;
+    this.releaseClaim();
+    this.releaseClaim = () => {};
+    this.opened = false;
+    this.takeNextFile(true);
+    return this.open();
+  }
+
+  /**
+   * Names and claims the set's next file: a name another sink of this process or a live process
+   * holds (both started a file the same millisecond) is passed over for the next one.
+   */
+  private takeNextFile(atOpen: boolean): void {
+    const rotation = this.settings.rotation!;
+    let lastError: unknown;
+    for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+      const path = rotation.nextPath();
+      let release: () => void;
+      try {
+        release = claimPath(path, this.owner);
+      } catch (error) {
+        lastError = error;
+        continue;
+      }
+      this.path = path;
+      this.claimPending = true;
+      try {
+        this.claimAcrossProcesses(atOpen);
+      } catch (error) {
+        release();
+        lastError = error;
+        continue;
+      }
+      this.releaseClaim = release;
+      return;
+    }
+    const why = messageOf(lastError);
+    throw new Error(`${this.owner}: no free name for the next file in ${rotation.directory} (${why})`, { cause: lastError });
+  }
+
+  /**
+   * Once per sink: the set's newest earlier file, when no live writer holds it, gets the repair
+   * an appending sink gives its file (a killed writer's torn last line), so that every closed file
+   * of the set ends in a whole line.
+   */
+  private repairNewestClosed(rotation: RotatedFileSet): void {
+    this.repairedSet = true;
+    const before = rotation.files().filter((name) => join(rotation.directory, name) < this.path);
+    const newest = before.at(-1);
+    if (newest === undefined) return;
+    const path = join(rotation.directory, newest);
+    const outcome = claimWriter(path);
+    if (outcome.status === "held") return;
+    try {
+      this.repair(path);
+    } catch (err) {
+      this.diagnostics.record("atof.write_failed", `repair ${path}: ${messageOf(err)}`);
+    } finally {
+      if (outcome.status === "claimed") outcome.claim.release();
+    }
+  }
+
+  /** Removes the set's oldest closed files past `keep` (after a new file opens). */
+  private removeOldFiles(rotation: RotatedFileSet): void {
+    for (const failure of rotation.removeOld(this.path)) this.diagnostics.record("atof.rotate_remove_failed", failure);
   }
 
   /** Batches everything delivered in the same turn of the event loop into one write. */
@@ -216,6 +370,12 @@ export class FileSink implements AtofSink, SyncWriter {
     this.fd = fd;
     this.knownEnd = undefined;
     this.opened = true;
+    const rotation = this.settings.rotation;
+    if (rotation) {
+      this.fileStartedAt = rotation.now();
+      if (!this.repairedSet) this.repairNewestClosed(rotation);
+      this.removeOldFiles(rotation);
+    }
     return fd;
   }
 
@@ -259,15 +419,32 @@ export class FileSink implements AtofSink, SyncWriter {
     }
   }
 
-  private repair(): void {
-    const repaired = repairTail(this.filePath, this.settings.maxLineBytes, this.settings.followSymlinks);
+  private repair(path: string = this.path): void {
+    const repaired = repairTail(path, this.settings.maxLineBytes, this.settings.followSymlinks);
     if (repaired === undefined) return;
     const what =
       repaired.action === "truncated"
         ? `removed ${repaired.bytes} bytes of an incomplete last line (a writer stopped mid-line)`
         : "added the missing line end after the last event";
-    this.diagnostics.record("atof.torn_tail_repaired", `${this.filePath}: ${what}`);
+    this.diagnostics.record("atof.torn_tail_repaired", `${path}: ${what}`);
   }
+}
+
+/**
+ * End (exclusive) of the whole lines from `from` that fit in `room` bytes; `from` when not even
+ * the first one does.
+ */
+function fittingEnd(bytes: Buffer, from: number, room: number): number {
+  if (room >= bytes.length - from) return bytes.length;
+  if (room <= 0) return from;
+  const last = bytes.lastIndexOf(NEWLINE, from + room - 1);
+  return last >= from ? last + 1 : from;
+}
+
+function countLines(bytes: Buffer, from: number, to: number): number {
+  let lines = 0;
+  for (let at = bytes.indexOf(NEWLINE, from); at >= 0 && at < to; at = bytes.indexOf(NEWLINE, at + 1)) lines++;
+  return lines;
 }
 
 function isRegularOrAbsent(path: string): boolean {

@@ -1,3 +1,5 @@
+import type { AtofRotateOptions } from "./rotation.js";
+
 /** Buffer bounds shared by both sinks; past them events are dropped and counted. */
 export interface AtofBufferOptions {
   /** Default 10,000 lines. */
@@ -20,6 +22,12 @@ export interface AtofFileOptions extends AtofBufferOptions {
   mode?: "append" | "overwrite";
   /** Write through a symbolic link at `path` or `outputDirectory` (default false: a link there is refused at construction). */
   followSymlinks?: boolean;
+  /**
+   * Write a set of files, one after another, instead of one file that grows without bound: named
+   * `<stem>.<UTC start time>.jsonl` (the stem is `path` without its extension, default
+   * `relaytrace-atof`), so their names sort in write order. Unset: one file, as above.
+   */
+  rotate?: AtofRotateOptions;
 }
 
 /** An ATOF exporter that POSTs batches of JSONL lines to an HTTP receiver, with retries. */

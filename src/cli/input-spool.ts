@@ -3,6 +3,7 @@ import { stat } from "node:fs/promises";
 import { extname } from "node:path";
 import type { Readable } from "node:stream";
 import { pipeline } from "node:stream/promises";
+import { atofFilesIn, concatenateLines } from "./input-directory.js";
 import { SpillDirectory } from "./spill-directory.js";
 
 /** The FILE argument that stands for standard input. */
@@ -26,8 +27,9 @@ const copies = new Map<string, Promise<string>>();
 let directory: SpillDirectory | undefined;
 
 /**
- * The path to open for an input a command was given. A regular file (or a directory, which
- * fails later with its own message) is read where it is. Input that can be read only once — a
+ * The path to open for an input a command was given. A regular file is read where it is. A
+ * directory stands for its `*.jsonl` files in name order, read as one input (a rotated set: a
+ * scope started in one file and ended in the next is one span); they are joined into one copy. Input that can be read only once — a
  * pipe, a terminal, a socket, or standard input as `-` — is first copied as it streams to a file
  * in a private scratch directory: commands read an input's head to tell its format, then read it
  * again from the start. Memory stays bounded; the copy takes as much disk as the input, up to
@@ -64,6 +66,7 @@ export function releaseInputCopies(): void {
 
 async function copyIfUnrepeatable(path: string): Promise<string> {
   const info = await stat(path);
+  if (info.isDirectory()) return joinDirectory(path);
   if (!info.isFIFO() && !info.isCharacterDevice() && !info.isSocket()) return path;
   // The extension is kept: a `.json` name is one of the hints that tell ATIF from ATOF.
   return copyToScratch(createReadStream(path), extname(path), path);
@@ -106,6 +109,28 @@ async function copyToScratch(source: Readable, extension: string, name: string):
     await pipeline(source, bounded, createWriteStream(file, { flags: "wx", mode: 0o600 }));
   } catch (error) {
     rmSync(file, { force: true }); // a partial copy is of no use: its disk is given back at once
+    throw error;
+  }
+  return file;
+}
+
+/** A directory's `*.jsonl` files joined, in name order, into one scratch file (bounded like a pipe's copy). */
+async function joinDirectory(path: string): Promise<string> {
+  const files = await atofFilesIn(path);
+  if (files.length === 0) throw new InputCopyError(`${path}: a directory with no *.jsonl files to read`);
+  const limit = pipedInputLimit();
+  directory ??= new SpillDirectory("relaytrace-input-");
+  const file = directory.nextFile("input", ".jsonl");
+  try {
+    await concatenateLines(files, createWriteStream(file, { flags: "wx", mode: 0o600 }), (bytes) => {
+      if (bytes > limit)
+        throw new InputCopyError(
+          `${path}: its *.jsonl files are longer than ${limit.toLocaleString("en-US")} bytes together, the most a directory is ` +
+            `joined into one temporary file before it is read (${PIPED_INPUT_LIMIT_VARIABLE} sets it)`,
+        );
+    });
+  } catch (error) {
+    rmSync(file, { force: true });
     throw error;
   }
   return file;

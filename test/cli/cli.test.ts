@@ -1,7 +1,7 @@
 import { execFile } from "node:child_process";
 import { createServer } from "node:http";
 import type { AddressInfo } from "node:net";
-import { mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
+import { mkdir, mkdtemp, readdir, readFile, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { fileURLToPath } from "node:url";
@@ -283,10 +283,11 @@ describe("relaytrace errors and help", () => {
     expect(empty.stderr).toContain("empty.jsonl: no events (an empty ATOF file)");
   });
 
-  it("reads a directory or garbage without a stack trace", async () => {
-    const dir = await cli(["tree", "."], work);
+  it("reads a directory with nothing to read, or garbage, without a stack trace", async () => {
+    await mkdir(join(work, "nothing"), { recursive: true });
+    const dir = await cli(["tree", "nothing"], work);
     expect(dir.code).toBe(2);
-    expect(dir.stderr).toMatch(/^relaytrace: \.: is a directory/);
+    expect(dir.stderr).toMatch(/^relaytrace: nothing: a directory with no \*\.jsonl files to read/);
     await writeFile(join(work, "garbage.json"), "{ nope");
     const garbage = await cli(["tree", "garbage.json"], work);
     expect(garbage.code).toBe(2);
