@@ -148,7 +148,12 @@ describe("ATOF file rotation (real files)", () => {
     // A user's own files beside the set, some named almost like it, are never touched.
     const { mkdir } = await import("node:fs/promises");
     await mkdir(dir, { recursive: true });
-    const foreign = ["notes.jsonl", "relaytrace-atof.jsonl", "relaytrace-atof.backup.jsonl", "relaytrace-atof.20200101T000000000Z.jsonl.bak"];
+    const foreign = [
+      "notes.jsonl",
+      "relaytrace-atof.jsonl",
+      "relaytrace-atof.backup.jsonl",
+      "relaytrace-atof.20200101T000000000Z.jsonl.bak",
+    ];
     for (const name of foreign) await writeFile(join(dir, name), "keep me\n");
     const exporter = new AtofExporter({ type: "file", outputDirectory: dir, rotate: { maxBytes: line, keep: 2 } });
     for (let i = 0; i < 6; i++) {
@@ -192,8 +197,10 @@ describe("ATOF file rotation (real files)", () => {
 
   it("a bad rotate value is a TypeError naming it, what it must be and what it got", () => {
     const dir = join(root, "never-created");
-    const make = (rotate: unknown, extra: object = {}) => () =>
-      new AtofExporter({ type: "file", outputDirectory: dir, rotate, ...extra } as never);
+    const make =
+      (rotate: unknown, extra: object = {}) =>
+      () =>
+        new AtofExporter({ type: "file", outputDirectory: dir, rotate, ...extra } as never);
     expect(make({ maxBytes: -1 })).toThrow(new TypeError("AtofExporter: rotate.maxBytes must be a positive integer (got -1)"));
     expect(make({ maxBytes: "10MB" })).toThrow(new TypeError('AtofExporter: rotate.maxBytes must be a positive integer (got "10MB")'));
     expect(make({ maxAgeMs: -5 })).toThrow(new TypeError("AtofExporter: rotate.maxAgeMs must be a positive finite number (got -5)"));

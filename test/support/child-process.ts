@@ -8,7 +8,7 @@ export interface Child {
   exited: Promise<{ code: number | null; signal: NodeJS.Signals | null }>;
 }
 
-/** Where and how a child runs: Node's own flags (`--import ...`, `--max-old-space-size=64`), its working directory, its whole environment. */
+/** Where and how a child runs: Node's own flags (`--import ...`, `--max-old-space-size=64`), its working directory, its environment. */
 export interface NodeLaunch {
   nodeArgs?: string[];
   cwd?: string;
