@@ -5,7 +5,8 @@ import { thrownMessage } from "./event-factory.js";
 import { EventStages, type DraftEvent, type StageHooks, type StagedEvent, type Transform } from "./event-stages.js";
 import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
 import type { RegistryEntry } from "./registry.js";
-import type { Subscriber } from "./types.js";
+import { DROPPED, KEPT, TailSampler, type SampledTrace } from "./tail-sampler.js";
+import type { SamplingOptions, Subscriber } from "./types.js";
 
 export type { PublisherRegistries, Route, RouteKind };
 export { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE } from "./event-stages.js";
@@ -16,6 +17,19 @@ interface Publication extends StagedEvent {
   depth: number;
   /** What events emitted from callbacks while delivering this one (and their own) share; made on first use. */
   lineage: Lineage | undefined;
+}
+
+/** A delivered event a tail sampler holds until its trace is decided. */
+interface HeldEvent {
+  publication: Publication;
+  event: AtofEvent;
+}
+
+/** What a runtime with `sampling` gives its publisher: the options, and how to report drops as a metric. */
+export interface PublisherSampling {
+  options: SamplingOptions;
+  namespace: string;
+  reportDrops: (count: number) => void;
 }
 
 /** The events that descend from one app event through callbacks that emit (a subscriber that marks). */
@@ -80,14 +94,23 @@ export class Publisher implements StageHooks {
 
   private readonly routes: RouteTable;
   private readonly stages: EventStages;
+  /** Undefined unless the runtime samples: then the one check each delivery makes. */
+  readonly sampler: TailSampler<HeldEvent> | undefined;
 
   constructor(
     registries: PublisherRegistries,
     private readonly diagnostics: DiagnosticCounter,
     private readonly maxQueueSize: number,
+    sampling?: PublisherSampling,
   ) {
     this.routes = new RouteTable(registries);
     this.stages = new EventStages(diagnostics, this);
+    if (sampling !== undefined) {
+      this.sampler = new TailSampler<HeldEvent>(sampling.options, sampling.namespace, diagnostics, {
+        release: (items) => this.release(items),
+        reportDrops: sampling.reportDrops,
+      });
+    }
   }
 
   /** What an event emitted from `stack` will pass through, snapshotted now (see RouteTable); undefined when nothing listens. */
@@ -176,26 +199,44 @@ export class Publisher implements StageHooks {
   drainOnExit(): void {
     this.draining = false;
     this.drain();
+    if (this.sampler !== undefined) {
+      this.sampler.decideAll();
+      this.drain();
+    }
+  }
+
+  /**
+   * Decides and delivers every trace the sampler still holds, once what is queued now is
+   * delivered (shutdown, the flush before exit): nothing is left held when the process ends.
+   */
+  async releaseHeld(): Promise<void> {
+    await this.flush();
+    if (this.sampler === undefined) return;
+    this.sampler.decideAll();
+    await this.flush();
   }
 
   private drain(): void {
     if (this.draining) return;
     this.draining = true;
     try {
-      while (this.head < this.queue.length) {
-        const publication = this.queue[this.head]!;
-        this.queue[this.head++] = undefined;
-        try {
-          this.deliver(publication);
-        } catch (error) {
-          this.diagnostics.record("event_delivery_failed", `event ${String(publication.event.name)}: ${messageOf(error)}`);
+      do {
+        while (this.head < this.queue.length) {
+          const publication = this.queue[this.head]!;
+          this.queue[this.head++] = undefined;
+          try {
+            this.deliver(publication);
+          } catch (error) {
+            this.diagnostics.record("event_delivery_failed", `event ${String(publication.event.name)}: ${messageOf(error)}`);
+          }
+          this.delivered++;
+          if (this.head > 1024 && this.head * 2 > this.queue.length) {
+            this.queue = this.queue.slice(this.head);
+            this.head = 0;
+          }
         }
-        this.delivered++;
-        if (this.head > 1024 && this.head * 2 > this.queue.length) {
-          this.queue = this.queue.slice(this.head);
-          this.head = 0;
-        }
-      }
+        // Traces that completed in this pass are decided now; what that emits is delivered in the next.
+      } while (this.sampler !== undefined && this.settleSampled());
       this.queue = [];
       this.head = 0;
     } finally {
@@ -209,6 +250,10 @@ export class Publisher implements StageHooks {
   }
 
   private deliver(publication: Publication): void {
+    if (this.sampler !== undefined) {
+      this.deliverSampled(this.sampler, publication);
+      return;
+    }
     const outer = this.delivering;
     this.delivering = publication;
     this.callbackDepth++;
@@ -223,6 +268,66 @@ export class Publisher implements StageHooks {
     } finally {
       this.callbackDepth--;
       this.delivering = outer;
+    }
+  }
+
+  /**
+   * `deliver` with tail sampling: the event is placed in its trace before the stages run (the
+   * rules read it as emitted), then delivered now (outside any trace, or its trace kept), held
+   * (trace undecided) or left (trace dropped: not even prepared).
+   */
+  private deliverSampled(sampler: TailSampler<HeldEvent>, publication: Publication): void {
+    const outer = this.delivering;
+    this.delivering = publication;
+    this.callbackDepth++;
+    try {
+      let trace: SampledTrace<HeldEvent> | undefined;
+      try {
+        trace = sampler.admit(publication.event);
+      } catch (error) {
+        // A sampler failure must not lose the event: it is delivered as if not sampled.
+        this.diagnostics.recordError("sampling_failed", error);
+      }
+      if (trace?.decision === DROPPED) return;
+      let delivered: AtofEvent;
+      try {
+        delivered = this.stages.prepare(publication);
+      } catch (error) {
+        delivered = this.stages.shell(publication.event, error);
+      }
+      if (trace === undefined || trace.decision === KEPT) {
+        for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
+        return;
+      }
+      publication.transform = undefined; // done with: a held event keeps no sanitizer closure alive
+      sampler.hold(trace, { publication, event: delivered }, delivered);
+    } finally {
+      this.callbackDepth--;
+      this.delivering = outer;
+    }
+  }
+
+  /** Delivers a kept trace's held events, each as the publication it was (callbacks that emit count against its lineage). */
+  private release(items: readonly HeldEvent[]): void {
+    const outer = this.delivering;
+    this.callbackDepth++;
+    try {
+      for (const { publication, event } of items) {
+        this.delivering = publication;
+        for (const subscriber of publication.route.subscribers) this.notify(subscriber, event);
+      }
+    } finally {
+      this.callbackDepth--;
+      this.delivering = outer;
+    }
+  }
+
+  private settleSampled(): boolean {
+    try {
+      return this.sampler!.settle() && this.head < this.queue.length;
+    } catch (error) {
+      this.diagnostics.recordError("sampling_failed", error);
+      return this.head < this.queue.length;
     }
   }
 
