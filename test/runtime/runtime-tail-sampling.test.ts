@@ -131,6 +131,25 @@ describe("createRuntime({ sampling }): a trace is held until its root ends, then
   });
 });
 
+describe("which events belong to a trace", () => {
+  it("a mark outside every trace is delivered as it comes; one naming a parent no trace holds belongs to the trace it is emitted in", async () => {
+    const ids = scriptedIds(DROPPED_ROOT);
+    const { rt, events } = sampled({ ratio: 0.5 }, { idGenerator: ids.idGenerator });
+    const elsewhere = { uuid: rootIdEndingWith("123456789abcde") }; // a span of another process
+    const root = rt.pushScope("dropped-run", { category: "agent" });
+    rt.mark("inside", { parent: elsewhere });
+    rt.popScope(root);
+    rt.mark("outside");
+    await rt.flush();
+    expect(labels(traceEvents(events))).toEqual(["mark:outside"]);
+
+    ids.next(KEPT_ROOT);
+    await rt.withScope("kept-run", () => void rt.mark("inside", { parent: elsewhere }), { category: "agent" });
+    await rt.flush();
+    expect(labels(traceEvents(events)).slice(1)).toEqual(["start:agent:kept-run", "mark:inside", "end:agent:kept-run"]);
+  });
+});
+
 describe("keep rules keep a trace whatever the ratio", () => {
   it("errors: a failed call anywhere in the trace, or an error-severity mark", async () => {
     const { rt, events } = sampled({ ratio: 0, keep: { errors: true } });
