@@ -40,8 +40,8 @@ export class SampledTrace<T> {
   /** Estimated bytes of `held`. */
   bytes = 0;
   held: T[] = [];
-  /** The long-lived trees the held events share, counted once (see heldEventBytes). */
-  seen: Set<object> = new Set();
+  /** The long-lived trees the held events share, counted once (see heldEventBytes); made on the first hold. */
+  seen: Set<object> | undefined;
 
   /** The trace a root start begins: the remote trace it continues, else one rooted at itself. */
   constructor(root: DraftEvent) {

@@ -106,7 +106,7 @@ export class TailSampler<T> {
 
   /** Holds the delivered `event` (as `item`) of the undecided `trace`; past the memory bound, decides the oldest traces now. */
   hold(trace: SampledTrace<T>, item: T, event: AtofEvent): void {
-    const bytes = heldEventBytes(event, trace.seen);
+    const bytes = heldEventBytes(event, (trace.seen ??= new Set()));
     trace.held.push(item);
     trace.bytes += bytes;
     this.heldBytes += bytes;
@@ -161,7 +161,7 @@ export class TailSampler<T> {
     const held = trace.held;
     trace.held = [];
     trace.bytes = 0;
-    trace.seen = new Set();
+    trace.seen = undefined;
     const dropped = this.dropReason(trace);
     if (dropped === undefined) {
       trace.decision = KEPT;

@@ -29,11 +29,15 @@ function agentRun(rt: Runtime, fail = false): Promise<string> {
   return rt.withScope(
     "billing-agent",
     async (scope) => {
-      await rt.executeLlm("openai.chat_completions", { headers: {}, content: { model: "m", messages: [{ role: "user", content: "hi" }] } }, () => ({
-        model: "m",
-        choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "ok" } }],
-        usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
-      }));
+      await rt.executeLlm(
+        "openai.chat_completions",
+        { headers: {}, content: { model: "m", messages: [{ role: "user", content: "hi" }] } },
+        () => ({
+          model: "m",
+          choices: [{ index: 0, finish_reason: "stop", message: { role: "assistant", content: "ok" } }],
+          usage: { prompt_tokens: 1, completion_tokens: 1, total_tokens: 2 },
+        }),
+      );
       await rt
         .executeTool("charge", { amount: 5 }, () => (fail ? Promise.reject(new Error("card declined")) : { result: "charged" }))
         .catch(() => undefined);
@@ -79,8 +83,7 @@ describe("sampling decides for ATOF, ATIF and OpenTelemetry alike", () => {
     expect(spans).toHaveLength(6);
 
     const metric = metricsOf(receiver.received).find((m) => m["name"] === "relaytrace.sampling.dropped_traces") as
-      | { sum: { dataPoints: { asInt?: string | number }[] } }
-      | undefined;
+      { sum: { dataPoints: { asInt?: string | number }[] } } | undefined;
     expect(metric).toBeDefined();
     expect(metric!.sum.dataPoints.reduce((n, p) => n + Number(p.asInt), 0)).toBe(1);
     expect(rt.diagnostics().find((d) => d.code === "sampling.dropped_traces")?.count).toBe(1);

@@ -10,6 +10,7 @@ import type { AtofEvent } from "../../src/events/types.js";
 import type { SamplingOptions } from "../../src/runtime/types.js";
 import { openaiReply, startProvider } from "../support/agent-provider-server.js";
 import { startNode } from "../support/child-process.js";
+import { spansOf, startOtlpReceiver } from "../support/otlp.js";
 import { DROPPED_ROOT_RANDOM, KEPT_ROOT_RANDOM, rootIdEndingWith } from "../support/sampling.js";
 
 const dist = (p: string) => JSON.stringify(pathToFileURL(join(process.cwd(), "dist", p)).href);
@@ -18,12 +19,21 @@ const dist = (p: string) => JSON.stringify(pathToFileURL(join(process.cwd(), "di
 const PROGRAM = `
 import { readFile, writeFile } from "node:fs/promises";
 import { createClient, createRuntime, createToolkit, defineTool, pending, uuidv7 } from ${dist("src/index.js")};
-import { AtofExporter } from ${dist("exporters/index.js")};
+import { AtofExporter, OtelExporter } from ${dist("exporters/index.js")};
 
 const [mode, modelUrl, atofPath, statePath, sampling, agentUuid] = process.argv.slice(2);
 const ids = [agentUuid];
 const runtime = createRuntime({ sampling: JSON.parse(sampling), idGenerator: () => ids.shift() ?? uuidv7() });
 new AtofExporter({ type: "file", path: atofPath }).register(runtime);
+if (mode === "exit" || mode === "natural") {
+  // A trace whose root never ends: process.exit() now, or the end of the program without shutdown()
+  // (the URL is then an OTLP receiver's: its tool span can only leave before the process ends).
+  if (mode === "natural") new OtelExporter({ projection: "full", endpoint: modelUrl + "/v1/traces" }).register(runtime);
+  runtime.pushScope("never-ended", { category: "agent" });
+  await runtime.executeTool("lookup", {}, () => ({ result: "ok" }));
+  runtime.mark("inside");
+  if (mode === "exit") process.exit(0);
+} else {
 const approve = defineTool({
   name: "approve",
   description: "needs a human",
@@ -44,6 +54,7 @@ if (mode === "halt") {
 }
 await runtime.shutdown();
 console.log(JSON.stringify({ status, dropped: runtime.diagnostics().find((d) => d.code === "sampling.dropped_traces")?.count ?? 0 }));
+}
 `;
 
 let dir: string;
@@ -62,7 +73,7 @@ async function child(args: string[]): Promise<{ status: string; dropped: number 
   const proc = startNode(program, args);
   const { code } = await proc.exited;
   expect(code, proc.stderr()).toBe(0);
-  return JSON.parse(proc.stdout().trim().split("\n").pop()!) as { status: string; dropped: number };
+  return JSON.parse(proc.stdout().trim().split("\n").pop() || "{}") as { status: string; dropped: number };
 }
 
 /** The events of a file but the sampling metric. */
@@ -79,7 +90,11 @@ async function traceEvents(path: string): Promise<AtofEvent[]> {
 async function haltAndResume(name: string, sampling: SamplingOptions, first: string, second: string) {
   const provider = await startProvider([openaiReply(null, [{ id: "c1", name: "approve" }]), openaiReply("charged")]);
   try {
-    const files = { halted: join(dir, `${name}-halted.jsonl`), resumed: join(dir, `${name}-resumed.jsonl`), state: join(dir, `${name}.json`) };
+    const files = {
+      halted: join(dir, `${name}-halted.jsonl`),
+      resumed: join(dir, `${name}-resumed.jsonl`),
+      state: join(dir, `${name}.json`),
+    };
     const json = JSON.stringify(sampling);
     const halted = await child(["halt", provider.url, files.halted, files.state, json, first]);
     const resumed = await child(["resume", provider.url, files.resumed, files.state, json, second]);
@@ -126,11 +141,37 @@ describe("two processes holding parts of one trace decide alike", () => {
   });
 
   it("keep.suspended keeps both parts at ratio 0: the halted one has the suspended call, the resumed one answers it", async () => {
-    const run = await haltAndResume("suspended", { ratio: 0, keep: { suspended: true } }, DROPPED_AT_HALF, DROPPED_AT_HALF.replace(/1$/, "3"));
+    const run = await haltAndResume(
+      "suspended",
+      { ratio: 0, keep: { suspended: true } },
+      DROPPED_AT_HALF,
+      DROPPED_AT_HALF.replace(/1$/, "3"),
+    );
     expect(run.haltedEvents.map((e) => e.name)).toContain("tool.pending");
     expect(run.resumedEvents[0]).toMatchObject({ name: "billing-agent", parent_uuid: DROPPED_AT_HALF });
     // The agent, approve and LLM scopes, start and end.
     expect(run.resumedEvents).toHaveLength(6);
     expect([run.halted.dropped, run.resumed.dropped]).toEqual([0, 0]);
+  });
+});
+
+describe("a process that ends with a trace still held", () => {
+  it("delivers it on process.exit(): the ATOF file has every event", async () => {
+    const file = join(dir, "exit.jsonl");
+    await child(["exit", "http://127.0.0.1:9", file, join(dir, "unused.json"), JSON.stringify({ ratio: 1 }), KEPT_AT_HALF]);
+    expect((await traceEvents(file)).map((e) => e.name)).toEqual(["never-ended", "lookup", "lookup", "inside"]);
+  });
+
+  it("decides it when the program ends without shutdown(), while exporters can still send: the finished tool span reaches the collector", async () => {
+    const receiver = await startOtlpReceiver();
+    try {
+      const file = join(dir, "natural.jsonl");
+      await child(["natural", receiver.url, file, join(dir, "unused.json"), JSON.stringify({ ratio: 1 }), KEPT_AT_HALF]);
+      const spans = receiver.received.filter((r) => r.signal === "traces").flatMap((r) => spansOf(r.body));
+      expect(spans.map((s) => s["name"])).toContain("lookup");
+      expect((await traceEvents(file)).map((e) => e.name)).toEqual(["never-ended", "lookup", "lookup", "inside"]);
+    } finally {
+      await receiver.close();
+    }
   });
 });
