@@ -19,12 +19,6 @@ interface Publication extends StagedEvent {
   lineage: Lineage | undefined;
 }
 
-/** A delivered event a tail sampler holds until its trace is decided. */
-interface HeldEvent {
-  publication: Publication;
-  event: AtofEvent;
-}
-
 /** What a runtime with `sampling` gives its publisher: the options, and how to report drops as a metric. */
 export interface PublisherSampling {
   options: SamplingOptions;
@@ -95,7 +89,7 @@ export class Publisher implements StageHooks {
   private readonly routes: RouteTable;
   private readonly stages: EventStages;
   /** Undefined unless the runtime samples: then the one check each delivery makes. */
-  readonly sampler: TailSampler<HeldEvent> | undefined;
+  readonly sampler: TailSampler<Publication> | undefined;
 
   constructor(
     registries: PublisherRegistries,
@@ -106,7 +100,7 @@ export class Publisher implements StageHooks {
     this.routes = new RouteTable(registries);
     this.stages = new EventStages(diagnostics, this);
     if (sampling !== undefined) {
-      this.sampler = new TailSampler<HeldEvent>(sampling.options, sampling.namespace, diagnostics, {
+      this.sampler = new TailSampler<Publication>(sampling.options, sampling.namespace, diagnostics, {
         release: (items) => this.release(items),
         reportDrops: sampling.reportDrops,
       });
@@ -272,53 +266,52 @@ export class Publisher implements StageHooks {
   }
 
   /**
-   * `deliver` with tail sampling: the event is placed in its trace before the stages run (the
-   * rules read it as emitted), then delivered now (outside any trace, or its trace kept), held
-   * (trace undecided) or left (trace dropped: not even prepared).
+   * `deliver` with tail sampling: the event is placed in its trace first, then delivered now
+   * (outside any trace, or its trace kept), held as it was emitted (trace undecided: the stages
+   * run only if it is kept) or left (trace dropped).
    */
-  private deliverSampled(sampler: TailSampler<HeldEvent>, publication: Publication): void {
+  private deliverSampled(sampler: TailSampler<Publication>, publication: Publication): void {
+    let trace: SampledTrace<Publication> | undefined;
+    try {
+      trace = sampler.admit(publication.event);
+    } catch (error) {
+      // A sampler failure must not lose the event: it is delivered as if not sampled.
+      this.diagnostics.recordError("sampling_failed", error);
+    }
+    if (trace === undefined || trace.decision === KEPT) {
+      this.deliverNow(publication);
+    } else if (trace.decision !== DROPPED) {
+      sampler.hold(trace, publication, publication.event);
+    }
+  }
+
+  /** The stages, then every subscriber of the route: `deliver` for an event a sampler lets through. */
+  private deliverNow(publication: Publication): void {
     const outer = this.delivering;
     this.delivering = publication;
     this.callbackDepth++;
     try {
-      let trace: SampledTrace<HeldEvent> | undefined;
-      try {
-        trace = sampler.admit(publication.event);
-      } catch (error) {
-        // A sampler failure must not lose the event: it is delivered as if not sampled.
-        this.diagnostics.recordError("sampling_failed", error);
-      }
-      if (trace?.decision === DROPPED) return;
       let delivered: AtofEvent;
       try {
         delivered = this.stages.prepare(publication);
       } catch (error) {
         delivered = this.stages.shell(publication.event, error);
       }
-      if (trace === undefined || trace.decision === KEPT) {
-        for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
-        return;
-      }
-      publication.transform = undefined; // done with: a held event keeps no sanitizer closure alive
-      sampler.hold(trace, { publication, event: delivered }, delivered);
+      for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
     } finally {
       this.callbackDepth--;
       this.delivering = outer;
     }
   }
 
-  /** Delivers a kept trace's held events, each as the publication it was (callbacks that emit count against its lineage). */
-  private release(items: readonly HeldEvent[]): void {
-    const outer = this.delivering;
-    this.callbackDepth++;
-    try {
-      for (const { publication, event } of items) {
-        this.delivering = publication;
-        for (const subscriber of publication.route.subscribers) this.notify(subscriber, event);
+  /** Delivers a kept trace's held events in emission order, each as the publication it was (its callbacks' emissions count against it). */
+  private release(held: readonly Publication[]): void {
+    for (const publication of held) {
+      try {
+        this.deliverNow(publication);
+      } catch (error) {
+        this.diagnostics.record("event_delivery_failed", `event ${String(publication.event.name)}: ${messageOf(error)}`);
       }
-    } finally {
-      this.callbackDepth--;
-      this.delivering = outer;
     }
   }
 

@@ -27,10 +27,13 @@ export class SampledTrace<T> {
   readonly traceId: string;
   /** The root's name, which `ratioByAgent` is keyed by. */
   readonly rootName: string;
+  readonly rootUuid: string;
   /** What the caller of a continued trace said (its W3C sampled flag); undefined when none did. */
   readonly callerSampled: boolean | undefined;
   /** Scopes started in the trace and not yet ended. */
   open = 0;
+  /** Scopes of the trace that ended while it was undecided. */
+  ended: string[] = [];
   firstUs = Number.POSITIVE_INFINITY;
   lastUs = Number.NEGATIVE_INFINITY;
   error = false;
@@ -46,6 +49,7 @@ export class SampledTrace<T> {
   /** The trace a root start begins: the remote trace it continues, else one rooted at itself. */
   constructor(root: DraftEvent) {
     this.rootName = root.name;
+    this.rootUuid = root.uuid;
     const link = traceLinkOf(root);
     let traceId = otelIdHex(link?.rootUuid ?? root.uuid);
     let callerSampled: boolean | undefined;

@@ -1,10 +1,9 @@
-import type { AtofEvent } from "../events/types.js";
 import { severityKey } from "../events/wire-names.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { DraftEvent } from "./event-stages.js";
 import { heldEventBytes } from "./held-bytes.js";
 import { DROPPED, KEPT, SampledTrace, UNDECIDED } from "./sampled-trace.js";
-import { keptByRatio, ratioThreshold } from "./trace-ratio.js";
+import { keptByRatio, ratioThreshold, type RatioThreshold } from "./trace-ratio.js";
 import type { SamplingKeepRules, SamplingOptions } from "./types.js";
 
 export { DROPPED, KEPT, UNDECIDED, type SampledTrace };
@@ -15,7 +14,7 @@ export const DROPPED_TRACES_CODE = "sampling.dropped_traces";
 export const DROPPED_TRACES_METRIC = "relaytrace.sampling.dropped_traces";
 /** Default bound on the estimated bytes of the events held over all open traces. */
 export const DEFAULT_MAX_BUFFERED_BYTES = 64 * 1024 * 1024;
-/** How many ended scopes stay findable as the parent of a late event (a `tool.pending` mark after its tool's end). */
+/** How many ended scopes stay findable, at most, as the parent of a late event (a `tool.pending` mark after its tool's end). */
 export const RECENT_CAPACITY = 4096;
 
 /**
@@ -44,20 +43,32 @@ export interface SamplerHooks<T> {
  */
 export class TailSampler<T> {
   private readonly keep: SamplingKeepRules;
-  private readonly threshold: bigint;
-  private readonly thresholdByRoot: Map<string, bigint>;
+  private readonly threshold: RatioThreshold;
+  private readonly thresholdByRoot: Map<string, RatioThreshold>;
   private readonly maxBufferedBytes: number;
   private readonly severityKey: string;
-  /** Open scopes by uuid, and the trace each belongs to. */
+  /** Open scopes by uuid, and the trace each belongs to (with the ended ones of undecided traces). */
   private readonly open = new Map<string, SampledTrace<T>>();
-  /** The last ended scopes by uuid (oldest first), for events that come after their parent ended. */
-  private readonly recent = new Map<string, SampledTrace<T>>();
-  /** Traces still held, oldest first (the first decided when memory runs short). */
-  private readonly undecided = new Set<SampledTrace<T>>();
+  /**
+   * Ended scopes of decided traces by uuid, for events that come after their parent ended (the
+   * scopes of an undecided trace stay in `open` until its decision): the latest in `recent`,
+   * the ones before in `older`; when `recent` is full it becomes `older` (between half and all of
+   * the last `RECENT_CAPACITY` stay findable, and no entry is ever deleted one by one).
+   */
+  private recent = new Map<string, SampledTrace<T>>();
+  private older = new Map<string, SampledTrace<T>>();
+  /**
+   * Traces in the order they began, from `orderHead` on; decided ones are skipped, and cleared out
+   * once they outnumber the undecided ones (the first undecided is decided first when memory runs short).
+   */
+  private order: SampledTrace<T>[] = [];
+  private orderHead = 0;
+  private undecidedCount = 0;
   /** Traces whose last open scope ended during this delivery pass. */
   private completing: SampledTrace<T>[] = [];
   private heldBytes = 0;
   private unreportedDrops = 0;
+  private lastDrop: { traceId: string; why: string } | undefined;
 
   constructor(
     options: SamplingOptions,
@@ -84,36 +95,38 @@ export class TailSampler<T> {
       trace = this.traceOf(event.parent_uuid) ?? this.traceOf((event as { [EMITTED_UNDER]?: string })[EMITTED_UNDER]);
     } else if (event.scope_category === "start") {
       trace = this.traceOf(event.parent_uuid);
-      if (trace === undefined) {
-        trace = new SampledTrace<T>(event);
-        this.undecided.add(trace);
-      }
+      if (trace === undefined) trace = this.begin(event);
       this.open.set(event.uuid, trace);
       trace.open++;
     } else {
       trace = this.open.get(event.uuid);
       if (trace === undefined) {
         trace = this.traceOf(event.parent_uuid);
+      } else if (trace.decision === UNDECIDED) {
+        // Stays findable as a parent until the decision (the tool.pending mark after a tool's end).
+        trace.ended.push(event.uuid);
+        if (--trace.open === 0) this.completing.push(trace);
       } else {
         this.open.delete(event.uuid);
         this.remember(event.uuid, trace);
-        if (--trace.open === 0 && trace.decision === UNDECIDED) this.completing.push(trace);
+        trace.open--;
       }
     }
     trace?.note(event, this.severityKey);
     return trace;
   }
 
-  /** Holds the delivered `event` (as `item`) of the undecided `trace`; past the memory bound, decides the oldest traces now. */
-  hold(trace: SampledTrace<T>, item: T, event: AtofEvent): void {
+  /** Holds `item` (emitted as `event`) of the undecided `trace`; past the memory bound, decides the oldest traces now. */
+  hold(trace: SampledTrace<T>, item: T, event: DraftEvent): void {
     const bytes = heldEventBytes(event, (trace.seen ??= new Set()));
     trace.held.push(item);
     trace.bytes += bytes;
     this.heldBytes += bytes;
-    if (this.heldBytes <= this.maxBufferedBytes) return;
-    for (const oldest of this.undecided) {
-      this.decide(oldest, `its events held with other open traces' passed maxBufferedBytes (${this.maxBufferedBytes})`);
-      if (this.heldBytes <= this.maxBufferedBytes) break;
+    while (this.heldBytes > this.maxBufferedBytes && this.orderHead < this.order.length) {
+      const oldest = this.order[this.orderHead++]!;
+      if (oldest.decision === UNDECIDED) {
+        this.decide(oldest, `its events held with other open traces' passed maxBufferedBytes (${this.maxBufferedBytes})`);
+      }
     }
   }
 
@@ -135,7 +148,12 @@ export class TailSampler<T> {
   /** Decides every trace still held, with what is known of it now (shutdown, exit); later events follow. */
   decideAll(): void {
     this.completing = [];
-    for (const trace of this.undecided) this.decide(trace, "decided at shutdown before its root ended");
+    const order = this.order;
+    for (let i = this.orderHead; i < order.length; i++) {
+      if (order[i]!.decision === UNDECIDED) this.decide(order[i]!, "decided at shutdown before its root ended");
+    }
+    this.order = [];
+    this.orderHead = 0;
     this.report();
   }
 
@@ -146,17 +164,39 @@ export class TailSampler<T> {
 
   private traceOf(uuid: string | null | undefined): SampledTrace<T> | undefined {
     if (uuid === null || uuid === undefined) return undefined;
-    return this.open.get(uuid) ?? this.recent.get(uuid);
+    return this.open.get(uuid) ?? this.recent.get(uuid) ?? this.older.get(uuid);
+  }
+
+  private begin(root: DraftEvent): SampledTrace<T> {
+    const trace = new SampledTrace<T>(root);
+    this.undecidedCount++;
+    if (this.order.length - this.orderHead > 2 * this.undecidedCount + 64) {
+      this.order = this.order.slice(this.orderHead).filter((t) => t.decision === UNDECIDED);
+      this.orderHead = 0;
+    }
+    this.order.push(trace);
+    return trace;
   }
 
   private remember(uuid: string, trace: SampledTrace<T>): void {
+    if (this.recent.size >= RECENT_CAPACITY / 2) {
+      this.older = this.recent;
+      this.recent = new Map();
+    }
     this.recent.set(uuid, trace);
-    if (this.recent.size > RECENT_CAPACITY) this.recent.delete(this.recent.keys().next().value!);
   }
 
   /** `early` says why a trace is decided before its root ended, for the diagnostic. */
   private decide(trace: SampledTrace<T>, early: string | undefined): void {
-    this.undecided.delete(trace);
+    this.undecidedCount--;
+    // The ended scopes leave the open ones; a complete trace stays findable by its root (an
+    // evaluation of the run), one decided early by each (its later events need them).
+    for (const uuid of trace.ended) {
+      this.open.delete(uuid);
+      if (trace.open > 0) this.remember(uuid, trace);
+    }
+    if (trace.open === 0) this.remember(trace.rootUuid, trace);
+    trace.ended = [];
     this.heldBytes -= trace.bytes;
     const held = trace.held;
     trace.held = [];
@@ -170,8 +210,7 @@ export class TailSampler<T> {
     }
     trace.decision = DROPPED;
     this.unreportedDrops++;
-    const when = early === undefined ? "" : ` (${early})`;
-    this.diagnostics.record(DROPPED_TRACES_CODE, `trace ${trace.traceId} dropped ${dropped}${when}; no keep rule matched`);
+    this.lastDrop = { traceId: trace.traceId, why: early === undefined ? dropped : `${dropped} (${early})` };
   }
 
   /** Undefined when the trace is kept, else why it is dropped. */
@@ -187,10 +226,13 @@ export class TailSampler<T> {
     return own === undefined ? "by ratio" : "by its root's ratioByAgent";
   }
 
+  /** Counts the drops since the last report at once (the message names the last one), and reports them as the metric. */
   private report(): void {
     const count = this.unreportedDrops;
     if (count === 0) return;
     this.unreportedDrops = 0;
+    const last = this.lastDrop!;
+    this.diagnostics.record(DROPPED_TRACES_CODE, `trace ${last.traceId} dropped ${last.why}; no keep rule matched`, count);
     this.hooks.reportDrops(count);
   }
 }

@@ -7,26 +7,34 @@
  * (14 hex digits) are the trace's randomness R, and a trace is kept at ratio p when
  * R >= (1 - p) · 2^56. Relaytrace's trace ids come from uuid v7 roots, whose last 62 bits are
  * random; W3C trace ids of other tracers are random there too (level 2 makes it a requirement).
+ * R is compared as two 28-bit halves: exact, and no BigInt per trace.
  */
+export interface RatioThreshold {
+  readonly high: number;
+  readonly low: number;
+}
 
-const RANDOM_BITS = 56n;
-const SPACE = 1n << RANDOM_BITS;
-const RANDOM_HEX = /^[0-9a-f]{14}$/;
+const HALF = 2 ** 28;
+const KEEP_ALL: RatioThreshold = Object.freeze({ high: 0, low: 0 });
+const KEEP_NONE: RatioThreshold = Object.freeze({ high: HALF, low: 0 });
 
 /** The threshold below which randomness is dropped at `ratio` (0 keeps nothing, 1 everything). */
-export function ratioThreshold(ratio: number): bigint {
-  if (ratio >= 1) return 0n;
-  if (ratio <= 0) return SPACE;
-  // 2^56 · (1 - p) in doubles is exact to the last few of 56 bits: below any ratio an app names.
-  return SPACE - BigInt(Math.round(ratio * 2 ** 56));
+export function ratioThreshold(ratio: number): RatioThreshold {
+  if (ratio >= 1) return KEEP_ALL;
+  if (ratio <= 0) return KEEP_NONE;
+  // 2^56 · (1 - p), rounded: doubles hold it to the last few of 56 bits, below any ratio an app names.
+  const drop = 2 ** 56 - Math.round(ratio * 2 ** 56);
+  const high = Math.floor(drop / HALF);
+  return { high, low: drop - high * HALF };
 }
 
 /** Whether the trace with the 32-hex-digit id `traceId` is kept at `threshold` (see `ratioThreshold`). */
-export function keptByRatio(traceId: string, threshold: bigint): boolean {
-  if (threshold === 0n) return true;
-  if (threshold === SPACE) return false;
-  const random = traceId.slice(-14).toLowerCase();
+export function keptByRatio(traceId: string, threshold: RatioThreshold): boolean {
+  if (threshold === KEEP_ALL) return true;
+  if (threshold === KEEP_NONE) return false;
+  const high = parseInt(traceId.slice(-14, -7), 16);
+  const low = parseInt(traceId.slice(-7), 16);
   // Every trace id relaytrace derives is 32 hex digits; anything else is kept rather than guessed at.
-  if (!RANDOM_HEX.test(random)) return true;
-  return BigInt(`0x${random}`) >= threshold;
+  if (!(high >= 0 && low >= 0) || traceId.length !== 32) return true;
+  return high > threshold.high || (high === threshold.high && low >= threshold.low);
 }
