@@ -1,24 +1,26 @@
-// What tail sampling (`createRuntime({ sampling })`) costs, in one process, interleaved: per agent-
-// shaped trace (a root scope with three tool calls, 8 events; one trace in 20 has a failing tool)
-// delivered to a no-op subscriber or written by the ATOF file exporter.
+// What tail sampling (`createRuntime({ sampling })`) costs, per agent-shaped trace (a root scope with
+// three tool calls, 8 events; one trace in 20 has a failing tool) delivered to a no-op subscriber or
+// written by the ATOF file exporter.
 //
-//   node bench/sampling.mjs [--base=<tree with dist/ (before)>] [--rounds=N] [--traces=N] [--quick] [--node=24]
+//   node bench/sampling.mjs [--base=<tree with dist/ (before)>] [--pairs=N] [--rounds=N] [--traces=N] [--quick] [--node=24]
 //
-// Columns: sampling unset (this build, and the --base build when given: the hot path must not
-// change), `{ ratio: 0.1 }`, `{ ratio: 0.1, keep: { errors: true } }` and `{ ratio: 1 }` (every
-// trace held, then kept: the whole price of holding). Each ratio is against "unset" of this build
-// in the same rounds. Prints the median CPU and wall time per trace (delivery included: each round
-// ends with `flush()`); a variant whose runtime counted lost events (other than the traces
-// sampling dropped) is flagged INVALID.
-import { mkdtemp, rm } from "node:fs/promises";
-import os from "node:os";
-import path from "node:path";
+// 1. With --base: sampling unset, this build against the base build. Each measurement runs in a
+//    process of its own (two builds in one process share the scope context, and an A/A run there
+//    shows the first-loaded one 1.2× slower), the two builds alternated (ABBA…) `--pairs` times;
+//    the median CPU per trace of each build and their ratio.
+// 2. Sampling in this build, in one process, interleaved: unset, `{ ratio: 0.1 }`,
+//    `{ ratio: 0.1, keep: { errors: true } }` and `{ ratio: 1 }` (every trace held, then kept: the
+//    whole price of holding), each against unset in the same rounds. Median CPU and wall time per
+//    trace, delivery included (each round ends with `flush()`); a variant whose runtime counted
+//    lost events (other than the traces sampling dropped) is flagged INVALID.
 import { fileURLToPath } from "node:url";
+import { runChild } from "./lib/child.mjs";
 import { loadRelaytrace } from "./lib/load.mjs";
 import { machineInfo } from "./lib/machine.mjs";
 import { rerunUnderRequestedNode } from "./lib/node24.mjs";
 import { interleave, median } from "./lib/stats.mjs";
 import { ns, ratio, table } from "./lib/format.mjs";
+import { SINKS, lostEvents, samplingSetup } from "./lib/sampling-workload.mjs";
 
 const argv = process.argv.slice(2);
 rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
@@ -29,6 +31,7 @@ const cfg = {
   calls: Number(arg("traces") ?? (quick ? 500 : 4_000)),
   warmupCalls: quick ? 300 : 2_000,
 };
+const pairs = Number(arg("pairs") ?? (quick ? 2 : 8));
 
 const SAMPLINGS = {
   unset: undefined,
@@ -36,103 +39,68 @@ const SAMPLINGS = {
   "keep errors": { ratio: 0.1, keep: { errors: true } },
   "ratio 1 (all held)": { ratio: 1 },
 };
-const SINKS = ["noop subscriber", "ATOF file"];
-
-const ARGS = { city: "Oslo", units: "metric" };
-const RESULT = { result: { temp_c: 4, conditions: "clear" } };
-const ok = async () => RESULT;
-const failing = async () => {
-  throw new Error("upstream timeout");
-};
-
-/** One agent-shaped trace: the root, three tool calls (the second fails in one trace of 20). */
-async function trace(rt, i) {
-  try {
-    await rt.withScope(
-      "weather-agent",
-      async () => {
-        await rt.executeTool("lookup_weather", ARGS, ok, { toolCallId: "call_1" });
-        await rt.executeTool("lookup_forecast", ARGS, i % 20 === 7 ? failing : ok, { toolCallId: "call_2" });
-        await rt.executeTool("lookup_alerts", ARGS, ok, { toolCallId: "call_3" });
-      },
-      { category: "agent" },
-    );
-  } catch (error) {
-    if (error?.message !== "upstream timeout") throw error; // only the failing trace's error is expected
-  }
-}
-
-async function make(api, sink, sampling) {
-  const rt = api.createRuntime(sampling === undefined ? {} : { sampling });
-  let dir;
-  if (sink === "ATOF file") {
-    dir = await mkdtemp(path.join(os.tmpdir(), "relaytrace-bench-sampling-"));
-    new api.AtofExporter({ type: "file", path: path.join(dir, "events.jsonl"), mode: "overwrite" }).register(rt);
-  } else {
-    rt.subscribe("noop", () => {});
-  }
-  let i = 0;
-  const cpu = [];
-  return {
-    runtime: rt,
-    cpu,
-    run: async (n) => {
-      const before = process.cpuUsage();
-      for (let k = 0; k < n; k++) await trace(rt, i++);
-      await rt.flush(); // delivery (and what sampling does at the end of a pass) belongs to the round
-      const used = process.cpuUsage(before);
-      cpu.push(((used.user + used.system) * 1000) / n);
-    },
-    close: async () => {
-      await rt.shutdown();
-      if (dir) await rm(dir, { recursive: true, force: true });
-    },
-  };
-}
-
-const lost = (rt) =>
-  rt
-    .diagnostics()
-    .filter((d) => d.code !== "sampling.dropped_traces" && /dropped|not_exported|failed|overflow/.test(d.code))
-    .reduce((n, d) => n + d.count, 0);
 
 const machine = machineInfo();
 const after = await loadRelaytrace();
-const base = arg("base") ? await loadRelaytrace(arg("base")) : undefined;
+const baseTree = arg("base");
+const base = baseTree ? await loadRelaytrace(baseTree) : undefined;
 console.log(`tail sampling: node ${machine.node}, ${machine.cores} cores (${machine.cpuModel})`);
-console.log(`this build: ${after.dist}${base ? `\nbase build: ${base.dist}` : ""}`);
-console.log(`${cfg.rounds} rounds × ${cfg.calls} traces (8 events each) after ${cfg.warmupCalls} warm-up, interleaved\n`);
+console.log(`this build: ${after.dist}${base ? `\nbase build: ${base.dist}` : ""}\n`);
 
+if (base) {
+  console.log(
+    `1. sampling unset, this build vs base: one process per measurement, ${pairs} ABBA pairs × ${cfg.calls} traces after ${cfg.warmupCalls} warm-up`,
+  );
+  const rows = [];
+  for (const sink of SINKS) {
+    const cpu = { base: [], this: [] };
+    let lost = 0;
+    for (let p = 0; p < pairs; p++) {
+      const order = p % 2 === 0 ? ["base", "this"] : ["this", "base"];
+      for (const which of order) {
+        const tree = which === "base" ? base.dist : after.dist;
+        const out = await runChild("sampling.mjs", [tree, sink, String(cfg.calls), String(cfg.warmupCalls)], [], process.execPath);
+        cpu[which].push(out.cpuNsPerTrace);
+        lost += out.lost;
+      }
+    }
+    const b = median(cpu.base);
+    const t = median(cpu.this);
+    rows.push([sink, ns(b), ns(t), lost === 0 ? ratio(t / b) : "INVALID"]);
+  }
+  console.log(table(["sampling unset", "base CPU ns/trace", "this CPU ns/trace", "this / base"], rows));
+  console.log("");
+}
+
+console.log(
+  `2. sampling in this build, one process: ${cfg.rounds} rounds × ${cfg.calls} traces after ${cfg.warmupCalls} warm-up, interleaved\n`,
+);
 for (const sink of SINKS) {
   const holders = {};
-  const entries = [];
-  const add = (key, api, sampling) =>
-    entries.push({
-      name: key,
-      setup: async () => void (holders[key] = await make(api, sink, sampling)),
-      run: (n) => holders[key].run(n),
-
-      teardown: () => holders[key].close(),
-    });
-  if (base) add("base unset", base, undefined);
-  for (const [label, sampling] of Object.entries(SAMPLINGS)) add(label, after, sampling);
+  const entries = Object.entries(SAMPLINGS).map(([label, sampling]) => ({
+    name: label,
+    setup: async () => void (holders[label] = await samplingSetup(after, sink, sampling)),
+    run: (n) => holders[label].run(n),
+    teardown: () => holders[label].close(),
+  }));
   const stats = await interleave(entries, cfg);
   // CPU per trace of the measured rounds (the first sample is the warm-up's).
-  const cpuOf = (key) => median(holders[key].cpu.slice(1));
+  const cpuOf = (label) => median(holders[label].cpu.slice(1));
   const unset = { wall: stats["unset"].median, cpu: cpuOf("unset") };
-  const rows = [];
-  const row = (label, key, note) => {
-    const valid = lost(holders[key].runtime) === 0;
-    const wall = stats[key].median;
-    const cpu = cpuOf(key);
-    return [label, ns(cpu), valid ? ratio(cpu / unset.cpu) : "INVALID", ns(wall), valid ? ratio(wall / unset.wall) : "INVALID", note];
-  };
-  if (base) rows.push(row("unset, base build", "base unset", ""));
-  for (const label of Object.keys(SAMPLINGS)) {
-    const dropped = holders[label].runtime.diagnostics().find((d) => d.code === "sampling.dropped_traces")?.count ?? 0;
+  const rows = Object.keys(SAMPLINGS).map((label) => {
+    const rt = holders[label].runtime;
+    const valid = lostEvents(rt) === 0;
+    const dropped = rt.diagnostics().find((d) => d.code === "sampling.dropped_traces")?.count ?? 0;
     const share = `${((100 * dropped) / (cfg.warmupCalls + cfg.rounds * cfg.calls)).toFixed(1)} %`;
-    rows.push(row(label, label, label === "unset" ? "" : share));
-  }
+    return [
+      label,
+      ns(cpuOf(label)),
+      valid ? ratio(cpuOf(label) / unset.cpu) : "INVALID",
+      ns(stats[label].median),
+      valid ? ratio(stats[label].median / unset.wall) : "INVALID",
+      label === "unset" ? "" : share,
+    ];
+  });
   console.log(`${sink}:`);
   console.log(table(["sampling", "CPU ns/trace", "CPU × unset", "wall ns/trace", "wall × unset", "traces dropped"], rows));
   console.log("");
