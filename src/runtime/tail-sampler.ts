@@ -116,12 +116,18 @@ export class TailSampler<T> {
     return trace;
   }
 
-  /** Holds `item` (emitted as `event`) of the undecided `trace`; past the memory bound, decides the oldest traces now. */
+  /**
+   * Holds `item` (emitted as `event`) of the undecided `trace`. Past the memory bound it decides
+   * now: `trace` if it passes the bound by itself, then the oldest traces until the rest fits.
+   */
   hold(trace: SampledTrace<T>, item: T, event: DraftEvent): void {
     const bytes = heldEventBytes(event, (trace.seen ??= new Set()));
     trace.held.push(item);
     trace.bytes += bytes;
     this.heldBytes += bytes;
+    if (this.heldBytes <= this.maxBufferedBytes) return;
+    // A trace that passes the bound by itself goes first, then the oldest, until the rest fits.
+    if (trace.bytes > this.maxBufferedBytes) this.decide(trace, `its held events passed maxBufferedBytes (${this.maxBufferedBytes})`);
     while (this.heldBytes > this.maxBufferedBytes && this.orderHead < this.order.length) {
       const oldest = this.order[this.orderHead++]!;
       if (oldest.decision === UNDECIDED) {

@@ -270,8 +270,9 @@ export interface SamplingOptions {
   /** `ratio` for traces whose root has this name (an agent's name), from 0 to 1 each. */
   ratioByAgent?: Record<string, number>;
   /**
-   * Bytes the held events of all open traces may take (estimated, default 64 MiB). Past it the
-   * oldest open traces are decided with what is known of them so far; their later events follow.
+   * Bytes the held events of all open traces may take (estimated, default 64 MiB). Past it a trace
+   * holding more by itself, then the oldest open traces, are decided with what is known of them
+   * so far; their later events follow.
    */
   maxBufferedBytes?: number;
 }

@@ -241,11 +241,16 @@ describe("maxBufferedBytes bounds what is held", () => {
 
   itOwnContext("a trace whose held events pass the bound is decided then, and its later events follow that decision", async () => {
     const kept = sampled({ ratio: 1, maxBufferedBytes: 10_000 });
+    // An older, small trace stays held: the one that passed the bound by itself is decided.
+    const small = kept.rt.withPropagation({ version: 1, parentUuid: rootIdEndingWith("0123456789abcd") }, () =>
+      kept.rt.pushScope("small", { category: "agent" }),
+    );
     const root = kept.rt.pushScope("agent", { category: "agent" });
     await kept.rt.executeTool("read", { big }, () => ({ result: "ok" }));
     await kept.rt.flush();
     // Decided (kept) before its root ended: what was held is delivered now, the rest as it comes.
     expect(labels(kept.events)).toEqual(["start:agent:agent", "start:tool:read", "end:tool:read"]);
+    expect(small.name).toBe("small");
     kept.rt.mark("after");
     await kept.rt.flush();
     expect(labels(kept.events).slice(3)).toEqual(["mark:after"]);
