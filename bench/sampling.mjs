@@ -2,7 +2,7 @@
 // three tool calls, 8 events; one trace in 20 has a failing tool) delivered to a no-op subscriber or
 // written by the ATOF file exporter.
 //
-//   node bench/sampling.mjs [--base=<tree with dist/ (before)>] [--pairs=N] [--rounds=N] [--traces=N] [--quick] [--node=24]
+//   node bench/sampling.mjs [--base=<tree with dist/ (before)>] [--part=1|2] [--pairs=N] [--rounds=N] [--traces=N] [--quick] [--node=24]
 //
 // 1. With --base: sampling unset, this build against the base build. Each measurement runs in a
 //    process of its own (two builds in one process share the scope context, and an A/A run there
@@ -32,6 +32,7 @@ const cfg = {
   warmupCalls: quick ? 300 : 2_000,
 };
 const pairs = Number(arg("pairs") ?? (quick ? 2 : 8));
+const parts = arg("part") === undefined ? ["1", "2"] : [arg("part")];
 
 const SAMPLINGS = {
   unset: undefined,
@@ -47,7 +48,7 @@ const base = baseTree ? await loadRelaytrace(baseTree) : undefined;
 console.log(`tail sampling: node ${machine.node}, ${machine.cores} cores (${machine.cpuModel})`);
 console.log(`this build: ${after.dist}${base ? `\nbase build: ${base.dist}` : ""}\n`);
 
-if (base) {
+if (base && parts.includes("1")) {
   console.log(
     `1. sampling unset, this build vs base: one process per measurement, ${pairs} ABBA pairs × ${cfg.calls} traces after ${cfg.warmupCalls} warm-up`,
   );
@@ -72,36 +73,38 @@ if (base) {
   console.log("");
 }
 
-console.log(
-  `2. sampling in this build, one process: ${cfg.rounds} rounds × ${cfg.calls} traces after ${cfg.warmupCalls} warm-up, interleaved\n`,
-);
-for (const sink of SINKS) {
-  const holders = {};
-  const entries = Object.entries(SAMPLINGS).map(([label, sampling]) => ({
-    name: label,
-    setup: async () => void (holders[label] = await samplingSetup(after, sink, sampling)),
-    run: (n) => holders[label].run(n),
-    teardown: () => holders[label].close(),
-  }));
-  const stats = await interleave(entries, cfg);
-  // CPU per trace of the measured rounds (the first sample is the warm-up's).
-  const cpuOf = (label) => median(holders[label].cpu.slice(1));
-  const unset = { wall: stats["unset"].median, cpu: cpuOf("unset") };
-  const rows = Object.keys(SAMPLINGS).map((label) => {
-    const rt = holders[label].runtime;
-    const valid = lostEvents(rt) === 0;
-    const dropped = rt.diagnostics().find((d) => d.code === "sampling.dropped_traces")?.count ?? 0;
-    const share = `${((100 * dropped) / (cfg.warmupCalls + cfg.rounds * cfg.calls)).toFixed(1)} %`;
-    return [
-      label,
-      ns(cpuOf(label)),
-      valid ? ratio(cpuOf(label) / unset.cpu) : "INVALID",
-      ns(stats[label].median),
-      valid ? ratio(stats[label].median / unset.wall) : "INVALID",
-      label === "unset" ? "" : share,
-    ];
-  });
-  console.log(`${sink}:`);
-  console.log(table(["sampling", "CPU ns/trace", "CPU × unset", "wall ns/trace", "wall × unset", "traces dropped"], rows));
-  console.log("");
+if (parts.includes("2")) {
+  console.log(
+    `2. sampling in this build, one process: ${cfg.rounds} rounds × ${cfg.calls} traces after ${cfg.warmupCalls} warm-up, interleaved\n`,
+  );
+  for (const sink of SINKS) {
+    const holders = {};
+    const entries = Object.entries(SAMPLINGS).map(([label, sampling]) => ({
+      name: label,
+      setup: async () => void (holders[label] = await samplingSetup(after, sink, sampling)),
+      run: (n) => holders[label].run(n),
+      teardown: () => holders[label].close(),
+    }));
+    const stats = await interleave(entries, cfg);
+    // CPU per trace of the measured rounds (the first sample is the warm-up's).
+    const cpuOf = (label) => median(holders[label].cpu.slice(1));
+    const unset = { wall: stats["unset"].median, cpu: cpuOf("unset") };
+    const rows = Object.keys(SAMPLINGS).map((label) => {
+      const rt = holders[label].runtime;
+      const valid = lostEvents(rt) === 0;
+      const dropped = rt.diagnostics().find((d) => d.code === "sampling.dropped_traces")?.count ?? 0;
+      const share = `${((100 * dropped) / (cfg.warmupCalls + cfg.rounds * cfg.calls)).toFixed(1)} %`;
+      return [
+        label,
+        ns(cpuOf(label)),
+        valid ? ratio(cpuOf(label) / unset.cpu) : "INVALID",
+        ns(stats[label].median),
+        valid ? ratio(stats[label].median / unset.wall) : "INVALID",
+        label === "unset" ? "" : share,
+      ];
+    });
+    console.log(`${sink}:`);
+    console.log(table(["sampling", "CPU ns/trace", "CPU × unset", "wall ns/trace", "wall × unset", "traces dropped"], rows));
+    console.log("");
+  }
 }
