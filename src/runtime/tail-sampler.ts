@@ -19,8 +19,8 @@ export const RECENT_CAPACITY = 4096;
 
 /**
  * On a mark draft while sampling: the uuid on top of the stack it was emitted from. A mark with an
- * explicit parent no trace here holds (the `tool.answer` of a resumed run names the suspended call
- * of the first process) belongs to the trace it was emitted in.
+ * explicit parent no trace here holds (a span of another process) belongs to the trace it was
+ * emitted in.
  */
 export const EMITTED_UNDER: unique symbol = Symbol("relaytrace.emittedUnder");
 

@@ -24,7 +24,7 @@ afterEach(async () => {
   await rm(dir, { recursive: true, force: true });
 });
 
-/** An agent run: one priced-free LLM call and one tool call (`fail` makes the tool throw). */
+/** An agent run: one (unpriced) LLM call and one tool call (`fail` makes the tool throw). */
 function agentRun(rt: Runtime, fail = false): Promise<string> {
   return rt.withScope(
     "billing-agent",
