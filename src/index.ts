@@ -66,6 +66,8 @@ export type {
   Remover,
   RequestInterceptOptions,
   RuntimeOptions,
+  SamplingKeepRules,
+  SamplingOptions,
   ScopeOptions,
   ShutdownOptions,
   SubscribeOptions,

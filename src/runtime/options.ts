@@ -1,4 +1,4 @@
-import { declareOptions, is } from "../events/option-spec.js";
+import { check, declareOptions, is } from "../events/option-spec.js";
 import type { ExecuteLlmOptions } from "./llm-lifecycle.js";
 import type { ExecuteLlmStreamOptions } from "./llm-stream.js";
 import type {
@@ -8,6 +8,8 @@ import type {
   PopScopeOptions,
   RequestInterceptOptions,
   RuntimeOptions,
+  SamplingKeepRules,
+  SamplingOptions,
   ScopeOptions,
   ShutdownOptions,
   SubscribeOptions,
@@ -19,6 +21,33 @@ import type {
 // silently lost data: `tool_call_id` would otherwise drop the call id). Each declaration is typed
 // against its options interface, so a key added to one and not the other does not compile.
 
+const isRatio = (v: unknown): boolean => typeof v === "number" && v >= 0 && v <= 1;
+
+const SAMPLING_KEEP_OPTIONS = declareOptions<SamplingKeepRules>(
+  "createRuntime",
+  {
+    errors: is.boolean,
+    suspended: is.boolean,
+    slowerThanMs: is.nonNegativeNumber,
+    costAboveUsd: is.nonNegativeNumber,
+  },
+  { prefix: "sampling.keep." },
+);
+
+export const SAMPLING_OPTIONS = declareOptions<SamplingOptions>(
+  "createRuntime",
+  {
+    ratio: check("a number from 0 to 1", isRatio),
+    keep: is.nested(SAMPLING_KEEP_OPTIONS),
+    ratioByAgent: check(
+      "an object of numbers from 0 to 1 (root name → ratio)",
+      (v) => typeof v === "object" && v !== null && !Array.isArray(v) && Object.values(v).every(isRatio),
+    ),
+    maxBufferedBytes: is.positiveInteger,
+  },
+  { prefix: "sampling." },
+);
+
 export const RUNTIME_OPTIONS = declareOptions<RuntimeOptions>("createRuntime", {
   clock: is.object,
   idGenerator: is.function,
@@ -27,6 +56,7 @@ export const RUNTIME_OPTIONS = declareOptions<RuntimeOptions>("createRuntime", {
   onDiagnostic: is.function,
   pricing: is.either(is.object, is.string),
   recordedHeaders: is.stringList,
+  sampling: is.nested(SAMPLING_OPTIONS),
 });
 
 export const SCOPE_OPTIONS = declareOptions<ScopeOptions>("withScope", {

@@ -5,7 +5,8 @@ import { thrownMessage } from "./event-factory.js";
 import { EventStages, type DraftEvent, type StageHooks, type StagedEvent, type Transform } from "./event-stages.js";
 import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
 import type { RegistryEntry } from "./registry.js";
-import type { Subscriber } from "./types.js";
+import { DROPPED, KEPT, TailSampler, type SampledTrace } from "./tail-sampler.js";
+import type { SamplingOptions, Subscriber } from "./types.js";
 
 export type { PublisherRegistries, Route, RouteKind };
 export { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE } from "./event-stages.js";
@@ -16,6 +17,13 @@ interface Publication extends StagedEvent {
   depth: number;
   /** What events emitted from callbacks while delivering this one (and their own) share; made on first use. */
   lineage: Lineage | undefined;
+}
+
+/** What a runtime with `sampling` gives its publisher: the options, and how to report drops as a metric. */
+export interface PublisherSampling {
+  options: SamplingOptions;
+  namespace: string;
+  reportDrops: (count: number) => void;
 }
 
 /** The events that descend from one app event through callbacks that emit (a subscriber that marks). */
@@ -80,14 +88,23 @@ export class Publisher implements StageHooks {
 
   private readonly routes: RouteTable;
   private readonly stages: EventStages;
+  /** Undefined unless the runtime samples: then the one check each delivery makes. */
+  readonly sampler: TailSampler<Publication> | undefined;
 
   constructor(
     registries: PublisherRegistries,
     private readonly diagnostics: DiagnosticCounter,
     private readonly maxQueueSize: number,
+    sampling?: PublisherSampling,
   ) {
     this.routes = new RouteTable(registries);
     this.stages = new EventStages(diagnostics, this);
+    if (sampling !== undefined) {
+      this.sampler = new TailSampler<Publication>(sampling.options, sampling.namespace, diagnostics, {
+        release: (items) => this.release(items),
+        reportDrops: sampling.reportDrops,
+      });
+    }
   }
 
   /** What an event emitted from `stack` will pass through, snapshotted now (see RouteTable); undefined when nothing listens. */
@@ -183,26 +200,44 @@ export class Publisher implements StageHooks {
   drainOnExit(): void {
     this.draining = false;
     this.drain();
+    if (this.sampler !== undefined) {
+      this.sampler.decideAll();
+      this.drain();
+    }
+  }
+
+  /**
+   * Decides and delivers every trace the sampler still holds, once what is queued now is
+   * delivered (shutdown, the flush before exit): nothing is left held when the process ends.
+   */
+  async releaseHeld(): Promise<void> {
+    await this.flush();
+    if (this.sampler === undefined) return;
+    this.sampler.decideAll();
+    await this.flush();
   }
 
   private drain(): void {
     if (this.draining) return;
     this.draining = true;
     try {
-      while (this.head < this.queue.length) {
-        const publication = this.queue[this.head]!;
-        this.queue[this.head++] = undefined;
-        try {
-          this.deliver(publication);
-        } catch (error) {
-          this.diagnostics.record("event_delivery_failed", `event ${String(publication.event.name)}: ${messageOf(error)}`);
+      do {
+        while (this.head < this.queue.length) {
+          const publication = this.queue[this.head]!;
+          this.queue[this.head++] = undefined;
+          try {
+            this.deliver(publication);
+          } catch (error) {
+            this.diagnostics.record("event_delivery_failed", `event ${String(publication.event.name)}: ${messageOf(error)}`);
+          }
+          this.delivered++;
+          if (this.head > 1024 && this.head * 2 > this.queue.length) {
+            this.queue = this.queue.slice(this.head);
+            this.head = 0;
+          }
         }
-        this.delivered++;
-        if (this.head > 1024 && this.head * 2 > this.queue.length) {
-          this.queue = this.queue.slice(this.head);
-          this.head = 0;
-        }
-      }
+        // Traces that completed in this pass are decided now; what that emits is delivered in the next.
+      } while (this.sampler !== undefined && this.settleSampled());
       this.queue = [];
       this.head = 0;
     } finally {
@@ -216,6 +251,10 @@ export class Publisher implements StageHooks {
   }
 
   private deliver(publication: Publication): void {
+    if (this.sampler !== undefined) {
+      this.deliverSampled(this.sampler, publication);
+      return;
+    }
     const outer = this.delivering;
     this.delivering = publication;
     this.callbackDepth++;
@@ -230,6 +269,65 @@ export class Publisher implements StageHooks {
     } finally {
       this.callbackDepth--;
       this.delivering = outer;
+    }
+  }
+
+  /**
+   * `deliver` with tail sampling: the event is placed in its trace first, then delivered now
+   * (outside any trace, or its trace kept), held as it was emitted (trace undecided: the stages
+   * run only if it is kept) or left (trace dropped).
+   */
+  private deliverSampled(sampler: TailSampler<Publication>, publication: Publication): void {
+    let trace: SampledTrace<Publication> | undefined;
+    try {
+      trace = sampler.admit(publication.event);
+    } catch (error) {
+      // A sampler failure must not lose the event: it is delivered as if not sampled.
+      this.diagnostics.recordError("sampling_failed", error);
+    }
+    if (trace === undefined || trace.decision === KEPT) {
+      this.deliverNow(publication);
+    } else if (trace.decision !== DROPPED) {
+      sampler.hold(trace, publication, publication.event);
+    }
+  }
+
+  /** The stages, then every subscriber of the route: `deliver` for an event a sampler lets through. */
+  private deliverNow(publication: Publication): void {
+    const outer = this.delivering;
+    this.delivering = publication;
+    this.callbackDepth++;
+    try {
+      let delivered: AtofEvent;
+      try {
+        delivered = this.stages.prepare(publication);
+      } catch (error) {
+        delivered = this.stages.shell(publication.event, error);
+      }
+      for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
+    } finally {
+      this.callbackDepth--;
+      this.delivering = outer;
+    }
+  }
+
+  /** Delivers a kept trace's held events in emission order, each as the publication it was (its callbacks' emissions count against it). */
+  private release(held: readonly Publication[]): void {
+    for (const publication of held) {
+      try {
+        this.deliverNow(publication);
+      } catch (error) {
+        this.diagnostics.record("event_delivery_failed", `event ${String(publication.event.name)}: ${messageOf(error)}`);
+      }
+    }
+  }
+
+  private settleSampled(): boolean {
+    try {
+      return this.sampler!.settle() && this.head < this.queue.length;
+    } catch (error) {
+      this.diagnostics.recordError("sampling_failed", error);
+      return this.head < this.queue.length;
     }
   }
 

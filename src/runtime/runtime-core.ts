@@ -1,8 +1,8 @@
 import { loadPricingCatalog, type PricingCatalog } from "../wire/pricing.js";
-import { DEFAULT_NAMESPACE } from "../events/wire-names.js";
+import { DEFAULT_NAMESPACE, METRIC_SCHEMA } from "../events/wire-names.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
-import type { ScopeStack } from "../events/scope-stack.js";
+import { createScopeStack, type ScopeStack } from "../events/scope-stack.js";
 import { META_TRACE_LINK, recordableTraceLink, TRACE_LINK, type TraceLink } from "../events/trace-link.js";
 import { TRACEPARENT_KEY } from "../events/traceparent.js";
 import { metadataWithRunContext } from "../events/run-context.js";
@@ -17,6 +17,7 @@ import { FrozenJson, toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
 import { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE, Publisher } from "./publisher.js";
 import { Registry } from "./registry.js";
+import { DROPPED_TRACES_METRIC, EMITTED_UNDER } from "./tail-sampler.js";
 import type {
   EventNameSanitizer,
   EventSanitizer,
@@ -127,7 +128,44 @@ export class RuntimeCore {
     if (!Number.isSafeInteger(maxQueueSize) || maxQueueSize < 1) {
       throw new TypeError("maxQueueSize must be a positive integer");
     }
-    this.publisher = new Publisher(this.registries, this.diagnostics, maxQueueSize);
+    const sampling = options.sampling;
+    this.publisher = new Publisher(
+      this.registries,
+      this.diagnostics,
+      maxQueueSize,
+      sampling === undefined
+        ? undefined
+        : { options: sampling, namespace: this.namespace, reportDrops: (count) => this.reportDrops(count) },
+    );
+  }
+
+  /**
+   * Dropped traces as a metric: a counter on a `runtime.metric()`-style mark outside every trace
+   * (so no sampling holds it), which the OTel exporter's metrics signal records like any metric mark.
+   */
+  private reportDrops(count: number): void {
+    this.emitMark(createScopeStack(), {
+      uuid: this.newId(),
+      parentUuid: null,
+      timestampUs: this.nowUs(),
+      name: DROPPED_TRACES_METRIC,
+      category: null,
+      profile: null,
+      data: {
+        measurements: [
+          {
+            name: DROPPED_TRACES_METRIC,
+            kind: "counter",
+            value_type: "u64",
+            value: count,
+            unit: "{trace}",
+            description: "Traces that tail sampling dropped.",
+          },
+        ],
+      },
+      dataSchema: METRIC_SCHEMA,
+      metadata: null,
+    });
   }
 
   nowUs(): number {
@@ -263,6 +301,8 @@ export class RuntimeCore {
       ),
     };
     linkToRemoteParent(event, stack);
+    // Sampling places a mark whose parent it does not hold by where the mark was emitted (see EMITTED_UNDER).
+    if (this.publisher.sampler !== undefined) (event as { [EMITTED_UNDER]?: string })[EMITTED_UNDER] = stack.top().uuid;
     this.publisher.publish(event, route, undefined, frozenFields(untouched, untouched, freezeMetadata));
   }
 

@@ -74,7 +74,8 @@ export class RuntimeLifecycle {
     }
     this.stopExitFlush?.();
     this.shutdownPromise ??= withinDeadline(
-      () => this.core.publisher.flush(),
+      // Traces a sampler still holds are decided and delivered before the exporters shut down.
+      () => this.core.publisher.releaseHeld(),
       [...this.exporters],
       async (e) => {
         await e.forceFlush();
@@ -92,7 +93,8 @@ export class RuntimeLifecycle {
     if (this.shutdownPromise !== undefined || emitted === this.exitFlushedAt) return;
     this.exitFlushedAt = emitted;
     await withinDeadline(
-      () => this.core.publisher.flush(),
+      // Nothing is left to end what a sampler still holds: decide it while exporters can still send it.
+      () => this.core.publisher.releaseHeld(),
       [...this.exporters],
       (e) => e.forceFlush(),
       DEFAULT_SHUTDOWN_TIMEOUT_MS,

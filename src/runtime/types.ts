@@ -262,4 +262,37 @@ export interface RuntimeOptions {
    * tokens) or the path of a JSON file holding one. No prices are built in.
    */
   pricing?: PricingCatalog | string;
+  /**
+   * Tail sampling, one decision per trace: the events under each root are held until it ends,
+   * then delivered whole to every subscriber and exporter or dropped whole (docs/production.md).
+   * Unset: every event is delivered as it comes, nothing held.
+   */
+  sampling?: SamplingOptions;
+}
+
+/** Which traces `createRuntime({ sampling })` keeps: any matching `keep` rule, else the ratio. */
+export interface SamplingOptions {
+  /** The share of the other traces kept, from 0 to 1 (default 1), decided from the trace id alone. */
+  ratio?: number;
+  /** Traces kept whatever the ratio: any rule that matches keeps the trace. */
+  keep?: SamplingKeepRules;
+  /** `ratio` for traces whose root has this name (an agent's name), from 0 to 1 each. */
+  ratioByAgent?: Record<string, number>;
+  /**
+   * Bytes the held events of all open traces may take (estimated, default 64 MiB). Past it a trace
+   * holding more by itself, then the oldest open traces, are decided with what is known of them
+   * so far; their later events follow.
+   */
+  maxBufferedBytes?: number;
+}
+
+export interface SamplingKeepRules {
+  /** Keep a trace with an error anywhere in it (an end with status ERROR, an error-severity mark). */
+  errors?: boolean;
+  /** Keep a trace with a suspended tool call in it, or that resumes one. */
+  suspended?: boolean;
+  /** Keep a trace whose root took longer than this many milliseconds. */
+  slowerThanMs?: number;
+  /** Keep a trace whose LLM calls cost more than this many US dollars in all (priced ends only). */
+  costAboveUsd?: number;
 }

@@ -36,8 +36,12 @@ export function logLevel(env: Record<string, string | undefined> = process.env):
   return OTEL_LEVELS[raw] ?? "warn";
 }
 
-/** How severe a diagnostic is: telemetry lost (failed, dropped, not exported, timed out) is `warn`; everything else `info`. */
+/**
+ * How severe a diagnostic is: telemetry lost (failed, dropped, not exported, timed out) is `warn`;
+ * everything else `info`, including the traces tail sampling drops, which the app asked for.
+ */
 export function levelOfCode(code: string): LogLevel {
+  if (code.startsWith("sampling.")) return "info";
   if (/(failed|dropped|not_exported|lost|unended|timeout|refused)/.test(code)) return "warn";
   return "info";
 }
