@@ -1,11 +1,16 @@
 // A/B: two built relaytrace trees measured interleaved in ONE process, so machine noise hits both alike.
 //
-//   node bench/ab.mjs --base=<tree with dist/> [--after=<tree>] [--variants=a,b,...] [--quick]
-//                     [--rounds=N] [--calls=N] [--warmup=N] [--loop-rounds=N] [--node=24]
+//   node --expose-gc bench/ab.mjs [--base=<tree with dist/>] [--after=<tree>] [--variants=a,b,...] [--quick]
+//                     [--rounds=N] [--calls=N] [--warmup=N] [--loop-rounds=N] [--node=24] [--wall]
 //
-// --base is A ("before", e.g. a `git worktree add /tmp/before main` with `npm run build` run in
-// it); --after is B (default: this repository's own dist/). Each tree may be given as its root or
-// as its dist/ directory. Variants (default: all): none, noopSubscriber, interceptSanitizer, atofFile, otelFull,
+// --base is A ("before"); by default the last release, the commit bench/baseline-release.txt
+// records, checked out and built once in the system temp directory (bench/lib/baseline.mjs). Give
+// another tree (e.g. a `git worktree add /tmp/before main` with `npm run build` run in it) to
+// compare against it instead. --after is B (default: this repository's own dist/). Each tree may
+// be given as its root or as its dist/ directory. Tool rounds are timed in this process's CPU
+// time (other processes on a loaded machine do not count; --wall for wall time), with garbage
+// collected before each block under --expose-gc; after/before is the median of per-round ratios,
+// printed with its spread (min–max over the rounds). Variants (default: all): none, noopSubscriber, interceptSanitizer, atofFile, otelFull,
 // otelOpeninference, otelGenAi, otlpFull (full projection → OTLP/HTTP protobuf, loopback receiver
 // in a child process), loop (agent loop with ATOF + ATIF + OTel openinference: added CPU µs per
 // traced event over the same loop untraced, each build against its own "off"). Every tool
@@ -18,6 +23,7 @@
 // every active ALS adds promise-hook work to every promise, the references' included). Absolute
 // ns/call are therefore higher than in `npm run bench`, but both builds pay the same: read the
 // after/before ratio, not the absolute figures.
+import os from "node:os";
 import path from "node:path";
 import { fileURLToPath } from "node:url";
 import { loadRelaytrace } from "./lib/load.mjs";
@@ -28,17 +34,15 @@ import { REFERENCES, TOOL_VARIANTS } from "./lib/variants.mjs";
 import { median } from "./lib/stats.mjs";
 import { ns, ratio, table } from "./lib/format.mjs";
 import { cpuPerEventUs, runLoopVariants } from "./suites/loop.mjs";
+import { releaseCommit, releaseTree } from "./lib/baseline.mjs";
+import { perRoundRatios, summarizeRatios } from "./lib/ratios.mjs";
 
 const argv = process.argv.slice(2);
 rerunUnderRequestedNode(fileURLToPath(import.meta.url), argv);
 const arg = (name) => argv.find((a) => a.startsWith(`--${name}=`))?.slice(name.length + 3);
 const num = (name, fallback) => (arg(name) === undefined ? fallback : Number(arg(name)));
 
-const base = arg("base");
-if (!base) {
-  console.error("usage: node bench/ab.mjs --base=<tree with dist/ (before)> [--after=<tree>] [--variants=...] [--quick]");
-  process.exit(2);
-}
+const base = arg("base") ?? releaseTree();
 const quick = argv.includes("--quick");
 const ALL = [...Object.keys(TOOL_VARIANTS), "loop"];
 const wanted = arg("variants")?.split(",") ?? ALL;
@@ -53,6 +57,7 @@ const cfg = {
   rounds: num("rounds", quick ? 5 : 9),
   calls: num("calls", quick ? 2_000 : 20_000),
   warmupCalls: num("warmup", quick ? 1_000 : 5_000),
+  cpu: !argv.includes("--wall"),
 };
 const loopCfg = { rounds: num("loop-rounds", quick ? 3 : 10), runsPerRound: quick ? 3 : 6, warmupRuns: quick ? 1 : 3 };
 
@@ -60,12 +65,12 @@ const machine = machineInfo();
 const before = await loadRelaytrace(base);
 const after = await loadRelaytrace(arg("after"));
 console.log(`A/B in one process: node ${machine.node}, ${machine.cores} cores (${machine.cpuModel})`);
-console.log(`before (A): ${before.dist}`);
+console.log(`before (A): ${before.dist}${arg("base") === undefined ? ` (release ${releaseCommit()})` : ""}`);
 console.log(`after  (B): ${after.dist}`);
 if (path.resolve(before.dist) === path.resolve(after.dist))
   console.log("(A and B are the same tree: an A/A run, the ratios show the noise)");
 console.log(
-  `tool variants: ${cfg.rounds} rounds × ${cfg.calls} calls after ${cfg.warmupCalls} warm-up, interleaved; two relaytrace ALS instances active\n`,
+  `tool variants: ${cfg.rounds} rounds × ${cfg.calls} calls after ${cfg.warmupCalls} warm-up, interleaved, ${cfg.cpu ? "CPU" : "wall"} time${cfg.cpu && !globalThis.gc ? " (no --expose-gc: no GC between blocks)" : ""}; load average ${machine.load ?? os.loadavg()[0].toFixed(1)}; two relaytrace ALS instances active\n`,
 );
 
 const builds = [
@@ -88,11 +93,12 @@ if (toolNames.length) {
     const b = stats[`after.${name}`];
     const ref = stats[TOOL_VARIANTS[name].reference];
     const ok = checks[`before.${name}`].valid && checks[`after.${name}`].valid;
+    const r = summarizeRatios(perRoundRatios(b.samples, a.samples), Infinity);
     return [
       `${name}: ${TOOL_VARIANTS[name].label}`,
       ns(a.median),
       ns(b.median),
-      ok ? ratio(b.median / a.median) : "INVALID",
+      ok ? `${ratio(r.median)} (${ratio(r.min)}–${ratio(r.max)})` : "INVALID",
       `${ratio(a.median / ref.median)} → ${ratio(b.median / ref.median)}`,
       TOOL_VARIANTS[name].reference,
       `${delivered(`before.${name}`)} / ${delivered(`after.${name}`)}`,
@@ -106,7 +112,7 @@ if (toolNames.length) {
         "variant",
         "before ns/call",
         "after ns/call",
-        "after/before",
+        "after/before (per-round spread)",
         "× reference (before → after)",
         "reference",
         "delivered (before / after)",

@@ -27,8 +27,18 @@ export function summarize(values) {
  * drift in machine speed hits all variants alike. `variant.run(n)` performs n calls and returns
  * nothing; the time per call of each round is kept. A variant may set its own `calls` and
  * `warmupCalls` (a slow peer needs fewer calls per round than a fast one). Returns { name: { median, p95, samples } } in ns/call.
+ * `cpu: true` measures this process's CPU time (user + system) instead of wall time, so other
+ * processes on a loaded machine do not count, and collects garbage before each block when the
+ * process runs with --expose-gc (one block's garbage is not charged to the next).
  */
-export async function interleave(variants, { rounds, calls, warmupCalls }) {
+export async function interleave(variants, { rounds, calls, warmupCalls, cpu = false }) {
+  const gc = cpu ? globalThis.gc : undefined;
+  const nowNs = cpu
+    ? () => {
+        const u = process.cpuUsage();
+        return (u.user + u.system) * 1000;
+      }
+    : () => Number(process.hrtime.bigint());
   for (const v of variants) if (v.setup) await v.setup();
   // Warm-up runs inside the same before/after hooks as a round: a variant may install its
   // middleware only for its own rounds (NeMo Relay's registrations are process-wide).
@@ -42,11 +52,12 @@ export async function interleave(variants, { rounds, calls, warmupCalls }) {
     const order = variants.map((_, i) => variants[(i + r) % variants.length]);
     for (const v of order) {
       if (v.beforeRound) await v.beforeRound();
-      const t0 = process.hrtime.bigint();
+      if (gc) gc();
       const n = v.calls ?? calls;
+      const t0 = nowNs();
       await v.run(n);
-      const t1 = process.hrtime.bigint();
-      samples[v.name].push(Number(t1 - t0) / n);
+      const t1 = nowNs();
+      samples[v.name].push((t1 - t0) / n);
       if (v.afterRound) await v.afterRound();
     }
   }

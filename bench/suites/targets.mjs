@@ -79,15 +79,16 @@ export const TARGETS = [
     limit: 1.2,
     kind: "turns",
   },
+  // The OTel row's target is ≤ 0.1× (an OTel export does work NeMo Relay's binding defers); the others ≤ 0.05×.
   ...[
-    ["none", "no subscriber"],
-    ["interceptSanitizer", "1 intercept + 1 sanitizer"],
-    ["atofFile", "ATOF file sink"],
-    ["otlpOpeninference", "openinference → OTLP protobuf"],
-  ].map(([variant, what]) => ({
+    ["none", "no subscriber", 0.05],
+    ["interceptSanitizer", "1 intercept + 1 sanitizer", 0.05],
+    ["atofFile", "ATOF file sink", 0.05],
+    ["otlpOpeninference", "openinference → OTLP protobuf", 0.1],
+  ].map(([variant, what, limit]) => ({
     key: `nemo.${variant}`,
     label: `${what} / NeMo Relay's Node binding, same set-up (wall, Node 24)`,
-    limit: 0.05,
+    limit,
     kind: "nemo",
     variant,
   })),

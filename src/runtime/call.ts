@@ -186,8 +186,9 @@ async function runGuardrails<I>(
   const { stack, name, parentUuid, metadata } = call;
   const kind = call.kind === "tool" ? GUARDRAIL_KIND_TOOL : GUARDRAIL_KIND_LLM;
   for (const guardrail of call.guardrails) {
-    const scope: ScopeShape = { uuid: core.newId(), name: guardrail.name, category: "guardrail", parentUuid, attributes: [] };
     const startUs = core.nowUs();
+    const uuid = core.idFor(startUs, undefined);
+    const scope: ScopeShape = { uuid, name: guardrail.name, category: "guardrail", parentUuid, attributes: [] };
     // The input itself (tool args, the LLM request) is never put in guardrail events.
     core.emitScope(stack, scope, "start", startUs, { data: { kind, target_name: name }, metadata, profile: null });
     let reason: unknown;

@@ -95,11 +95,12 @@ export function recordEvaluation(core: RuntimeCore, evaluation: Evaluation): str
   if (score !== undefined) data.score = score;
   if (label !== undefined) data.label = label;
   if (explanation !== undefined) data.explanation = explanation;
-  const uuid = core.newId();
+  const timestampUs = core.nowUs();
+  const uuid = core.idFor(timestampUs, undefined);
   core.emitMark(currentScopeContext().stack, {
     uuid,
     parentUuid: target.parentUuid,
-    timestampUs: core.nowUs(),
+    timestampUs,
     name: EVALUATION_EVENT,
     category: null,
     profile: null,

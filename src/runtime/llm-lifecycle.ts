@@ -134,11 +134,12 @@ export class LlmLifecycle {
   /** Creates the handle and emits the start (the request as the call records it). */
   open(place: CallPlace, name: string, request: LlmRequest, options: LlmOptions): InternalLlmHandle {
     const { stack, parentUuid } = place;
+    const startedAtUs = this.core.startTime(options.timestamp);
     const handle: InternalLlmHandle = {
-      uuid: this.core.newId(),
+      uuid: this.core.idFor(startedAtUs, options.timestamp),
       name,
       parentUuid,
-      startedAtUs: this.core.startTime(options.timestamp),
+      startedAtUs,
       attributes: normalizeAttributes(options.attributes),
       metadata: options.metadata ?? null,
       ended: false,

@@ -100,11 +100,12 @@ export class ScopeLifecycle {
     if (options.category === "custom" && typeof options.categoryProfile?.subtype !== "string") {
       throw new TypeError('a "custom" mark needs categoryProfile.subtype');
     }
-    const uuid = this.core.newId();
+    const timestampUs = this.core.startTime(options.timestamp);
+    const uuid = this.core.idFor(timestampUs, options.timestamp);
     this.core.emitMark(context.stack, {
       uuid,
       parentUuid: options.parent?.uuid ?? context.stack.top().uuid,
-      timestampUs: this.core.startTime(options.timestamp),
+      timestampUs,
       name,
       category: options.category ?? null,
       profile: options.categoryProfile ?? null,
@@ -126,11 +127,12 @@ export class ScopeLifecycle {
   ): string {
     const data = metricData(measurements);
     const context = currentScopeContext();
-    const uuid = this.core.newId();
+    const timestampUs = this.core.startTime(options.timestamp);
+    const uuid = this.core.idFor(timestampUs, options.timestamp);
     this.core.emitMark(context.stack, {
       uuid,
       parentUuid: options.parent?.uuid ?? context.stack.top().uuid,
-      timestampUs: this.core.startTime(options.timestamp),
+      timestampUs,
       name,
       category: null,
       profile: null,
@@ -149,13 +151,14 @@ export class ScopeLifecycle {
       throw new TypeError('a "custom" scope needs categoryProfile.subtype');
     }
     const { stack, inbound } = place;
+    const startedAtUs = this.core.startTime(options.timestamp);
     const handle: OpenScope = {
-      uuid: this.core.newId(),
+      uuid: this.core.idFor(startedAtUs, options.timestamp),
       name,
       category,
       parentUuid: place.parentUuid,
       attributes: normalizeAttributes(options.attributes),
-      startedAtUs: this.core.startTime(options.timestamp),
+      startedAtUs,
       metadata: options.metadata ?? null,
       categoryProfile: options.categoryProfile ?? null,
       ended: false,

@@ -99,12 +99,14 @@ export class ToolLifecycle {
   open(place: CallPlace, name: string, args: Json, options: ToolOptions, managed: boolean): InternalToolHandle {
     const { stack, parentUuid } = place;
     const listening = this.core.listening(stack);
+    const stamped = listening || !managed || options.timestamp !== undefined;
+    const startedAtUs = stamped ? this.core.startTime(options.timestamp) : 0;
     const handle: InternalToolHandle = {
-      uuid: this.core.newId(),
+      uuid: stamped ? this.core.idFor(startedAtUs, options.timestamp) : this.core.newId(),
       name,
       category: "tool",
       parentUuid,
-      startedAtUs: listening || !managed || options.timestamp !== undefined ? this.core.startTime(options.timestamp) : 0,
+      startedAtUs,
       attributes: normalizeAttributes(options.attributes),
       metadata: options.metadata ?? null,
       ended: false,
