@@ -32,7 +32,8 @@ export default defineConfig({
     testTimeout: 20_000,
     hookTimeout: 20_000,
     reporters: ["default", "./test/support/summary-reporter.ts"],
-    // Every ATIF document a test writes is checked against NAT's Trajectory rules.
-    setupFiles: ["./test/support/atif-file-audit.ts"],
+    // Every ATIF document a test writes is checked against NAT's Trajectory rules; the diagnostic
+    // printer's lines for failures tests cause on purpose are captured, not printed.
+    setupFiles: ["./test/support/atif-file-audit.ts", "./test/support/diagnostic-capture.ts"],
   },
 });
