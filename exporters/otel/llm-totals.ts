@@ -59,8 +59,9 @@ export function writeOpenInferenceTotal(attrs: Attributes, end: ScopeEvent, oute
 }
 
 /**
- * gen_ai: the usage of the calls inside an `invoke_agent` span as its `gen_ai.usage.*` (the
- * conventions define no cost attribute; the cost stays in the other projections).
+ * gen_ai: the usage of the calls inside an `invoke_agent` span as the `gen_ai.usage.*` input,
+ * output and cache counts the conventions recommend on it (they define no cost attribute: the
+ * cost stays in the other projections).
  */
 export function writeGenAiAgentUsage(attrs: Attributes, end: ScopeEvent, conventions: GenAiConventions): void {
   const usage = totalUsageOf(end);
@@ -72,5 +73,4 @@ export function writeGenAiAgentUsage(attrs: Attributes, end: ScopeEvent, convent
     attrs[conventions === "0.1.0" ? GEN_AI_USAGE_CACHE_WRITE_INPUT_TOKENS : G.GEN_AI_USAGE_CACHE_CREATION_INPUT_TOKENS] =
       usage.cache_write_tokens;
   }
-  if (usage.reasoning_tokens !== undefined) attrs[G.GEN_AI_USAGE_REASONING_OUTPUT_TOKENS] = usage.reasoning_tokens;
 }

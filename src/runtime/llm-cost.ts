@@ -84,8 +84,8 @@ function costFor(
   if (host !== undefined) hint.host = host;
   const found = tableCost(usage, models, hint);
   if (found === undefined) {
-    const where = catalog === undefined ? "the bundled price table" : "the pricing catalog nor the bundled price table";
-    diagnostics.record("llm.unpriced_model", `no price for model ${models[0]} in ${where}; the call has no cost`);
+    const where = catalog === undefined ? "in the bundled price table" : "in neither the pricing catalog nor the bundled price table";
+    diagnostics.record("llm.unpriced_model", `no price for model ${models[0]} ${where}; the call has no cost`);
     return undefined;
   }
   if (found === "loading") {
