@@ -4,10 +4,11 @@ import type { Json } from "../../src/events/json.js";
 import type { AtofEvent, ScopeEvent } from "../../src/events/types.js";
 import { createRuntime } from "../../src/runtime/runtime.js";
 import type { RuntimeOptions } from "../../src/runtime/types.js";
-import type { Dialect } from "../../src/wire/index.js";
+import { codecForDialect, type Dialect } from "../../src/wire/index.js";
 import { startProvider, type ScriptedReply } from "../support/agent-provider-server.js";
 import { capturingRuntime, scopes } from "../support/capture.js";
 import { anthropicMessage, chatCompletion, geminiContent } from "../support/dialect-replies.js";
+import { wireFixture } from "../support/wire-fixtures.js";
 
 // With no `pricing` option every call whose model and usage are known is priced from the bundled
 // @pydantic/genai-prices table. The expected figures are the providers' published list prices
@@ -166,6 +167,28 @@ describe("with no pricing option, the bundled table prices every call whose mode
     expect(agentEnd.category_profile).toEqual({
       total_usage: { input_tokens: 1000, output_tokens: 100, cache_read_tokens: 0, reasoning_tokens: 0, calls: 1 },
     });
+  });
+
+  it("a streamed call is priced from the reply its chunks assemble to", async () => {
+    // A recorded gpt-4.1 stream: 140 prompt tokens of which 40 cached, 12 completion tokens, at
+    // $2 input, $0.50 cached, $8 output: 100 × 2 + 40 × 0.5 = $0.00022; 12 × 8 = $0.000096.
+    const fixture = wireFixture("openai");
+    const codec = codecForDialect("openai");
+    const server = await startProvider([{ sse: fixture.stream.map((e) => `data: ${e.data}\n\n`).join("") }]);
+    closers.push(server.close);
+    const { rt, settle } = capturingRuntime();
+    const stream = rt.executeLlmStream(
+      codec.eventName,
+      { content: { model: "gpt-4.1", stream: true, messages: [] } },
+      async function* () {
+        const response = await fetch(server.url, { method: "POST", body: "{}" });
+        for await (const piece of response.body!) yield piece as Uint8Array;
+      },
+      { dataSchema: codec.schema, modelName: "gpt-4.1" },
+    );
+    for await (const chunk of stream) void chunk;
+    expect(costOf(llmEnds(await settle())[0])).toMatchObject({ total: 0.000316, input: 0.00022, output: 0.000096, model: "gpt-4.1" });
+    await rt.shutdown();
   });
 
   it("a cost the reply reports itself (a gateway's usage.cost) wins over the table's", async () => {
