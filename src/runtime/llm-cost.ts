@@ -7,6 +7,8 @@ import { priceTableError } from "../wire/price-table-loader.js";
 import { tableCost, type PriceHint } from "../wire/price-table.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 
+const MAX_MODEL_NAME = 256;
+
 /** How a runtime prices `llm` ends: the app's catalog first, then the bundled table. */
 export interface PricingSetup {
   catalog?: PricingCatalog;
@@ -54,7 +56,17 @@ export function priceCall(
   const reply = codec.decodeResponse(response);
   const usage = reply.usage;
   if (usage === undefined) return { profile };
-  const models = [reply.model, call.modelName].filter((m, i, all): m is string => m !== undefined && m !== "" && all.indexOf(m) === i);
+  // No model id is longer than this: a longer name is nobody's price, and is never kept as a lookup key.
+  const models = [reply.model, call.modelName].filter(
+    (m, i, all): m is string => m !== undefined && m !== "" && m.length <= MAX_MODEL_NAME && all.indexOf(m) === i,
+  );
+  const named = reply.model || call.modelName;
+  if (models.length === 0 && named) {
+    diagnostics.record(
+      "llm.unpriced_model",
+      `no price for a model named ${named.slice(0, 80)}… (too long for a model id); the call has no cost`,
+    );
+  }
   const cost = costFor(setup, call, codec.provider, usage, models, diagnostics);
   if (cost === undefined) return { profile, usage };
   return { profile: { ...(profile ?? {}), [PROFILE_COST]: costRecord(cost) }, cost, usage };

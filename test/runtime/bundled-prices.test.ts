@@ -191,6 +191,15 @@ describe("with no pricing option, the bundled table prices every call whose mode
     await rt.shutdown();
   });
 
+  it("a model name no model id could be (100,000 characters) is not looked up, and the diagnostic quotes only its start", async () => {
+    const huge = "x".repeat(100_000);
+    const { ends, diagnostics } = await run("openai", huge, [chatCompletion(huge, { prompt: 10, completion: 1 })]);
+    expect(costOf(ends[0])).toBeUndefined();
+    expect(diagnostics).toHaveLength(1);
+    expect(diagnostics[0]!.code).toBe("llm.unpriced_model");
+    expect(diagnostics[0]!.message.length).toBeLessThan(200);
+  });
+
   it("a cost the reply reports itself (a gateway's usage.cost) wins over the table's", async () => {
     const { ends } = await run("openai", "openai/gpt-4o-mini", [
       chatCompletion("openai/gpt-4o-mini", { prompt: 1000, completion: 100, cost: 0.0003 }),
