@@ -1,7 +1,8 @@
 // relaytrace benchmarks: `npm run bench` prints the performance targets table (every target a ratio
 // of two sides measured interleaved in one run, gc between blocks; a few minutes), `npm run bench --
 // --quick` the same with few calls (figures rough, < 1 min). --all adds the detail sections.
-// Options: --quick, --all, --only=targets,overhead,peers,nemo,loop,conversation,throughput,scale,hostile,sdks, --out=<results.json path>,
+// Options: --quick, --all, --only=targets,overhead,peers,nemo,loop,conversation,throughput,scale,hostile,sdks,prices,
+// --out=<results.json path>,
 // --node=24 (the whole bench under bench's Node 24 binary; `cd bench && npm install` first),
 // --both (the whole bench on this Node, then on Node 24: results.json and results-node24.json),
 // --pairs=turns,atof,... (only these rows of the targets table, by key; results go to -partial).
@@ -22,6 +23,7 @@ import { runChild } from "./lib/child.mjs";
 import { formatThroughput, runThroughput } from "./suites/throughput.mjs";
 import { formatScale, runScale } from "./suites/scale.mjs";
 import { formatHostile, runHostile } from "./suites/hostile.mjs";
+import { formatPrices, runPrices } from "./suites/prices.mjs";
 import { formatTargets } from "./suites/targets.mjs";
 import { formatSdks, runSdks } from "./suites/sdks.mjs";
 
@@ -85,6 +87,7 @@ const CONFIG = quick
       scale: { rounds: 3, calls: 1_000, warmupCalls: 500 },
       hostile: { rounds: 3, keys: [2_000, 4_000, 8_000], depths: [1_000, 2_000, 4_000], lineMiB: [16, 32, 64] },
       sdks: { rounds: 3, calls: 200, warmupCalls: 200 },
+      prices: { rounds: 5, calls: 1_000, warmupCalls: 1_000 },
     }
   : {
       targets: {
@@ -102,6 +105,7 @@ const CONFIG = quick
       scale: { rounds: 7, calls: 10_000, warmupCalls: 3_000 },
       hostile: { rounds: 5, keys: [4_000, 8_000, 16_000], depths: [2_000, 4_000, 8_000], lineMiB: [32, 64, 128] },
       sdks: { rounds: 9, calls: 2_000, warmupCalls: 1_000 },
+      prices: { rounds: 9, calls: 10_000, warmupCalls: 5_000 },
     };
 
 if (pairs) CONFIG.targets.only = pairs;
@@ -182,6 +186,12 @@ await section("throughput", "4. Throughput and memory", () => runThroughput(CONF
 await section("scale", "5. Scale (cost per event as registrations grow)", () => runScale(api, CONFIG.scale), formatScale);
 await section("hostile", "6. Hostile input (time as the attacker doubles the input)", () => runHostile(CONFIG.hostile), formatHostile);
 await section("sdks", "7. Provider SDK wrappers (µs per SDK call, in-process fetch)", () => runSdks(CONFIG.sdks), formatSdks);
+await section(
+  "prices",
+  "8. Prices (ns per LLM call by pricing source, and the first priced call)",
+  () => runPrices(api, CONFIG.prices),
+  formatPrices,
+);
 
 results.elapsedSeconds = (Date.now() - started) / 1000;
 await writeFile(out, JSON.stringify(results, null, 2) + "\n");

@@ -82,7 +82,7 @@ export function responseParts(event: AtofEvent): ResponseParts {
   const parts: ResponseParts = { message: response.text, toolCalls: toolCallsFrom(response.toolCalls) };
   if (response.reasoning !== undefined) parts.reasoningContent = response.reasoning;
   if (response.model !== undefined) parts.model = response.model;
-  // A cost the runtime computed from its pricing catalog wins over one the provider reported.
+  // The cost the runtime recorded (the app's entry, else the reply's own, else the bundled table) wins over the usage's.
   const cost = recordedCost(event.category_profile);
   const metrics = metricsFromUsage(response.usage, cost !== undefined && cost.currency === "USD" ? cost.total : undefined);
   if (metrics) parts.metrics = metrics;

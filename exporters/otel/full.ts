@@ -4,6 +4,7 @@ import { isJsonObject } from "../../src/events/json.js";
 import type { Category, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { AttributePrefix, attributeKey, flattenUnder } from "./flatten.js";
 import { writeLlmCost } from "./llm-body.js";
+import { writeFullTotals } from "./llm-totals.js";
 import type { OpenSpan } from "./open-span.js";
 import type { MarkSpanMode, Projection } from "./projection.js";
 import { ScopeKeys, profileString, writeAnnotation, writeEndData, writeIdentity, writeStartData } from "./scope-attributes.js";
@@ -73,7 +74,7 @@ export class FullProjection implements Projection {
       const model = responseModelOf(end.data) ?? profileString(end, PROFILE_MODEL_NAME);
       if (model) attrs[this.modelNameKey] = model;
       writeLlmCost(attrs, this.ns, end);
-    }
+    } else writeFullTotals(attrs, this.ns, end);
   }
 
   decorateMarkSpan(_mark: MarkEvent, attrs: Attributes, mode: MarkSpanMode): void {

@@ -4,6 +4,7 @@ import type { Category, ScopeEvent } from "../../src/events/types.js";
 import { writeEmbeddingUsage, writeGenAiRequest, writeGenAiResponse } from "./gen-ai-llm.js";
 import { genAiProviderOf, lookupNumber, lookupString } from "./gen-ai-lookup.js";
 import { llmRequestOf } from "./llm-body.js";
+import { writeGenAiAgentUsage } from "./llm-totals.js";
 import type { OpenSpan } from "./open-span.js";
 import type { Projection } from "./projection.js";
 import { jsonText } from "./flatten.js";
@@ -198,6 +199,9 @@ export class GenAiProjection implements Projection {
     }
     if (type === "llm") writeGenAiResponse(span.attributes, end, this.conventions);
     else if (type === "embedder") writeEmbeddingUsage(span.attributes, end.data);
+    else if (span.attributes[G.GEN_AI_OPERATION_NAME] === G.GenAiOperation.invokeAgent) {
+      writeGenAiAgentUsage(span.attributes, end, this.conventions);
+    }
     if (succeeded) return;
     // Both versions define the exception event as a log record; v0.1.0 defines it for inference only.
     if (this.conventions === "0.1.0") {

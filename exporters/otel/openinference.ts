@@ -10,6 +10,7 @@ import { writeLlmEnd, writeLlmStart } from "./openinference-llm.js";
 import { toolOutputOf } from "./tool-output.js";
 import type { OpenSpan } from "./open-span.js";
 import type { MarkSpanMode, Projection } from "./projection.js";
+import { writeOpenInferenceTotal } from "./llm-totals.js";
 import { ScopeKeys, profileString, scopeTypeOf, writeAnnotation, writeEndData, writeIdentity, writeStartData } from "./scope-attributes.js";
 
 const KIND_BY_TYPE: Record<string, OpenInferenceSpanKind> = {
@@ -121,6 +122,7 @@ export class OpenInferenceProjection implements Projection {
       attrs[SC.OUTPUT_MIME_TYPE] = text !== undefined ? MimeType.TEXT : MimeType.JSON;
     }
     if (type === "llm") writeLlmEnd(attrs, end);
+    else writeOpenInferenceTotal(attrs, end, span.parentSpan === undefined);
   }
 
   decorateMarkSpan(mark: MarkEvent, attrs: Attributes, mode: MarkSpanMode): void {

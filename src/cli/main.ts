@@ -9,6 +9,7 @@ import { releaseInputCopies } from "./input-spool.js";
 import { endQuietlyWhenOutputCloses } from "./standard-streams.js";
 import type { Io } from "./io.js";
 import { packageVersion } from "../events/package-version.js";
+import { installedPriceTableVersion, PRICE_TABLE_PACKAGE } from "../wire/price-table-loader.js";
 
 type Command = (io: Io, argv: string[]) => Promise<number>;
 
@@ -73,6 +74,8 @@ export async function main(argv: string[], io: Io = consoleIo()): Promise<number
     }
     if (command === "--version" || command === "-V" || command === "version") {
       io.out(`relaytrace ${packageVersion()}`);
+      // The price table ages with its release: which one prices this install's calls.
+      io.out(`prices: ${PRICE_TABLE_PACKAGE} ${installedPriceTableVersion() ?? "(not found)"}`);
       return 0;
     }
     const load = Object.hasOwn(COMMAND_MODULES, command) ? COMMAND_MODULES[command] : undefined;

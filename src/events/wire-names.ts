@@ -17,10 +17,20 @@ export const PROFILE_SUBTYPE = "subtype";
 export const PROFILE_ANNOTATED_REQUEST = "annotated_request";
 export const PROFILE_ANNOTATED_RESPONSE = "annotated_response";
 /**
- * On `llm` ends priced by the runtime's catalog: `{total, currency, input, output, cache_read?, cache_write?, model,
- * pricing_as_of, pricing_source}`.
+ * On priced `llm` ends: `{total, currency, input?, output?, cache_read?, cache_write?, model, provider?,
+ * pricing_as_of?, pricing_source?}` (USD; from the app's catalog, the bundled table, or the reply's own cost).
  */
 export const PROFILE_COST = "cost";
+/**
+ * On the end of an `agent` scope and of a trace's outermost scope: the cost of the `llm` calls inside it,
+ * `{total, currency, priced_calls, unpriced_calls}` (present when at least one call was priced).
+ */
+export const PROFILE_TOTAL_COST = "total_cost";
+/**
+ * Beside it: their token usage, `{input_tokens, output_tokens, cache_read_tokens?, cache_write_tokens?,
+ * reasoning_tokens?, calls}` (the calls that reported usage).
+ */
+export const PROFILE_TOTAL_USAGE = "total_usage";
 
 // ---- metadata keys ---------------------------------------------------------------------------
 

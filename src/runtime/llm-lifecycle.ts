@@ -7,7 +7,8 @@ import { DEFAULT_HEADER_POLICY, type HeaderPolicy } from "../wire/credentials.js
 import { signalForCall } from "./abort.js";
 import { endDataOf } from "./errors.js";
 import { cancelledMetadata, errorMetadata, normalizeAttributes, okMetadata, shallowMerge } from "./event-factory.js";
-import { pricedProfile } from "./llm-cost.js";
+import { priceCall, type CallToPrice, type PricedCall } from "./llm-cost.js";
+import { preparePriceTable } from "../wire/price-table-loader.js";
 import { promptProfile } from "./prompt.js";
 import { placeCall, placeCallOn, runCall, type Call, type CallPlace } from "./call.js";
 import { chainIntercepts } from "./intercept-chain.js";
@@ -148,6 +149,8 @@ export class LlmLifecycle {
     };
     if (options.prompt !== undefined) handle.prompt = promptProfile(options.prompt);
     if (!this.core.listening(stack)) return handle; // nothing subscribed: build no event
+    // A Worker's table comes by import(): started now, it has loaded when the reply arrives.
+    if (this.core.pricing !== undefined) preparePriceTable();
     this.core.emitScope(
       stack,
       scopeOf(handle),
@@ -169,6 +172,7 @@ export class LlmLifecycle {
     handle.ended = true;
     const endUs = this.core.endTime(handle.startedAtUs, options.timestamp);
     if (!this.core.listening(stack)) return;
+    const priced = this.priced(stack, handle, response, options);
     this.core.emitScope(
       stack,
       scopeOf(handle),
@@ -177,13 +181,32 @@ export class LlmLifecycle {
       {
         data: response,
         metadata: okMetadata(shallowMerge(handle.metadata, options.metadata)),
-        profile: pricedProfile(llmProfile(options.modelName ?? handle.modelName), this.core.pricing, handle, response, (model) =>
-          this.core.diagnostics.record("llm.unpriced_model", `no price for model ${model} in the pricing catalog; the call has no cost`),
-        ),
+        profile: priced.profile,
         dataSchema: handle.dataSchema ?? null,
       },
       this.payloadTransform(stack, "response", options.data, handle.name),
     );
+  }
+
+  /** The end profile, priced from the raw reply (before the sanitizers run), and the call counted in the roll-ups. */
+  private priced(stack: ScopeStack, handle: InternalLlmHandle, response: Json, options: EndLlmOptions): PricedCall {
+    const modelName = options.modelName ?? handle.modelName;
+    const profile = llmProfile(modelName);
+    const setup = this.core.pricing;
+    if (setup === undefined) return { profile };
+    const call: CallToPrice = { name: handle.name, startedAtUs: handle.startedAtUs, metadata: handle.metadata };
+    if (handle.dataSchema !== undefined) call.dataSchema = handle.dataSchema;
+    if (modelName !== undefined) call.modelName = modelName;
+    let priced: PricedCall;
+    try {
+      priced = priceCall(profile, setup, call, response, this.core.diagnostics);
+    } catch (error) {
+      // Telemetry never breaks the app: a reply pricing cannot read is recorded without a cost.
+      this.core.diagnostics.recordError("llm.unpriced_usage", error);
+      priced = { profile };
+    }
+    this.core.llmTotals?.ended(handle.parentUuid, stack, priced.cost, priced.usage);
+    return priced;
   }
 
   private payloadTransform(stack: ScopeStack, which: "request" | "response", fallback: Json | undefined, name: string) {

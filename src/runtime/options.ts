@@ -54,7 +54,7 @@ export const RUNTIME_OPTIONS = declareOptions<RuntimeOptions>("createRuntime", {
   maxQueueSize: is.positiveInteger,
   namespace: is.nonEmptyString,
   onDiagnostic: is.function,
-  pricing: is.either(is.object, is.string),
+  pricing: is.either(is.either(is.object, is.string), is.oneOf(false)),
   recordedHeaders: is.stringList,
   sampling: is.nested(SAMPLING_OPTIONS),
 });

@@ -1,4 +1,4 @@
-import { loadPricingCatalog, type PricingCatalog } from "../wire/pricing.js";
+import { loadPricingCatalog } from "../wire/pricing.js";
 import { DEFAULT_NAMESPACE, METRIC_SCHEMA } from "../events/wire-names.js";
 import { MonotonicClock, systemClock } from "../events/clock.js";
 import { isJsonObject, type Json, type JsonObject } from "../events/json.js";
@@ -13,6 +13,8 @@ import { uuidv7 } from "../events/uuid.js";
 import { DEFAULT_HEADER_POLICY, HeaderPolicy } from "../wire/credentials.js";
 import { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { JsonCopyIssues } from "./json-safe.js";
+import type { PricingSetup } from "./llm-cost.js";
+import { LlmTotals } from "./llm-totals.js";
 import { FrozenJson, toJsonSafe } from "./json-safe.js";
 import type { DraftEvent, Transform } from "./publisher.js";
 import { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE, Publisher } from "./publisher.js";
@@ -104,13 +106,20 @@ export interface ScopeShape {
   attributes: readonly string[];
 }
 
+function pricingSetup(option: RuntimeOptions["pricing"]): PricingSetup | undefined {
+  if (option === false) return undefined;
+  return option === undefined ? {} : { catalog: loadPricingCatalog(option) };
+}
+
 /** Clock, ids, registries and the publisher shared by every part of one runtime. */
 export class RuntimeCore {
   readonly namespace: string;
   /** Which request header values `llm` events may record. */
   readonly headerPolicy: HeaderPolicy;
-  /** Prices for `llm` ends (none unless the app supplies a catalog). */
-  readonly pricing: PricingCatalog | undefined;
+  /** How `llm` ends are priced: the app's catalog, then the bundled table; undefined with `pricing: false`. */
+  readonly pricing: PricingSetup | undefined;
+  /** The roll-up of calls into agent and root scopes (none with `pricing: false`). */
+  readonly llmTotals: LlmTotals | undefined;
   readonly diagnostics: DiagnosticCounter;
   readonly registries = new Registries();
   readonly publisher: Publisher;
@@ -122,7 +131,8 @@ export class RuntimeCore {
   constructor(options: RuntimeOptions = {}) {
     this.namespace = options.namespace ?? DEFAULT_NAMESPACE;
     this.headerPolicy = options.recordedHeaders === undefined ? DEFAULT_HEADER_POLICY : new HeaderPolicy(options.recordedHeaders);
-    this.pricing = options.pricing === undefined ? undefined : loadPricingCatalog(options.pricing);
+    this.pricing = pricingSetup(options.pricing);
+    this.llmTotals = this.pricing === undefined ? undefined : new LlmTotals();
     this.diagnostics = new DiagnosticCounter(options.onDiagnostic);
     this.clock = new MonotonicClock(options.clock ?? systemClock);
     this.idGenerator = options.idGenerator ?? uuidv7;

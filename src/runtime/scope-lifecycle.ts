@@ -164,6 +164,7 @@ export class ScopeLifecycle {
       ended: false,
     };
     handle[TRACE_ROOT] = traceRootUuid({ stack }, handle);
+    this.core.llmTotals?.opened(handle.uuid, category, handle.parentUuid, stack);
     this.core.emitScope(stack, handle, "start", handle.startedAtUs, {
       data: options.input ?? null,
       metadata: withInboundLink(handle.metadata, inbound),
@@ -176,10 +177,12 @@ export class ScopeLifecycle {
   close(stack: ScopeContext["stack"], handle: OpenScope, output: Json, metadata: Json, timestamp: PopScopeOptions["timestamp"]): void {
     handle.ended = true;
     // Built and snapshotted while the scope is still visible, so its scope-local registrations apply.
+    const totals = this.core.llmTotals;
     this.core.emitScope(stack, handle, "end", this.core.endTime(handle.startedAtUs, timestamp), {
       data: output,
       metadata,
-      profile: handle.categoryProfile,
+      // An agent's or a trace's outermost scope: the cost and usage of the model calls inside it.
+      profile: totals === undefined ? handle.categoryProfile : totals.closed(handle.uuid, handle.categoryProfile),
     });
     for (const registry of this.core.registries.all()) registry.removeScope(handle.uuid);
   }

@@ -257,11 +257,13 @@ export interface RuntimeOptions {
    */
   recordedHeaders?: readonly string[];
   /**
-   * Prices for `llm` ends: a catalog `{entries: [{model, inputPerMTok, outputPerMTok,
-   * cacheReadPerMTok?, cacheWritePerMTok?, pricingAsOf, pricingSource}]}` (USD per million
-   * tokens) or the path of a JSON file holding one. No prices are built in.
+   * Prices for `llm` ends. Unset: the bundled `@pydantic/genai-prices` table prices every call
+   * whose model and usage are known (offline, loaded at the first priced call). A catalog
+   * `{entries: [{model, inputPerMTok, outputPerMTok, cacheReadPerMTok?, cacheWritePerMTok?,
+   * pricingAsOf?, pricingSource?}]}` (USD per million tokens), or the path of a JSON file holding
+   * one, overrides the table for its models. `false`: no cost at all.
    */
-  pricing?: PricingCatalog | string;
+  pricing?: PricingCatalog | string | false;
   /**
    * Tail sampling, one decision per trace: the events under each root are held until it ends,
    * then delivered whole to every subscriber and exporter or dropped whole (docs/production.md).

@@ -1,11 +1,12 @@
 import { readTextFileSync } from "../events/read-file-sync.js";
 import type { JsonObject } from "../events/json.js";
+import { PROFILE_COST } from "../events/wire-names.js";
 import { isDict } from "./read.js";
 import type { WireUsage } from "./types.js";
 
 /**
- * Cost from a pricing catalog the app supplies: relaytrace ships no prices (they go stale
- * silently). Rates are USD per million tokens.
+ * Cost from a pricing catalog the app supplies (its entries take precedence over the bundled
+ * table, src/wire/price-table.ts). Rates are USD per million tokens.
  */
 
 export interface PricingEntry {
@@ -17,10 +18,10 @@ export interface PricingEntry {
   cacheReadPerMTok?: number;
   /** cache writes; input rate when absent */
   cacheWritePerMTok?: number;
-  /** when these prices were read (e.g. "2026-11-01") */
-  pricingAsOf: string;
-  /** where they were read (a URL or a contract name) */
-  pricingSource: string;
+  /** when these prices were read (e.g. "2026-11-01"); recorded with the cost */
+  pricingAsOf?: string;
+  /** where they were read (a URL or a contract name); recorded with the cost */
+  pricingSource?: string;
 }
 
 export interface PricingCatalog {
@@ -30,14 +31,19 @@ export interface PricingCatalog {
 /** The cost of one call, as `llm` end events carry it (`category_profile.cost`, snake_case). */
 export interface LlmCost {
   total: number;
-  input: number;
-  output: number;
+  /** input tokens, cache reads and writes included (absent for a cost the provider reported as one sum) */
+  input?: number;
+  output?: number;
   cacheRead?: number;
   cacheWrite?: number;
   currency: "USD";
+  /** the model as priced: the catalog entry's or the table's id (`gpt-4o-mini` for `gpt-4o-mini-2024-07-18`) */
   model: string;
-  pricingAsOf: string;
-  pricingSource: string;
+  /** the table's provider whose prices applied */
+  provider?: string;
+  pricingAsOf?: string;
+  /** the catalog entry's source, `@pydantic/genai-prices <version>`, or `provider` for a cost the reply reported */
+  pricingSource?: string;
 }
 
 const RATE_KEYS = ["inputPerMTok", "outputPerMTok", "cacheReadPerMTok", "cacheWritePerMTok"] as const;
@@ -51,8 +57,10 @@ export function checkPricingCatalog(value: unknown, where = "pricing"): PricingC
     if (!isDict(raw)) throw new TypeError(`${at} must be an object`);
     for (const key of Object.keys(raw))
       if (!ENTRY_KEYS.has(key)) throw new TypeError(`${at}: unknown key "${key}"; allowed: ${[...ENTRY_KEYS].join(", ")}`);
-    for (const key of ["model", "pricingAsOf", "pricingSource"] as const) {
-      if (typeof raw[key] !== "string" || raw[key] === "") throw new TypeError(`${at}.${key} must be a non-empty string`);
+    if (typeof raw.model !== "string" || raw.model === "") throw new TypeError(`${at}.model must be a non-empty string`);
+    for (const key of ["pricingAsOf", "pricingSource"] as const) {
+      if (raw[key] !== undefined && (typeof raw[key] !== "string" || raw[key] === ""))
+        throw new TypeError(`${at}.${key} must be a non-empty string when given`);
     }
     for (const key of RATE_KEYS) {
       const v = raw[key];
@@ -125,9 +133,9 @@ export function costOf(entry: PricingEntry, usage: WireUsage): LlmCost {
     output: round(output),
     currency: "USD",
     model: entry.model,
-    pricingAsOf: entry.pricingAsOf,
-    pricingSource: entry.pricingSource,
   };
+  if (entry.pricingAsOf !== undefined) cost.pricingAsOf = entry.pricingAsOf;
+  if (entry.pricingSource !== undefined) cost.pricingSource = entry.pricingSource;
   if (usage.cacheReadTokens !== undefined) cost.cacheRead = round(cacheRead);
   if (usage.cacheWriteTokens !== undefined) cost.cacheWrite = round(cacheWrite);
   return cost;
@@ -135,20 +143,28 @@ export function costOf(entry: PricingEntry, usage: WireUsage): LlmCost {
 
 /** The cost as the event records it (snake_case keys). */
 export function costRecord(cost: LlmCost): JsonObject {
-  const out: JsonObject = { total: cost.total, currency: cost.currency, input: cost.input, output: cost.output };
+  const out: JsonObject = { total: cost.total, currency: cost.currency };
+  if (cost.input !== undefined) out.input = cost.input;
+  if (cost.output !== undefined) out.output = cost.output;
   if (cost.cacheRead !== undefined) out.cache_read = cost.cacheRead;
   if (cost.cacheWrite !== undefined) out.cache_write = cost.cacheWrite;
   out.model = cost.model;
-  out.pricing_as_of = cost.pricingAsOf;
-  out.pricing_source = cost.pricingSource;
+  if (cost.provider !== undefined) out.provider = cost.provider;
+  if (cost.pricingAsOf !== undefined) out.pricing_as_of = cost.pricingAsOf;
+  if (cost.pricingSource !== undefined) out.pricing_source = cost.pricingSource;
   return out;
 }
 
-/** The cost an `llm` end event carries (`category_profile.cost`), read back: total and currency. */
+/**
+ * The cost an `llm` end event carries (`category_profile.cost`), read back: total and currency,
+ * and the parts recorded; `key` reads another profile key of the same shape (`total_cost`, the
+ * roll-up on an agent or root scope's end).
+ */
 export function recordedCost(
   profile: unknown,
+  key: string = PROFILE_COST,
 ): { total: number; currency: string; input?: number; output?: number; cacheRead?: number; cacheWrite?: number } | undefined {
-  const cost = isDict(profile) ? profile.cost : undefined;
+  const cost = isDict(profile) ? profile[key] : undefined;
   if (!isDict(cost) || typeof cost.total !== "number" || !Number.isFinite(cost.total)) return undefined;
   const out: { total: number; currency: string; input?: number; output?: number; cacheRead?: number; cacheWrite?: number } = {
     total: cost.total,

@@ -125,11 +125,16 @@ describe("the rest of the command line", () => {
     expect((await stat(join(work, "demo", "trace.html"))).size).toBeGreaterThan(10_000);
   });
 
-  it("--version prints the package's version", async () => {
+  it("--version prints the package's version and the version of the price table it prices calls with", async () => {
     const io = capturedIo();
     expect(await main(["--version"], io)).toBe(0);
     const pkg = JSON.parse(await readFile(new URL("../../package.json", import.meta.url), "utf8")) as { version: string };
-    expect(io.stdout).toEqual([`relaytrace ${pkg.version}`]);
+    const table = JSON.parse(
+      await readFile(new URL("../../node_modules/@pydantic/genai-prices/package.json", import.meta.url), "utf8"),
+    ) as {
+      version: string;
+    };
+    expect(io.stdout).toEqual([`relaytrace ${pkg.version}`, `prices: @pydantic/genai-prices ${table.version}`]);
   });
 
   it("convert given an ATIF file says what it is instead of a JSON parse error", async () => {

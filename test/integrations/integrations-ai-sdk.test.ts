@@ -114,7 +114,11 @@ describe("relaytrace/ai-sdk with the real AI SDK against a scripted OpenAI-compa
     expect(firstRequest.content.tools.map((t) => t.function.name)).toEqual(["get_weather", "delete_account"]);
     expect(JSON.stringify(llmStarts[0]!.data)).not.toContain("sk-test-key");
     const [firstEnd, secondEnd] = ends(events, "llm");
-    expect(firstEnd!.category_profile).toEqual({ model_name: "gpt-4.1-mini" });
+    // priced from the bundled table, like every model call whose model and usage are known
+    expect(firstEnd!.category_profile).toEqual({
+      model_name: "gpt-4.1-mini",
+      cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }),
+    });
     expect(firstEnd!.data).toMatchObject({
       model: "gpt-4.1-mini",
       choices: [

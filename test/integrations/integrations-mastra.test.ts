@@ -173,7 +173,11 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
     expect(second.content.messages.slice(3).map((m) => m.tool_call_id)).toEqual(["call_o", "call_a"]);
     expect(second.content.messages[3]!.content).toBe('{"city":"Oslo","temp_c":4}');
     const llmEnds = ends(events, "llm");
-    expect(llmEnds.map((e) => e.category_profile)).toEqual([{ model_name: "gpt-4.1-mini" }, { model_name: "gpt-4.1-mini" }]);
+    // priced from the bundled table, like every model call whose model and usage are known
+    expect(llmEnds.map((e) => e.category_profile)).toEqual([
+      { model_name: "gpt-4.1-mini", cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }) },
+      { model_name: "gpt-4.1-mini", cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }) },
+    ]);
     expect(llmEnds[0]!.data).toMatchObject({
       choices: [{ message: { tool_calls: [{ id: "call_o" }, { id: "call_a" }] }, finish_reason: "tool_calls" }],
       usage: { prompt_tokens: 40, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 16 } },
@@ -249,7 +253,10 @@ describe("relaytrace/mastra with the real Mastra agent, workflows and observabil
       expect(second.content.messages.map((m) => m.role)).toEqual(["system", "user", "assistant", "tool"]);
       expect(second.content.messages[3]!.tool_call_id).toBe("call_t");
       const llmEnds = ends(events, "llm");
-      expect(llmEnds[0]!.category_profile).toEqual({ model_name: "gpt-4.1-mini" });
+      expect(llmEnds[0]!.category_profile).toEqual({
+        model_name: "gpt-4.1-mini",
+        cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }),
+      });
       expect(llmEnds[0]!.data).toMatchObject({
         choices: [{ message: { tool_calls: [{ id: "call_t" }] } }],
         usage: { prompt_tokens: 30, completion_tokens: 7 },

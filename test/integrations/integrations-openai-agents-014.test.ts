@@ -60,7 +60,10 @@ describe("relaytrace/openai-agents with @openai/agents 0.14.3, the oldest suppor
       expect(llmStarts.map(parentName)).toEqual(["turn 1", "turn 2"]);
       expect(starts(events, "agent").map((e) => [e.name, parentName(e)])).toEqual([["weather-agent", "Agent workflow"]]);
       expect(starts(events, "function").find((e) => e.name === "turn 1")?.metadata).toMatchObject({ "openai_agents.span_type": "turn" });
-      expect(ends(events, "llm").map((e) => e.category_profile)).toEqual([{ model_name: "gpt-4.1-mini" }, { model_name: "gpt-4.1-mini" }]);
+      expect(ends(events, "llm").map((e) => e.category_profile)).toEqual([
+        { model_name: "gpt-4.1-mini", cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }) },
+        { model_name: "gpt-4.1-mini", cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }) },
+      ]);
       expect(ends(events, "tool").map((e) => [e.name, e.category_profile?.["tool_call_id"], e.data])).toEqual([
         ["get_weather", "call_o", { city: "Oslo", temp_c: 4 }],
       ]);

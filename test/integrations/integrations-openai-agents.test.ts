@@ -114,7 +114,12 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
     // the span's own times: the llm scope lasts as long as the library's generation span
     const firstLlmEnd = ends(events, "llm")[0]!;
     expect(Date.parse(firstLlmEnd.timestamp)).toBeGreaterThanOrEqual(Date.parse(llmStarts[0]!.timestamp));
-    expect(firstLlmEnd.category_profile).toEqual({ model_name: "gpt-4.1-mini" });
+    // Priced from the bundled table: gpt-4.1-mini at $0.40 input, $0.10 cached, $1.60 output per
+    // million tokens; 24 uncached + 16 cached prompt tokens = $0.0000112, 12 completion = $0.0000192.
+    expect(firstLlmEnd.category_profile).toEqual({
+      model_name: "gpt-4.1-mini",
+      cost: expect.objectContaining({ total: 0.0000304, input: 0.0000112, output: 0.0000192, cache_read: 0.0000016, provider: "openai" }),
+    });
     expect(firstLlmEnd.data).toMatchObject({
       usage: { prompt_tokens: 40, completion_tokens: 12, prompt_tokens_details: { cached_tokens: 16 } },
     });
@@ -180,7 +185,10 @@ describe("relaytrace/openai-agents with the real Agents SDK against a scripted O
       expect.objectContaining({ type: "function_call_output", call_id: "call_o", output: '{"city":"Oslo","temp_c":4}' }),
     ]);
     const llmEnds = ends(events, "llm");
-    expect(llmEnds.map((e) => e.category_profile)).toEqual([{ model_name: "gpt-4.1-mini" }, { model_name: "gpt-4.1-mini" }]);
+    expect(llmEnds.map((e) => e.category_profile)).toEqual([
+      { model_name: "gpt-4.1-mini", cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }) },
+      { model_name: "gpt-4.1-mini", cost: expect.objectContaining({ currency: "USD", model: "gpt-4.1-mini", provider: "openai" }) },
+    ]);
     expect(llmEnds[0]!.data).toMatchObject({ object: "response", usage: { input_tokens: 40, output_tokens: 12 } });
     // the function span got the call id the response asked for
     expect(ends(events, "tool").map((e) => [e.name, e.category_profile?.["tool_call_id"], e.data])).toEqual([

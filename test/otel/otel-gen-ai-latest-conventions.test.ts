@@ -96,6 +96,9 @@ describe("spans", () => {
       "gen_ai.operation.name": "invoke_agent",
       "gen_ai.agent.name": "outer",
       "gen_ai.agent.description": "plans",
+      // the usage of the model calls inside it, which v0.1.0 recommends on the internal agent span
+      "gen_ai.usage.input_tokens": 3,
+      "gen_ai.usage.output_tokens": 1,
     });
     expect(byName(spans, "invoke_agent planner").attributes["gen_ai.provider.name"]).toBeUndefined();
     expect(byName(spans, "chat m").attributes["gen_ai.provider.name"]).toBe("openai");

@@ -84,6 +84,7 @@ describe("100 concurrent runs sharing one runtime", () => {
       const agent = agentOf(llm)!;
       expect(JSON.stringify(llm.data)).toContain(`"run ${runOfAgent(agent)}"`);
     }
-    expect(runtime.diagnostics()).toEqual([]);
+    // Nothing went wrong but the made-up model "m": each of its calls is counted as unpriced.
+    expect(runtime.diagnostics()).toEqual([expect.objectContaining({ code: "llm.unpriced_model", count: 2 * RUNS })]);
   });
 });

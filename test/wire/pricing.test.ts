@@ -84,14 +84,14 @@ describe("createRuntime({ pricing })", () => {
     expect((end.category_profile as { cost: { total: number } }).cost.total).toBe(3.42);
   });
 
-  it("leaves a model the catalog does not price without a cost, and without prices nothing is invented", async () => {
+  it("leaves a model neither the catalog nor the bundled table prices without a cost: nothing is invented", async () => {
     const unpriced = await pricedRun(catalog, "other-model");
     expect(unpriced.end.category_profile).not.toHaveProperty("cost");
     expect(unpriced.fullLlm["nemo_relay.llm.cost.total"]).toBeUndefined();
     expect(unpriced.oiLlm["llm.cost.total"]).toBeUndefined();
   });
 
-  it("counts a call whose model the catalog does not price (no cost is better than a wrong one)", async () => {
+  it("counts a call whose model neither the catalog nor the table prices (no cost is better than a wrong one)", async () => {
     const srv = await provider([TURN, TURN], "anthropic");
     const rt = createRuntime({ pricing: catalog });
     rt.subscribe("listener", () => undefined);
@@ -109,9 +109,9 @@ describe("createRuntime({ pricing })", () => {
     expect(() =>
       createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: -1, outputPerMTok: 1, pricingAsOf: "x", pricingSource: "y" }] } }),
     ).toThrow("pricing.entries[0].inputPerMTok must be a non-negative number of USD per million tokens");
-    expect(() =>
-      createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: 1, outputPerMTok: 1, pricingSource: "y" }] } as never }),
-    ).toThrow("pricing.entries[0].pricingAsOf must be a non-empty string");
+    expect(() => createRuntime({ pricing: { entries: [{ model: "m", inputPerMTok: 1, outputPerMTok: 1, pricingAsOf: "" }] } })).toThrow(
+      "pricing.entries[0].pricingAsOf must be a non-empty string when given",
+    );
     expect(() =>
       createRuntime({
         pricing: {
