@@ -16,6 +16,7 @@ interface NodeUrlApi {
 }
 interface NodeFsApi {
   readFileSync(path: string, encoding: "utf8"): string;
+  existsSync?(path: string): boolean;
 }
 
 interface LoaderState {
@@ -54,7 +55,11 @@ function syncSource(): { file: string; require: (id: string) => unknown } | unde
   try {
     const url = meta.resolve(PRICE_TABLE_PACKAGE);
     if (!url.startsWith("file:")) return undefined;
-    return { file: urlApi.fileURLToPath(url), require: moduleApi.createRequire(import.meta.url) };
+    const file = urlApi.fileURLToPath(url);
+    // workerd with nodejs_compat offers node:module and resolves to a file: URL, but a bundle has
+    // no such file: there the table must come through import(), started when the call opens.
+    if (builtin<NodeFsApi>("node:fs")?.existsSync?.(file) !== true) return undefined;
+    return { file, require: moduleApi.createRequire(import.meta.url) };
   } catch {
     return undefined;
   }

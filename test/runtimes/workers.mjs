@@ -356,20 +356,27 @@ try {
     assert(crossed.length === 0, crossed.join("\n"));
   });
 
-  await check(
-    "the agent run's model calls are priced from the bundled table inside the Worker, and its end carries their total",
-    async () => {
-      const runEnd = () =>
-        receiver.atof.find((e) => e.kind === "scope" && e.scope_category === "end" && e.category === "agent" && e.category_profile);
-      await receiver.until(() => runEnd() !== undefined, deadline);
-      const llmEnds = receiver.atof.filter((e) => e.kind === "scope" && e.scope_category === "end" && e.category === "llm");
-      // gpt-4.1-mini at $0.40 / $1.60 per million tokens; the scripted provider reports 10 in, 5 out per call.
-      const costs = llmEnds.map((e) => e.category_profile?.cost?.total);
-      assert(JSON.stringify(costs) === JSON.stringify([0.000012, 0.000012]), `llm costs: ${JSON.stringify(costs)}`);
-      const total = runEnd().category_profile.total_cost;
-      assert(total?.total === 0.000024 && total.priced_calls === 2, `agent total: ${JSON.stringify(total)}`);
-    },
-  );
+  for (const mode of MODES) {
+    const { atof } = receiver.inbox(mode);
+    await check(
+      `one runtime per ${mode}: the agent run's model calls are priced from the bundled table inside the Worker, and its end carries their total`,
+      async () => {
+        const runEnd = () =>
+          atof.find((e) => e.kind === "scope" && e.scope_category === "end" && e.category === "agent" && e.category_profile?.total_cost);
+        await receiver.until(
+          () => runEnd() !== undefined,
+          deadline,
+          () => "no agent end with a total cost",
+        );
+        const llmEnds = atof.filter((e) => e.kind === "scope" && e.scope_category === "end" && e.category === "llm");
+        // gpt-4.1-mini at $0.40 / $1.60 per million tokens; the scripted provider reports 10 in, 5 out per call.
+        const costs = llmEnds.map((e) => e.category_profile?.cost?.total);
+        assert(JSON.stringify(costs) === JSON.stringify([0.000012, 0.000012]), `llm costs: ${JSON.stringify(costs)}`);
+        const total = runEnd().category_profile.total_cost;
+        assert(total?.total === 0.000024 && total.priced_calls === 2, `agent total: ${JSON.stringify(total)}`);
+      },
+    );
+  }
 } finally {
   worker?.stop();
   if (worker) await worker.exited;
