@@ -251,25 +251,8 @@ export class Publisher implements StageHooks {
   }
 
   private deliver(publication: Publication): void {
-    if (this.sampler !== undefined) {
-      this.deliverSampled(this.sampler, publication);
-      return;
-    }
-    const outer = this.delivering;
-    this.delivering = publication;
-    this.callbackDepth++;
-    try {
-      let delivered: AtofEvent;
-      try {
-        delivered = this.stages.prepare(publication);
-      } catch (error) {
-        delivered = this.stages.shell(publication.event, error);
-      }
-      for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
-    } finally {
-      this.callbackDepth--;
-      this.delivering = outer;
-    }
+    if (this.sampler !== undefined) this.deliverSampled(this.sampler, publication);
+    else this.deliverNow(publication);
   }
 
   /**
