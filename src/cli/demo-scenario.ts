@@ -125,7 +125,9 @@ export async function runDemo(options: DemoOptions): Promise<DemoResult> {
     throw new InputError(`cannot use ${options.outDir} for the output files: ${describeWriteError(error)}`);
   }
   const provider = options.live ? undefined : await demoProvider(options.style);
-  const runtime = createRuntime();
+  // The scripted model's name is in no price table: unpriced, it would only add a diagnostic to the
+  // first thing a newcomer runs. A live run is priced from the bundled table.
+  const runtime = createRuntime(options.live ? {} : { pricing: false });
   try {
     redactPII({ mode: "mask" }).register(runtime);
     registerWeatherCache(runtime);
