@@ -2,31 +2,15 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider, InMemorySpanExporter, SimpleSpanProcessor } from "@opentelemetry/sdk-trace-base";
 import Anthropic, { APIUserAbortError, NotFoundError } from "@anthropic-ai/sdk";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { spanIdOf } from "relaytrace";
 import { traceAnthropic } from "relaytrace/anthropic";
-import { startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
-import { startProvider, type FakeProvider, type Reply } from "../support/providers-server.js";
-import { ended, eventText, scopesOf, sdkRun, sseReply, turn } from "../support/sdk-run.js";
+import { startScriptedProvider } from "relaytrace/testing";
+import { ended, eventText, sdkServers, scopesOf, sdkRun, sseReply, turn } from "../support/sdk-run.js";
 
 const MODEL = "claude-sonnet-4-5";
 const KEY = "sk-ant-api03-9c1e77d0b4aa";
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function scripted(turns: Parameters<typeof startScriptedProvider>[0]["turns"]): Promise<ScriptedProvider> {
-  const server = await startScriptedProvider({ style: "anthropic", turns, model: MODEL });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-async function provider(replies: Reply[]): Promise<FakeProvider> {
-  const server = await startProvider(replies);
-  cleanups.push(() => server.close());
-  return server;
-}
+const { cleanups, scripted, provider } = sdkServers("anthropic", MODEL);
 
 const client = (baseURL: string) => new Anthropic({ apiKey: KEY, baseURL, maxRetries: 0 });
 const ask = (content: string) => ({ model: MODEL, max_tokens: 256, messages: [{ role: "user" as const, content }] });

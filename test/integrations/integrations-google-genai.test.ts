@@ -1,30 +1,14 @@
 import { GoogleGenAI, type CallableTool, type FunctionCall, type Part } from "@google/genai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { spanIdOf } from "relaytrace";
 import { traceGoogleGenAI } from "relaytrace/google-genai";
-import { startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
+import { startScriptedProvider } from "relaytrace/testing";
 import { geminiCodec } from "../../src/wire/index.js";
-import { startProvider, type FakeProvider, type Reply } from "../support/providers-server.js";
-import { ended, eventText, scopesOf, sdkRun, sseReply, turn } from "../support/sdk-run.js";
+import { ended, eventText, sdkServers, scopesOf, sdkRun, sseReply, turn } from "../support/sdk-run.js";
 
 const MODEL = "gemini-2.5-flash";
 const KEY = "AIzaSy-test-7d1f0c2b9e";
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function scripted(turns: Parameters<typeof startScriptedProvider>[0]["turns"]): Promise<ScriptedProvider> {
-  const server = await startScriptedProvider({ style: "gemini", turns, model: MODEL });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-async function provider(replies: Reply[]): Promise<FakeProvider> {
-  const server = await startProvider(replies);
-  cleanups.push(() => server.close());
-  return server;
-}
+const { cleanups, scripted, provider } = sdkServers("gemini", MODEL);
 
 const genai = (baseUrl: string) => new GoogleGenAI({ apiKey: KEY, httpOptions: { baseUrl } });
 const replyText = (data: unknown) => geminiCodec.decodeResponse(data).text;

@@ -2,31 +2,15 @@ import { context, trace } from "@opentelemetry/api";
 import { AsyncLocalStorageContextManager } from "@opentelemetry/context-async-hooks";
 import { BasicTracerProvider } from "@opentelemetry/sdk-trace-base";
 import OpenAI, { APIUserAbortError, BadRequestError } from "openai";
-import { afterEach, describe, expect, it } from "vitest";
+import { describe, expect, it } from "vitest";
 import { createRuntime, defaultRuntime, setDefaultRuntime, spanIdOf } from "relaytrace";
 import { traceOpenAI } from "relaytrace/openai";
-import { EventCapture, startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
-import { startProvider, type FakeProvider, type Reply } from "../support/providers-server.js";
-import { ended, eventText, jsonReply, scopesOf, sdkRun, sseReply, turn } from "../support/sdk-run.js";
+import { EventCapture, startScriptedProvider } from "relaytrace/testing";
+import { ended, eventText, sdkServers, jsonReply, scopesOf, sdkRun, sseReply, turn } from "../support/sdk-run.js";
 
 const MODEL = "gpt-4.1-mini";
 const KEY = "sk-live-4f9a1c77e2b0d3";
-const cleanups: (() => Promise<void> | void)[] = [];
-afterEach(async () => {
-  for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
-});
-
-async function scripted(turns: Parameters<typeof startScriptedProvider>[0]["turns"]): Promise<ScriptedProvider> {
-  const server = await startScriptedProvider({ turns, model: MODEL });
-  cleanups.push(() => server.close());
-  return server;
-}
-
-async function provider(replies: Reply[]): Promise<FakeProvider> {
-  const server = await startProvider(replies);
-  cleanups.push(() => server.close());
-  return server;
-}
+const { cleanups, scripted, provider } = sdkServers(undefined, MODEL);
 
 function client(baseURL: string): OpenAI {
   return new OpenAI({ apiKey: KEY, baseURL, maxRetries: 0 });

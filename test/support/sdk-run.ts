@@ -4,9 +4,10 @@
 import type { ReadableSpan } from "@opentelemetry/sdk-trace-base";
 import { createRuntime, type AtofEvent, type Runtime, type ScopeEvent } from "relaytrace";
 import { atofToAtif, type AtifTrajectory } from "relaytrace/exporters";
-import { EventCapture, SpanCapture } from "relaytrace/testing";
+import { afterEach } from "vitest";
+import { EventCapture, SpanCapture, startScriptedProvider, type ScriptedProvider } from "relaytrace/testing";
 import { codecForDialect, type Dialect, type WirePart, type WireResponse } from "../../src/wire/index.js";
-import { sse, type Reply } from "./providers-server.js";
+import { sse, startProvider, type FakeProvider, type Reply } from "./providers-server.js";
 
 /** A catalog that prices the models the tests use: $1 per million input tokens, $2 per million output. */
 export const TEST_PRICES = {
@@ -111,4 +112,31 @@ export function sseReply(dialect: Dialect, response: WireResponse, options: { ho
 /** Every event as JSON text: what any exporter, file or subscriber could see. */
 export function eventText(events: readonly AtofEvent[]): string {
   return JSON.stringify(events);
+}
+
+type ScriptedOptions = Parameters<typeof startScriptedProvider>[0];
+
+/**
+ * The loopback servers one SDK test file starts, each closed after its test (in reverse order):
+ * the scripted model of the file's dialect, a raw provider, and `cleanups` for anything else a
+ * test opens.
+ */
+export function sdkServers(style: ScriptedOptions["style"], model: string) {
+  const cleanups: (() => Promise<void> | void)[] = [];
+  afterEach(async () => {
+    for (const cleanup of cleanups.splice(0).reverse()) await cleanup();
+  });
+  return {
+    cleanups,
+    async scripted(turns: ScriptedOptions["turns"]): Promise<ScriptedProvider> {
+      const server = await startScriptedProvider({ ...(style === undefined ? {} : { style }), turns, model });
+      cleanups.push(() => server.close());
+      return server;
+    },
+    async provider(replies: Reply[]): Promise<FakeProvider> {
+      const server = await startProvider(replies);
+      cleanups.push(() => server.close());
+      return server;
+    },
+  };
 }
