@@ -1,4 +1,5 @@
 import { canonicalJson } from "../events/canonical-json.js";
+import { textHash } from "../events/text-hash.js";
 import type { RunStep } from "./steps.js";
 
 /**
@@ -26,20 +27,6 @@ interface Held {
   size: number;
 }
 
-/** A 53-bit hash of a text, as a string: equal texts give equal keys (unequal ones almost never do). */
-function hash53(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (4294967296 * (2097151 & h2) + (h1 >>> 0)).toString(36) + ":" + text.length.toString(36);
-}
-
 function held(step: RunStep): Held {
   const status = step.model === null ? "(before any model call)" : step.model.status;
   const names = step.tools.map((t) => t.name);
@@ -49,7 +36,7 @@ function held(step: RunStep): Held {
   for (const a of args) size += a.length;
   for (const t of step.tools) size += t.result === undefined ? 0 : canonicalJson(t.result).length;
   const weak = JSON.stringify([status, names]);
-  return { step, weak, strong: hash53(JSON.stringify([status, text, names, args])), size };
+  return { step, weak, strong: textHash(JSON.stringify([status, text, names, args])), size };
 }
 
 /**

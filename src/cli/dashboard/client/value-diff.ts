@@ -1,4 +1,5 @@
 import { jsonText } from "../../../events/json-text.js";
+import { textHash } from "../../../events/text-hash.js";
 import type { Json } from "../../../events/json.js";
 
 /**
@@ -62,20 +63,6 @@ class Side {
   }
 }
 
-/** A 2×32-bit hash of a text, as a string (equal texts, equal hashes; unequal ones almost never collide). */
-function hashText(text: string): string {
-  let h1 = 0xdeadbeef;
-  let h2 = 0x41c6ce57;
-  for (let i = 0; i < text.length; i++) {
-    const c = text.charCodeAt(i);
-    h1 = Math.imul(h1 ^ c, 2654435761);
-    h2 = Math.imul(h2 ^ c, 1597334677);
-  }
-  h1 = Math.imul(h1 ^ (h1 >>> 16), 2246822507) ^ Math.imul(h2 ^ (h2 >>> 13), 3266489909);
-  h2 = Math.imul(h2 ^ (h2 >>> 16), 2246822507) ^ Math.imul(h1 ^ (h1 >>> 13), 3266489909);
-  return (h1 >>> 0).toString(36) + "." + (h2 >>> 0).toString(36) + "." + text.length.toString(36);
-}
-
 /**
  * A hash of each value's canonical JSON (key order aside), each object's computed once from its
  * members' hashes: comparing any two members at any depth costs one lookup, so a comparison stays
@@ -85,7 +72,7 @@ class ValueHashes {
   private readonly known = new Map<object, string>();
 
   of(value: unknown): string {
-    if (value === null || typeof value !== "object") return hashText(JSON.stringify(value ?? null));
+    if (value === null || typeof value !== "object") return textHash(JSON.stringify(value ?? null));
     const cached = this.known.get(value);
     if (cached !== undefined) return cached;
     const stack: { value: object; expanded: boolean }[] = [{ value, expanded: false }];
@@ -110,7 +97,7 @@ class ValueHashes {
             .map((k) => JSON.stringify(k) + ":" + this.of((top.value as Record<string, unknown>)[k]))
             .join(",") +
           "}";
-      this.known.set(top.value, hashText(text));
+      this.known.set(top.value, textHash(text));
     }
     return this.known.get(value)!;
   }
