@@ -16,7 +16,8 @@ Commands:
   diff       compare two recorded runs step by step (tool calls, results, output, status, usage)
   serve      a local dashboard over a directory of ATOF files: runs, sessions, traces, comparisons
 
-A FILE may be - (standard input) or a pipe.
+A FILE may be - (standard input), a pipe, or a directory: its *.jsonl files, read in name order
+as one log (a rotated set from the file exporter's rotate option reads oldest first).
 Run 'relaytrace <command> --help' for a command's options; 'relaytrace --version' for the version.`;
 
 export const DEMO_HELP = `Usage: relaytrace demo [--out DIR] [--otlp URL] [--projection full|openinference|gen_ai] [--style STYLE] [--live]
