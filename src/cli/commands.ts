@@ -1,7 +1,7 @@
 import type { AtofEvent } from "../events/types.js";
-import { JsonTraceSerializer } from "@opentelemetry/otlp-transformer";
 import type { AtifTrajectory } from "../../exporters/atif/types.js";
 import { validateAtif } from "../../exporters/atif/validate.js";
+import { traceRequestJson } from "../../exporters/otel/otlp-trace-json.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { parseAtofLine } from "../events/atof-parse.js";
 import { AtofPairingChecker } from "../events/atof-pairing.js";
@@ -14,7 +14,7 @@ import { describeWriteError, type Io } from "./io.js";
 import { describeReadError, detectKind, InputError, readJsonDocument } from "./input.js";
 import { readablePath } from "./input-spool.js";
 import { openOutput, type TextOutput } from "./output.js";
-import { DataLossError, projectSpans } from "./span-stream.js";
+import { projectSpans } from "./span-stream.js";
 import { jsonTextChunks } from "../events/json-text.js";
 import type { Json } from "../events/json.js";
 import { DEFAULT_MAX_LINE_BYTES, isCompleteJson, tornLastLineMessage } from "../events/atof-reader.js";
@@ -156,10 +156,7 @@ async function writeOtlpJson(
     events,
     projection,
     (spans) => {
-      const bytes = JsonTraceSerializer.serializeRequest(spans);
-      if (!bytes) throw new DataLossError(`${spans.length} spans could not be encoded as OTLP JSON`);
-      const request = JSON.parse(Buffer.from(bytes).toString("utf8")) as { resourceSpans?: Json[] };
-      for (const entry of request.resourceSpans ?? []) {
+      for (const entry of traceRequestJson(spans).resourceSpans as Json[]) {
         out.write(entries++ === 0 ? "\n    " : ",\n    ");
         for (const chunk of jsonTextChunks(entry, 2)) out.write(chunk.replace(/\n/g, "\n    "));
       }

@@ -1,7 +1,9 @@
 import { basename } from "node:path";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
-import { JsonTraceSerializer, ProtobufTraceSerializer } from "@opentelemetry/otlp-transformer";
 import { request } from "undici";
+import { encodeTraceRequestJson } from "../../exporters/otel/otlp-trace-json.js";
+import { encodeTraceRequest } from "../../exporters/otel/otlp-trace-protobuf.js";
+import { decodeTraceResponse } from "../../exporters/otel/otlp-trace-response.js";
 import type { ProjectionName } from "../../exporters/otel/projection.js";
 import { oneOf, parseArgs, PROJECTIONS, requireFiles, UsageError } from "./args.js";
 import type { AtofEvent } from "../events/types.js";
@@ -130,7 +132,7 @@ function rejectedOf(protocol: Protocol, body: Uint8Array): { rejected: number; m
       const partial = parsed.partialSuccess;
       return { rejected: Number(partial?.rejectedSpans ?? 0), ...(partial?.errorMessage ? { message: partial.errorMessage } : {}) };
     }
-    const partial = ProtobufTraceSerializer.deserializeResponse(body).partialSuccess;
+    const partial = decodeTraceResponse(body).partialSuccess;
     return { rejected: Number(partial?.rejectedSpans ?? 0), ...(partial?.errorMessage ? { message: partial.errorMessage } : {}) };
   } catch {
     return { rejected: 0 };
@@ -145,9 +147,7 @@ async function post(
   spans: ReadableSpan[],
   bounds: RequestBounds,
 ): Promise<{ rejected: number; reason?: string; note?: string }> {
-  const serializer = protocol === "http/json" ? JsonTraceSerializer : ProtobufTraceSerializer;
-  const body = serializer.serializeRequest(spans);
-  if (!body) return { rejected: spans.length, reason: "the spans could not be encoded" };
+  const body = protocol === "http/json" ? encodeTraceRequestJson(spans) : encodeTraceRequest(spans);
   const contentType = protocol === "http/json" ? "application/json" : "application/x-protobuf";
   let last = "";
   for (let attempt = 1; attempt <= ATTEMPTS; attempt++) {
