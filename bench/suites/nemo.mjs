@@ -20,22 +20,16 @@ export async function runNemo(cfg, nodeFlags = []) {
   if (!node) throw new Error("bench's Node 24 runtime is not installed (cd bench && npm install)");
   const out = await runChild("nemo.mjs", [JSON.stringify(cfg)], nodeFlags, node);
   const { stats } = out;
-  // Spans each side's OTLP variant made (warm-up included) against what the receiver decoded.
-  const made = {
-    nemo: cfg.nemoWarmupCalls + cfg.rounds * cfg.nemoCalls,
-    relaytrace: cfg.warmupCalls + cfg.rounds * cfg.calls,
-  };
   const delivery = (side, name) => {
     const drops = side === "relaytrace" ? (out.drops[`relaytrace.${name}`] ?? 0) : 0;
     if (name !== "otlpOpeninference") return { drops, valid: drops === 0 };
+    // Spans the side's OTLP variant made (warm-up included; a row may have run extra rounds)
+    // against what the receiver decoded.
+    const rounds = stats[`${side}.${name}`].samples.length;
+    const made = side === "nemo" ? cfg.nemoWarmupCalls + rounds * cfg.nemoCalls : cfg.warmupCalls + rounds * cfg.calls;
     const received = out.receiver[side]?.spans ?? 0;
     // NeMo Relay may add spans of its own (≥); relaytrace makes exactly one per tool call.
-    return {
-      drops,
-      made: made[side],
-      received,
-      valid: drops === 0 && (side === "nemo" ? received >= made[side] : received === made[side]),
-    };
+    return { drops, made, received, valid: drops === 0 && (side === "nemo" ? received >= made : received === made) };
   };
   const rows = Object.keys(LABELS)
     .filter((name) => stats[`nemo.${name}`])
@@ -55,6 +49,7 @@ export async function runNemo(cfg, nodeFlags = []) {
         timesCheaper: cheaper,
         nemoDelivery: delivery("nemo", name),
         relaytraceDelivery: delivery("relaytrace", name),
+        extra: out.extra?.[name],
         met: cheaper >= NEMO_TARGET,
       };
     });
