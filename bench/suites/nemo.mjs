@@ -6,6 +6,10 @@ import { ns, ratio, table, verdict } from "../lib/format.mjs";
 import { node24Path } from "../lib/node24.mjs";
 
 export const NEMO_TARGET = 20;
+// NeMo Relay encodes and sends OTLP off the JS thread, in native code: the OTel row's target is
+// half as strict (≥ 10× cheaper, the targets table's ≤ 0.1×); the others ≥ 20× (≤ 0.05×).
+const NEMO_OTEL_TARGET = 10;
+const targetOf = (name) => (name === "otlpOpeninference" ? NEMO_OTEL_TARGET : NEMO_TARGET);
 
 const LABELS = {
   none: "no subscriber",
@@ -50,7 +54,8 @@ export async function runNemo(cfg, nodeFlags = []) {
         nemoDelivery: delivery("nemo", name),
         relaytraceDelivery: delivery("relaytrace", name),
         extra: out.extra?.[name],
-        met: cheaper >= NEMO_TARGET,
+        target: targetOf(name),
+        met: cheaper >= targetOf(name),
       };
     });
   return { config: cfg, node: out.node, directMedianNs: stats.direct.median, receiver: out.receiver, rows };
@@ -76,7 +81,7 @@ export function formatNemo(result) {
         "NeMo Relay median ns",
         "relaytrace median ns",
         "× cheaper than NeMo Relay",
-        `target ≥ ${NEMO_TARGET}×`,
+        `target ≥ ${NEMO_TARGET}× (OTel row ≥ ${NEMO_OTEL_TARGET}×)`,
         "delivered (NeMo Relay / relaytrace)",
       ],
       result.rows.map((r) => [
