@@ -5,6 +5,7 @@ import { loadRelaytrace } from "../lib/load.mjs";
 import { nemoFactories } from "../lib/nemo.mjs";
 import { startOtlpReceiver } from "../lib/otlp-receiver.mjs";
 import { interleave } from "../lib/stats.mjs";
+import { extraAllowance, extraRounds, perRoundRatios } from "../lib/ratios.mjs";
 import { dropsOf, relaytraceVariants } from "../lib/variants.mjs";
 import { loop, toolFn } from "../lib/workload.mjs";
 
@@ -54,7 +55,26 @@ for (const [name, nemo, ours] of PAIRS) {
     teardown: () => holders[`relaytrace.${name}`].close(),
   });
 }
-const stats = await interleave(variants, cfg);
+// The targets table's extra rounds (cfg.extra: { limits: { [row]: limit }, batch, maxRounds,
+// minSeconds, left }): a row whose interval still holds its limit runs more rounds of its two
+// variants. The rows run together, so they share one allowance of extra time.
+const rules = Object.fromEntries(
+  Object.entries(cfg.extra?.limits ?? {})
+    .filter(([name]) => variants.some((v) => v.name === `nemo.${name}`))
+    .map(([name, limit]) => [name, extraRounds({ ...cfg.extra, limit, seconds: extraAllowance(cfg.extra) })]),
+);
+const more = (samples, secondsPerRound) => {
+  const open = Object.entries(rules)
+    .map(([name, rule]) => {
+      const ratios = perRoundRatios(samples[`relaytrace.${name}`], samples[`nemo.${name}`]);
+      return [name, rule.next(ratios, samples[`relaytrace.${name}`].length, secondsPerRound)];
+    })
+    .filter(([, n]) => n > 0);
+  if (open.length === 0) return undefined;
+  return { rounds: Math.max(...open.map(([, n]) => n)), names: open.flatMap(([name]) => [`nemo.${name}`, `relaytrace.${name}`]) };
+};
+const stats = await interleave(variants, { ...cfg, more: cfg.extra ? more : undefined });
+const extra = Object.fromEntries(Object.entries(rules).map(([name, rule]) => [name, rule.outcome()]));
 const received = await receiver.stats();
 await receiver.close();
 // Drops counted by relaytrace's runtimes (NeMo Relay's are seen only as spans missing at the receiver).
@@ -63,4 +83,4 @@ const drops = Object.fromEntries(
     .filter(([k]) => k.startsWith("relaytrace."))
     .map(([k, h]) => [k, dropsOf(h.runtime)]),
 );
-process.stdout.write(JSON.stringify({ stats, receiver: received, drops, node: process.version }) + "\n");
+process.stdout.write(JSON.stringify({ stats, receiver: received, drops, extra, node: process.version }) + "\n");

@@ -30,8 +30,11 @@ export function summarize(values) {
  * `cpu: true` measures this process's CPU time (user + system) instead of wall time, so other
  * processes on a loaded machine do not count, and collects garbage before each block when the
  * process runs with --expose-gc (one block's garbage is not charged to the next).
+ * `more(samples, secondsPerRound)` (optional), asked after the rounds and after each batch it
+ * asks for, returns { rounds, names } to run `rounds` more rounds of the variants `names` only
+ * (interleaved as before), or nothing to stop; secondsPerRound is the last batch's.
  */
-export async function interleave(variants, { rounds, calls, warmupCalls, cpu = false }) {
+export async function interleave(variants, { rounds, calls, warmupCalls, cpu = false, more }) {
   const gc = cpu ? globalThis.gc : undefined;
   const nowNs = cpu
     ? () => {
@@ -48,8 +51,7 @@ export async function interleave(variants, { rounds, calls, warmupCalls, cpu = f
     if (v.afterRound) await v.afterRound();
   }
   const samples = Object.fromEntries(variants.map((v) => [v.name, []]));
-  for (let r = 0; r < rounds; r++) {
-    const order = variants.map((_, i) => variants[(i + r) % variants.length]);
+  const runRound = async (order) => {
     for (const v of order) {
       if (v.beforeRound) await v.beforeRound();
       if (gc) gc();
@@ -60,6 +62,16 @@ export async function interleave(variants, { rounds, calls, warmupCalls, cpu = f
       samples[v.name].push((t1 - t0) / n);
       if (v.afterRound) await v.afterRound();
     }
+  };
+  let batch = variants;
+  let batchRounds = rounds;
+  let r = 0;
+  while (batchRounds > 0) {
+    const batchStarted = Date.now();
+    for (let end = r + batchRounds; r < end; r++) await runRound(batch.map((_, i) => batch[(i + r) % batch.length]));
+    const next = more?.(samples, (Date.now() - batchStarted) / 1000 / batchRounds);
+    batchRounds = next?.rounds ?? 0;
+    if (next) batch = variants.filter((v) => next.names.includes(v.name));
   }
   for (const v of variants) if (v.teardown) await v.teardown();
   const out = {};

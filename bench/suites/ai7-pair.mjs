@@ -9,12 +9,15 @@
 // what is compared is the tracing itself, not a transport. The pair runs with an OTel context
 // manager registered, as in an app that traces with OpenTelemetry: ai 7's spans nest through it,
 // and relaytrace makes its spans the active ones inside callbacks (without one it skips that).
+// The growth pair (growth-pair.mjs) runs the same sides on a 5-turn and a 50-turn conversation.
 import { makeLoopSetup, startProvider } from "./loop.mjs";
 import { CONVERSATION_TOOL } from "./conversation.mjs";
 import { NoopSpanExporter } from "../lib/workload.mjs";
 
 const TURNS = 5;
 const PROMPT = "Plan the trip, one city note at a time.";
+/** What relaytrace's traced side registers: an ATOF file and the OTel openinference projection. */
+export const RELAYTRACE_EXPORTERS = ["atof", "openinference"];
 
 /** Loads ai 7 with its OTel integration; undefined (with the reason) when bench's peers are missing. */
 export async function loadAi7() {
@@ -33,10 +36,36 @@ export async function loadAi7() {
 }
 
 /**
- * One ai 7 side: generateText with the conversation tool, telemetry on (through a tracer provider
- * of its own, batch processor → no-op exporter) or explicitly off.
+ * ai 7's OpenTelemetry integration over a tracer provider of its own (batch processor → `exporter`,
+ * relaytrace's batch settings), and the AsyncLocalStorage context manager registered globally for
+ * both sides. The integration is passed per call (`telemetry.integrations`, which ai 7 prefers to
+ * its global registry): `registerTelemetry` only ever adds, and two pairs in one process would
+ * otherwise trace every call twice. `close()` flushes, shuts down and removes the context manager.
  */
-function ai7Side(peers, url, traced, provider) {
+export function ai7Telemetry(peers, exporter = new NoopSpanExporter()) {
+  const { BasicTracerProvider, BatchSpanProcessor } = peers.traceBase;
+  const tracerProvider = new BasicTracerProvider({
+    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 200, maxQueueSize: 131_072, maxExportBatchSize: 512 })],
+  });
+  const integration = new peers.otel.OpenTelemetry({ tracer: tracerProvider.getTracer("bench-ai7") });
+  peers.api.context.setGlobalContextManager(new peers.contextManagers.AsyncLocalStorageContextManager().enable());
+  return {
+    integration,
+    tracerProvider,
+    exporter,
+    close: async () => {
+      await tracerProvider.shutdown();
+      peers.api.context.disable();
+    },
+  };
+}
+
+/**
+ * One ai 7 side: generateText with the conversation tool on a `turns`-turn conversation, traced
+ * through `telemetry` (from ai7Telemetry; inputs and outputs recorded, its default) or, without
+ * it, telemetry explicitly off.
+ */
+export function ai7Side(peers, url, telemetry, turns = TURNS) {
   const { ai, compatible } = peers;
   const model = compatible.createOpenAICompatible({ name: "bench", baseURL: url, apiKey: "sk-bench" }).chatModel("stub");
   const tools = {
@@ -46,32 +75,52 @@ function ai7Side(peers, url, traced, provider) {
       execute: async (args) => CONVERSATION_TOOL.execute(args).result,
     }),
   };
+  const settings = telemetry ? { isEnabled: true, integrations: telemetry.integration } : { isEnabled: false };
   return {
     run: async () => {
-      const result = await ai.generateText({
-        model,
-        prompt: PROMPT,
-        tools,
-        stopWhen: ai.stepCountIs(TURNS + 5),
-        telemetry: { isEnabled: traced },
-      });
-      if (result.steps.length !== TURNS + 1) throw new Error(`ai 7 run took ${result.steps.length} steps, expected ${TURNS + 1}`);
+      const result = await ai.generateText({ model, prompt: PROMPT, tools, stopWhen: ai.stepCountIs(turns + 5), telemetry: settings });
+      if (result.steps.length !== turns + 1) throw new Error(`ai 7 run took ${result.steps.length} steps, expected ${turns + 1}`);
     },
-    flush: () => (traced ? provider.forceFlush() : undefined),
+    flush: () => telemetry?.tracerProvider.forceFlush(),
   };
 }
 
-/** Measures the pair; `measureBlocks` and the ratio helpers come from the targets suite. */
-export async function measureAi7Pair(t, cfg, { measureBlocks, perRoundRatios, summarizeRatios }) {
+/** One relaytrace side: its loop on a `turns`-turn conversation with `exporters` (none: untraced). */
+export async function relaytraceSide(api, url, exporters, turns = TURNS, options = {}) {
+  const setup = await makeLoopSetup(api, url, exporters, { tools: [CONVERSATION_TOOL], maxTurns: turns + 5, ...options });
+  return {
+    run: async () => {
+      const result = await setup.run(PROMPT);
+      if (result.status !== "done") throw new Error(`relaytrace run ended ${result.status}`);
+    },
+    flush: () => setup.runtime.flush(),
+    close: () => setup.close(),
+  };
+}
+
+/** A block of `runs` runs of the side `make()` builds at set-up; its samples are CPU per run. */
+export function runsBlock(name, runs, make) {
+  let side;
+  return {
+    name,
+    setup: async () => void (side = await make()),
+    run: async (warm) => {
+      for (let i = 0; i < runs; i++) await side.run(warm);
+      return runs;
+    },
+    flush: () => side.flush?.(),
+    teardown: () => side.close?.(),
+  };
+}
+
+/**
+ * Measures the pair; `measureBlocks` and the ratio helpers come from the targets suite, `more`
+ * (optional) is the extra-rounds rule, given the ratios read so far.
+ */
+export async function measureAi7Pair(t, cfg, { measureBlocks, perRoundRatios, summarizeRatios, more }) {
   const peers = await loadAi7();
   if (peers.missing) return { limit: t.limit, notMeasured: peers.missing };
-  const { BasicTracerProvider, BatchSpanProcessor } = peers.traceBase;
-  const exporter = new NoopSpanExporter();
-  const tracerProvider = new BasicTracerProvider({
-    spanProcessors: [new BatchSpanProcessor(exporter, { scheduledDelayMillis: 200, maxQueueSize: 131_072, maxExportBatchSize: 512 })],
-  });
-  peers.ai.registerTelemetry(new peers.otel.OpenTelemetry({ tracer: tracerProvider.getTracer("bench-ai7") }));
-  peers.api.context.setGlobalContextManager(new peers.contextManagers.AsyncLocalStorageContextManager().enable());
+  const telemetry = ai7Telemetry(peers);
   const provider = await startProvider({
     delayMs: 1,
     toolTurns: TURNS,
@@ -80,45 +129,25 @@ export async function measureAi7Pair(t, cfg, { measureBlocks, perRoundRatios, su
     assistantTextBytes: 2_000,
   });
   const runs = cfg.runs ?? cfg.runs5;
-  const setups = {};
-  const block = (name, make) => ({
-    name,
-    setup: async () => void (setups[name] = await make()),
-    run: async () => {
-      for (let i = 0; i < runs; i++) await setups[name].run();
-      return runs;
-    },
-    flush: () => setups[name].flush?.(),
-    teardown: () => setups[name].close?.(),
-  });
-  const relaytraceSide = (exporters) => async () => {
-    const setup = await makeLoopSetup(cfg.api, provider.url, exporters, { tools: [CONVERSATION_TOOL], maxTurns: TURNS + 5 });
-    return {
-      run: async () => {
-        const result = await setup.run(PROMPT);
-        if (result.status !== "done") throw new Error(`relaytrace run ended ${result.status}`);
-      },
-      flush: () => setup.runtime.flush(),
-      close: () => setup.close(),
-    };
+  const ratiosOf = (s) => {
+    const added = (side) => s[`${side}On`].map((on, i) => on - s[`${side}Off`][i]);
+    return perRoundRatios(added("relaytrace"), added("ai7"));
   };
   try {
     const s = await measureBlocks(
       [
-        block("relaytraceOn", relaytraceSide(["atof", "openinference"])),
-        block("relaytraceOff", relaytraceSide([])),
-        block("ai7On", async () => ai7Side(peers, provider.url, true, tracerProvider)),
-        block("ai7Off", async () => ai7Side(peers, provider.url, false, tracerProvider)),
+        runsBlock("relaytraceOn", runs, () => relaytraceSide(cfg.api, provider.url, RELAYTRACE_EXPORTERS)),
+        runsBlock("relaytraceOff", runs, () => relaytraceSide(cfg.api, provider.url, [])),
+        runsBlock("ai7On", runs, async () => ai7Side(peers, provider.url, telemetry)),
+        runsBlock("ai7Off", runs, async () => ai7Side(peers, provider.url, undefined)),
       ],
-      { rounds: cfg.rounds, metric: "cpu", warmup: 1 },
+      { rounds: cfg.rounds, metric: "cpu", warmup: 1, more: more && ((samples, n, seconds) => more(ratiosOf(samples), n, seconds)) },
     );
-    const added = (side) => s[`${side}On`].map((on, i) => on - s[`${side}Off`][i]);
     // ai 7 makes a span for the run, each step, each model call and each tool call: none may be lost.
-    if (exporter.exported === 0) return { limit: t.limit, invalid: "ai 7 exported no spans" };
-    return { ...summarizeRatios(perRoundRatios(added("relaytrace"), added("ai7")), t.limit, cfg.rounds), samples: s };
+    if (telemetry.exporter.exported === 0) return { limit: t.limit, invalid: "ai 7 exported no spans" };
+    return { ...summarizeRatios(ratiosOf(s), t.limit, s.relaytraceOn.length), samples: s };
   } finally {
     await provider.close();
-    await tracerProvider.shutdown();
-    peers.api.context.disable();
+    await telemetry.close();
   }
 }

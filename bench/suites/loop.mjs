@@ -76,9 +76,10 @@ const LABELS = {
 
 /**
  * A runtime with `exporters`, a client on `baseUrl` and a toolkit (default: the bench's three
- * lookup tools). Counts delivered events.
+ * lookup tools). Counts delivered events. The OTel projections export to `spanExporter` (default:
+ * a no-op exporter of their own).
  */
-export async function makeLoopSetup(api, baseUrl, exporters, { tools: toolDefinitions, ...clientOptions } = {}) {
+export async function makeLoopSetup(api, baseUrl, exporters, { tools: toolDefinitions, spanExporter, ...clientOptions } = {}) {
   const runtime = api.createRuntime();
   let dir;
   if (exporters.length > 0) dir = await tempDir();
@@ -87,7 +88,12 @@ export async function makeLoopSetup(api, baseUrl, exporters, { tools: toolDefini
     else if (exporter === "atif") new api.AtifExporter({ outputDirectory: dir, agent: { name: "bench", version: "1" } }).register(runtime);
     else if (exporter === SUBSCRIBER_ONLY)
       continue; // the counting subscriber below is the only one
-    else new api.OtelExporter({ projection: exporter, spanExporter: new NoopSpanExporter(), scheduledDelayMillis: 200 }).register(runtime);
+    else
+      new api.OtelExporter({
+        projection: exporter,
+        spanExporter: spanExporter ?? new NoopSpanExporter(),
+        scheduledDelayMillis: 200,
+      }).register(runtime);
   }
   const counted = { events: 0, runs: 0 };
   // Counts what the exporters receive; a variant without exporters has no subscriber at all.

@@ -6,6 +6,10 @@ import { ns, ratio, table, verdict } from "../lib/format.mjs";
 import { node24Path } from "../lib/node24.mjs";
 
 export const NEMO_TARGET = 20;
+// NeMo Relay encodes and sends OTLP off the JS thread, in native code: the OTel row's target is
+// half as strict (≥ 10× cheaper, the targets table's ≤ 0.1×); the others ≥ 20× (≤ 0.05×).
+const NEMO_OTEL_TARGET = 10;
+const targetOf = (name) => (name === "otlpOpeninference" ? NEMO_OTEL_TARGET : NEMO_TARGET);
 
 const LABELS = {
   none: "no subscriber",
@@ -20,22 +24,16 @@ export async function runNemo(cfg, nodeFlags = []) {
   if (!node) throw new Error("bench's Node 24 runtime is not installed (cd bench && npm install)");
   const out = await runChild("nemo.mjs", [JSON.stringify(cfg)], nodeFlags, node);
   const { stats } = out;
-  // Spans each side's OTLP variant made (warm-up included) against what the receiver decoded.
-  const made = {
-    nemo: cfg.nemoWarmupCalls + cfg.rounds * cfg.nemoCalls,
-    relaytrace: cfg.warmupCalls + cfg.rounds * cfg.calls,
-  };
   const delivery = (side, name) => {
     const drops = side === "relaytrace" ? (out.drops[`relaytrace.${name}`] ?? 0) : 0;
     if (name !== "otlpOpeninference") return { drops, valid: drops === 0 };
+    // Spans the side's OTLP variant made (warm-up included; a row may have run extra rounds)
+    // against what the receiver decoded.
+    const rounds = stats[`${side}.${name}`].samples.length;
+    const made = side === "nemo" ? cfg.nemoWarmupCalls + rounds * cfg.nemoCalls : cfg.warmupCalls + rounds * cfg.calls;
     const received = out.receiver[side]?.spans ?? 0;
     // NeMo Relay may add spans of its own (≥); relaytrace makes exactly one per tool call.
-    return {
-      drops,
-      made: made[side],
-      received,
-      valid: drops === 0 && (side === "nemo" ? received >= made[side] : received === made[side]),
-    };
+    return { drops, made, received, valid: drops === 0 && (side === "nemo" ? received >= made : received === made) };
   };
   const rows = Object.keys(LABELS)
     .filter((name) => stats[`nemo.${name}`])
@@ -55,7 +53,9 @@ export async function runNemo(cfg, nodeFlags = []) {
         timesCheaper: cheaper,
         nemoDelivery: delivery("nemo", name),
         relaytraceDelivery: delivery("relaytrace", name),
-        met: cheaper >= NEMO_TARGET,
+        extra: out.extra?.[name],
+        target: targetOf(name),
+        met: cheaper >= targetOf(name),
       };
     });
   return { config: cfg, node: out.node, directMedianNs: stats.direct.median, receiver: out.receiver, rows };
@@ -81,7 +81,7 @@ export function formatNemo(result) {
         "NeMo Relay median ns",
         "relaytrace median ns",
         "× cheaper than NeMo Relay",
-        `target ≥ ${NEMO_TARGET}×`,
+        `target ≥ ${NEMO_TARGET}× (OTel row ≥ ${NEMO_OTEL_TARGET}×)`,
         "delivered (NeMo Relay / relaytrace)",
       ],
       result.rows.map((r) => [
