@@ -36,11 +36,11 @@ function note(issues: JsonCopyIssues | undefined, what: string): void {
  * ArrayBuffer, a WeakMap, a Promise) becomes `{}` and is counted.
  * Each change is counted in `issues` so the caller can report a diagnostic.
  */
-export function toJsonSafe(value: unknown, issues?: JsonCopyIssues, freeze = false): Json {
-  return copy(value, 0, [], issues, freeze);
+export function toJsonSafe(value: unknown, issues?: JsonCopyIssues, freeze = false, share = freeze): Json {
+  return copy(value, 0, [], issues, freeze, share);
 }
 
-function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
+function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean, share: boolean): Json {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -63,7 +63,7 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
   }
   if (value === null) return null;
   try {
-    return copyObject(value as object, depth, path, issues, freeze);
+    return copyObject(value as object, depth, path, issues, freeze, share);
   } catch {
     note(issues, "unreadable value");
     return UNREADABLE_MARKER;
@@ -77,12 +77,13 @@ function setMember(out: JsonObject, key: string, value: Json): void {
 }
 
 // `freeze` freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
+// `share` takes a recurring tree the runtime already froze as it is (it is never written to).
 // One function on purpose: it runs for every object of every payload, and its cases share the
 // cycle path and depth bookkeeping that helpers would have to pass around.
 // eslint-disable-next-line max-lines-per-function
-function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
+function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean, share: boolean): Json {
   // A recurring tree the runtime already copied and froze is taken as it is (it fits below this depth).
-  if (freeze && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;
+  if (share && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;
   if (depth >= MAX_JSON_DEPTH) {
     note(issues, "nesting too deep");
     return DEPTH_MARKER;
@@ -105,14 +106,14 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         note(issues, "toJSON threw");
         return null;
       }
-      if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze);
+      if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze, share);
     }
     const special = specialForm(obj, issues);
     if (special !== undefined) {
       if ("json" in special) return special.json;
       path.push(obj);
       try {
-        return copy(special.form, depth, path, issues, freeze);
+        return copy(special.form, depth, path, issues, freeze, share);
       } finally {
         path.pop();
       }
@@ -123,7 +124,7 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
     if (isArray) {
       const list = obj as unknown[];
       const out: Json[] = new Array(list.length);
-      for (let i = 0; i < list.length; i++) out[i] = copy(list[i], depth + 1, path, issues, freeze);
+      for (let i = 0; i < list.length; i++) out[i] = copy(list[i], depth + 1, path, issues, freeze, share);
       if (freeze) Object.freeze(out);
       return out;
     }
@@ -162,7 +163,7 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         default:
           break;
       }
-      setMember(out, key, copy(v, depth + 1, path, issues, freeze));
+      setMember(out, key, copy(v, depth + 1, path, issues, freeze, share));
     }
     if (keys.length === 0 && Object.getPrototypeOf(obj) !== null && Object.getPrototypeOf(obj) !== Object.prototype) {
       emptiedObject(obj, issues);
@@ -242,6 +243,82 @@ export function longLivedJson(value: unknown, items = false): Json | undefined {
   markLongLived(copy);
   if (items && Array.isArray(copy)) for (const item of copy) if (typeof item === "object" && item !== null) markLongLived(item);
   return copy as Json;
+}
+
+/** Height and object count past which `isJsonAsItIs` says no (and the value is copied instead). */
+const AS_IT_IS_MAX_HEIGHT = 32;
+const AS_IT_IS_MAX_OBJECTS = 4096;
+
+/**
+ * Whether `value` is plain JSON as it is, so that `JSON.stringify(value)` is the text of its
+ * `toJsonSafe` copy and no copy issue would be counted: a string, boolean, finite number or null,
+ * or plain objects and arrays (no subclass, whose prototype could hold a `toJSON`) of those, at
+ * most AS_IT_IS_MAX_HEIGHT deep and AS_IT_IS_MAX_OBJECTS objects large. Never throws: a getter or
+ * Proxy trap that throws says no.
+ */
+export function isJsonAsItIs(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      if (value === null) return true;
+      try {
+        return isPlainTree(value);
+      } catch {
+        return false;
+      }
+    default:
+      return false;
+  }
+}
+
+/** isJsonAsItIs for an object: one pass, an explicit stack (made only for nested objects), no other allocation. */
+function isPlainTree(root: object): boolean {
+  // Pairs of (object, depth), flattened.
+  let stack: (object | number)[] | undefined;
+  let node = root;
+  let depth = 0;
+  let objects = 0;
+  for (;;) {
+    if (++objects > AS_IT_IS_MAX_OBJECTS || depth > AS_IT_IS_MAX_HEIGHT) return false;
+    const proto: unknown = Object.getPrototypeOf(node);
+    if (proto === Object.prototype) {
+      // for-in also visits inherited enumerable keys: stricter than needed, never looser.
+      for (const key in node) {
+        const member: unknown = (node as Record<string, unknown>)[key];
+        if (typeof member === "object" && member !== null) (stack ??= []).push(member, depth + 1);
+        else if (!isJsonScalar(member)) return false;
+      }
+    } else if (proto === Array.prototype && Array.isArray(node)) {
+      const list = node as unknown[];
+      for (let i = 0; i < list.length; i++) {
+        const member = list[i];
+        if (typeof member === "object" && member !== null) (stack ??= []).push(member, depth + 1);
+        else if (!isJsonScalar(member)) return false; // a hole reads as undefined: no
+      }
+    } else {
+      return false;
+    }
+    if (stack === undefined || stack.length === 0) return true;
+    depth = stack.pop() as number;
+    node = stack.pop() as object;
+  }
+}
+
+/** A string, boolean, finite number or null. */
+function isJsonScalar(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    default:
+      return value === null;
+  }
 }
 
 /** Whether `value` is plain JSON nesting at most `height` levels (explicit stack, stops at the first misfit). */

@@ -1,3 +1,5 @@
+import type { AtofLine } from "../events/atof-lines.js";
+import { serializeEventPieces } from "../events/atof-serialize.js";
 import type { ScopeStack } from "../events/scope-stack.js";
 import type { AtofEvent } from "../events/types.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
@@ -17,6 +19,17 @@ interface Publication extends StagedEvent {
   depth: number;
   /** What events emitted from callbacks while delivering this one (and their own) share; made on first use. */
   lineage: Lineage | undefined;
+  /** Its ATOF line, serialized on the emitting call (see publishLine); then `prepared` is what it was serialized from. */
+  line: AtofLine | undefined;
+  /** The event the stages made, when they ran on the emitting call. */
+  prepared: AtofEvent | undefined;
+  /** Events the stages' callbacks emitted on the emitting call: published when this one is delivered, as they would have been. */
+  spawned: [DraftEvent, Route, Transform | undefined, number][] | undefined;
+}
+
+/** A publication of `event`, every field present from the start (one shape for all). */
+function publicationOf(event: DraftEvent, route: Route, transform: Transform | undefined, frozen: number): Publication {
+  return { event, route, transform, frozen, depth: 0, lineage: undefined, line: undefined, prepared: undefined, spawned: undefined };
 }
 
 /** What a runtime with `sampling` gives its publisher: the options, and how to report drops as a metric. */
@@ -80,6 +93,8 @@ export class Publisher implements StageHooks {
   callbackDepth = 0;
   /** The publication being delivered now (events emitted meanwhile descend from it). */
   private delivering: Publication | undefined;
+  /** The publication whose stages run on its emitting call now (see publishLine). */
+  private staging: Publication | undefined;
   /** The callback running now, named in the diagnostic of a cut-off chain. */
   private runningKind = "";
   private runningName = "";
@@ -112,8 +127,81 @@ export class Publisher implements StageHooks {
     return this.routes.route(stack, kind);
   }
 
+  /**
+   * Whether an event on a route whose subscribers all take lines is serialized on the emitting
+   * call now: not under tail sampling (which decides on the event as delivered) and not from
+   * inside a runtime callback (whose emissions queue behind the event being handled).
+   */
+  get takesLines(): boolean {
+    return this.sampler === undefined && this.callbackDepth === 0;
+  }
+
+  /**
+   * Whether an event for line subscribers is delivered before its emitting call returns: nothing
+   * is queued before it. Its fields are then read only during the call, and an event whose
+   * stages run no callback may hold the app's plain JSON as it is (serialized before the app can change it).
+   */
+  get deliversLinesNow(): boolean {
+    return this.takesLines && this.head >= this.queue.length && !this.draining;
+  }
+
+  /**
+   * Runs the stages on the emitting call, serializes the event to its ATOF line, and hands the
+   * line to every subscriber of the route (each has a line receiver): at once when nothing is
+   * queued before it, else queued in its turn. The line is the snapshot: what the app changes
+   * after the call cannot reach it. Payload fields need not be frozen (`publish` says why they are).
+   */
+  publishLine(event: DraftEvent, route: Route, transform: Transform | undefined): void {
+    const publication = publicationOf(event, route, transform, 0);
+    const outer = this.delivering;
+    this.staging = publication;
+    this.delivering = publication;
+    this.callbackDepth++;
+    let prepared: AtofEvent;
+    try {
+      try {
+        prepared = this.stages.prepare(publication, false);
+      } catch (error) {
+        prepared = this.stages.shell(event, error);
+      }
+    } finally {
+      this.callbackDepth--;
+      this.delivering = outer;
+      this.staging = undefined;
+    }
+    publication.prepared = prepared;
+    try {
+      publication.line = serializeEventPieces(prepared);
+    } catch (error) {
+      // Not JSON after all (a getter or Proxy that changed its answer): the shell, never the payload.
+      publication.prepared = this.stages.shell(event, error);
+      publication.line = serializeEventPieces(publication.prepared);
+    }
+    // Queued in its turn behind what is queued, or when its stages emitted events: those follow
+    // it, behind whatever the app emits before the queue is delivered, as from the dispatcher.
+    if (this.head < this.queue.length || this.draining || publication.spawned !== undefined) {
+      this.enqueue(publication);
+      return;
+    }
+    // Nothing is queued before it: delivering now is delivering in order.
+    this.enqueued++;
+    this.deliverNow(publication);
+    this.delivered++;
+    if (this.waiters.length > 0) this.resolveWaiters();
+  }
+
   /** Queues `event`; `frozen` says which payload fields were frozen as they were copied. */
   publish(event: DraftEvent, route: Route, transform: Transform | undefined, frozen: number): void {
+    if (this.staging !== undefined) {
+      // Emitted by a stage running on the emitting call: it follows that event, as from the dispatcher.
+      (this.staging.spawned ??= []).push([event, route, transform, frozen]);
+      return;
+    }
+    this.enqueue(publicationOf(event, route, transform, frozen));
+  }
+
+  private enqueue(publication: Publication): void {
+    const event = publication.event;
     if (this.queue.length - this.head >= this.maxQueueSize) {
       this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
       return;
@@ -130,7 +218,9 @@ export class Publisher implements StageHooks {
       }
       lineage.emitted++;
     }
-    this.queue.push({ event, route, transform, frozen, depth, lineage });
+    publication.depth = depth;
+    publication.lineage = lineage;
+    this.queue.push(publication);
     this.enqueued++;
     if (this.draining) return; // the running drain picks it up
     const backlog = this.queue.length - this.head;
@@ -243,11 +333,13 @@ export class Publisher implements StageHooks {
     } finally {
       this.draining = false;
     }
-    if (this.waiters.length > 0) {
-      const ready = this.waiters.filter((w) => w.target <= this.delivered);
-      this.waiters = this.waiters.filter((w) => w.target > this.delivered);
-      for (const w of ready) w.resolve();
-    }
+    if (this.waiters.length > 0) this.resolveWaiters();
+  }
+
+  private resolveWaiters(): void {
+    const ready = this.waiters.filter((w) => w.target <= this.delivered);
+    this.waiters = this.waiters.filter((w) => w.target > this.delivered);
+    for (const w of ready) w.resolve();
   }
 
   private deliver(publication: Publication): void {
@@ -281,13 +373,22 @@ export class Publisher implements StageHooks {
     this.delivering = publication;
     this.callbackDepth++;
     try {
-      let delivered: AtofEvent;
-      try {
-        delivered = this.stages.prepare(publication);
-      } catch (error) {
-        delivered = this.stages.shell(publication.event, error);
+      const line = publication.line;
+      if (line !== undefined) {
+        this.notifyLine(publication.route, line, publication.prepared!);
+      } else {
+        let delivered = publication.prepared;
+        if (delivered === undefined) {
+          try {
+            delivered = this.stages.prepare(publication);
+          } catch (error) {
+            delivered = this.stages.shell(publication.event, error);
+          }
+        }
+        for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
       }
-      for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
+      const spawned = publication.spawned;
+      if (spawned !== undefined) for (const [event, route, transform, frozen] of spawned) this.publish(event, route, transform, frozen);
     } finally {
       this.callbackDepth--;
       this.delivering = outer;
@@ -311,6 +412,20 @@ export class Publisher implements StageHooks {
     } catch (error) {
       this.diagnostics.recordError("sampling_failed", error);
       return this.head < this.queue.length;
+    }
+  }
+
+  /** Hands a line to each subscriber's line receiver, in order; each failure is that subscriber's own. */
+  private notifyLine(route: Route, line: AtofLine, event: AtofEvent): void {
+    const receivers = route.lines!;
+    for (let i = 0; i < receivers.length; i++) {
+      const name = route.subscribers[i]!.name;
+      try {
+        this.running("subscriber", name);
+        receivers[i]!(line, event);
+      } catch (error) {
+        this.fail("subscriber", name, error);
+      }
     }
   }
 
