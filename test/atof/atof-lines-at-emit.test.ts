@@ -1,3 +1,5 @@
+import { createServer, type Server } from "node:http";
+import type { AddressInfo } from "node:net";
 import { mkdtemp, readFile, rm } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join } from "node:path";
@@ -30,6 +32,25 @@ function fileExporter(): AtofExporter {
 
 function deterministicRuntime(): Runtime {
   return createRuntime({ clock: createTestClock(), idGenerator: createSequentialIds(), pricing: false });
+}
+
+/** A real NDJSON receiver on loopback: every line it was sent, parsed. */
+async function receiver(): Promise<{ url: string; events: AtofEvent[]; close: () => Promise<void> }> {
+  const events: AtofEvent[] = [];
+  const server: Server = createServer((req, res) => {
+    const chunks: Buffer[] = [];
+    req.on("data", (c: Buffer) => chunks.push(c));
+    req.on("end", () => {
+      for (const line of Buffer.concat(chunks).toString("utf8").split("\n")) if (line !== "") events.push(JSON.parse(line) as AtofEvent);
+      res.end();
+    });
+  });
+  await new Promise<void>((r) => server.listen(0, "127.0.0.1", r));
+  const close = async () => {
+    server.closeAllConnections();
+    await new Promise((r) => server.close(r));
+  };
+  return { url: `http://127.0.0.1:${(server.address() as AddressInfo).port}/atof`, events, close };
 }
 
 async function linesOf(exporter: AtofExporter): Promise<string[]> {
@@ -246,6 +267,29 @@ describe("ATOF lines serialized on the emitting call", () => {
     expect(events[2]!.data).toEqual({ step: "plan", items: ["a"] });
     expect(events[4]!.data).toEqual({ step: "later", items: ["x"] });
     expect(events[5]!.data).toEqual({ prompt: "hi", history: [{ role: "user" }] });
+  });
+
+  it("never change when queued and rewritten for their size: an oversized line keeps the payload as it was at the call", async () => {
+    const sink = await receiver();
+    try {
+      const runtime = deterministicRuntime();
+      // A receiver takes lines of at most one buffer: 4 KB here.
+      const exporter = new AtofExporter({ type: "stream", url: sink.url, maxBufferedBytes: 4096, flushIntervalMillis: 1 });
+      exporter.register(runtime);
+      const remove = runtime.subscribe("other", () => undefined);
+      runtime.mark("queued-before");
+      remove();
+      const data = { items: ["as called"] };
+      runtime.mark("large", { data, metadata: { note: "x".repeat(10_000) } });
+      data.items[0] = "changed after the call";
+      await runtime.shutdown();
+
+      const large = sink.events.find((e) => e.name === "large")!;
+      expect(large.data).toEqual({ items: ["as called"] });
+      expect(large.metadata).toEqual({ "relaytrace.omitted": expect.objectContaining({ bytes: expect.any(Number) }) });
+    } finally {
+      await sink.close();
+    }
   });
 
   it("switch to the structural path while a subscriber that needs events is registered, and back once it is removed", async () => {
