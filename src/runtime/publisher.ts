@@ -19,17 +19,22 @@ interface Publication extends StagedEvent {
   depth: number;
   /** What events emitted from callbacks while delivering this one (and their own) share; made on first use. */
   lineage: Lineage | undefined;
-  /** Its ATOF line, serialized on the emitting call (see publishLine); then `prepared` is what it was serialized from. */
-  line: AtofLine | undefined;
-  /** The event the stages made, when they ran on the emitting call. */
-  prepared: AtofEvent | undefined;
+  /** Set when the stages ran on the emitting call (see publishLine): the line to deliver. */
+  staged: StagedLine | undefined;
+}
+
+/** An event serialized on its emitting call. */
+interface StagedLine {
+  line: AtofLine;
+  /** The event the line was serialized from (unfrozen; read by the line receivers during their call only). */
+  event: AtofEvent | undefined;
   /** Events the stages' callbacks emitted on the emitting call: published when this one is delivered, as they would have been. */
   spawned: [DraftEvent, Route, Transform | undefined, number][] | undefined;
 }
 
 /** A publication of `event`, every field present from the start (one shape for all). */
 function publicationOf(event: DraftEvent, route: Route, transform: Transform | undefined, frozen: number): Publication {
-  return { event, route, transform, frozen, depth: 0, lineage: undefined, line: undefined, prepared: undefined, spawned: undefined };
+  return { event, route, transform, frozen, depth: 0, lineage: undefined, staged: undefined };
 }
 
 /** What a runtime with `sampling` gives its publisher: the options, and how to report drops as a metric. */
@@ -93,8 +98,8 @@ export class Publisher implements StageHooks {
   callbackDepth = 0;
   /** The publication being delivered now (events emitted meanwhile descend from it). */
   private delivering: Publication | undefined;
-  /** The publication whose stages run on its emitting call now (see publishLine). */
-  private staging: Publication | undefined;
+  /** The line whose event's stages run on its emitting call now (see publishLine). */
+  private staging: StagedLine | undefined;
   /** The callback running now, named in the diagnostic of a cut-off chain. */
   private runningKind = "";
   private runningName = "";
@@ -153,8 +158,10 @@ export class Publisher implements StageHooks {
    */
   publishLine(event: DraftEvent, route: Route, transform: Transform | undefined): void {
     const publication = publicationOf(event, route, transform, 0);
+    const staged: StagedLine = { line: "", event: undefined, spawned: undefined };
+    publication.staged = staged;
     const outer = this.delivering;
-    this.staging = publication;
+    this.staging = staged;
     this.delivering = publication;
     this.callbackDepth++;
     let prepared: AtofEvent;
@@ -169,17 +176,17 @@ export class Publisher implements StageHooks {
       this.delivering = outer;
       this.staging = undefined;
     }
-    publication.prepared = prepared;
     try {
-      publication.line = serializeEventPieces(prepared);
+      staged.line = serializeEventPieces(prepared);
     } catch (error) {
       // Not JSON after all (a getter or Proxy that changed its answer): the shell, never the payload.
-      publication.prepared = this.stages.shell(event, error);
-      publication.line = serializeEventPieces(publication.prepared);
+      prepared = this.stages.shell(event, error);
+      staged.line = serializeEventPieces(prepared);
     }
+    staged.event = prepared;
     // Queued in its turn behind what is queued, or when its stages emitted events: those follow
     // it, behind whatever the app emits before the queue is delivered, as from the dispatcher.
-    if (this.head < this.queue.length || this.draining || publication.spawned !== undefined) {
+    if (this.head < this.queue.length || this.draining || staged.spawned !== undefined) {
       this.enqueue(publication);
       return;
     }
@@ -373,22 +380,20 @@ export class Publisher implements StageHooks {
     this.delivering = publication;
     this.callbackDepth++;
     try {
-      const line = publication.line;
-      if (line !== undefined) {
-        this.notifyLine(publication.route, line, publication.prepared!);
-      } else {
-        let delivered = publication.prepared;
-        if (delivered === undefined) {
-          try {
-            delivered = this.stages.prepare(publication);
-          } catch (error) {
-            delivered = this.stages.shell(publication.event, error);
-          }
+      const staged = publication.staged;
+      if (staged === undefined) {
+        let delivered: AtofEvent;
+        try {
+          delivered = this.stages.prepare(publication);
+        } catch (error) {
+          delivered = this.stages.shell(publication.event, error);
         }
         for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
+      } else {
+        this.notifyLine(publication.route, staged.line, staged.event!);
+        const spawned = staged.spawned;
+        if (spawned !== undefined) for (const [event, route, transform, frozen] of spawned) this.publish(event, route, transform, frozen);
       }
-      const spawned = publication.spawned;
-      if (spawned !== undefined) for (const [event, route, transform, frozen] of spawned) this.publish(event, route, transform, frozen);
     } finally {
       this.callbackDepth--;
       this.delivering = outer;
