@@ -6,19 +6,17 @@ import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import { thrownMessage } from "./event-factory.js";
 import { EventStages, type DraftEvent, type StageHooks, type StagedEvent, type Transform } from "./event-stages.js";
 import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
+import { ReentrantEmissions, type Descent } from "./reentrant-emission.js";
 import type { RegistryEntry } from "./registry.js";
 import { DROPPED, KEPT, TailSampler, type SampledTrace } from "./tail-sampler.js";
 import type { SamplingOptions, Subscriber } from "./types.js";
 
 export type { PublisherRegistries, Route, RouteKind };
+export { MAX_REENTRANT_DEPTH, MAX_REENTRANT_EVENTS } from "./reentrant-emission.js";
 export { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE } from "./event-stages.js";
 export type { DraftEvent, Transform } from "./event-stages.js";
 
-interface Publication extends StagedEvent {
-  /** 0 for an event the app emitted; n for one a callback emitted while delivering an event of depth n - 1. */
-  depth: number;
-  /** What events emitted from callbacks while delivering this one (and their own) share; made on first use. */
-  lineage: Lineage | undefined;
+interface Publication extends StagedEvent, Descent {
   /** Set when the stages ran on the emitting call (see publishLine): the line to deliver. */
   staged: StagedLine | undefined;
 }
@@ -44,11 +42,6 @@ export interface PublisherSampling {
   reportDrops: (count: number) => void;
 }
 
-/** The events that descend from one app event through callbacks that emit (a subscriber that marks). */
-interface Lineage {
-  emitted: number;
-}
-
 export interface CallbackError {
   registry: string;
   name: string;
@@ -57,13 +50,6 @@ export interface CallbackError {
 
 /** Pending publications past which delivery moves from the check phase to the microtask queue. */
 const EAGER_DRAIN_BACKLOG = 256;
-/**
- * How deep events emitted from inside callbacks (subscribers, injectors, sanitizers) may chain:
- * an event a subscriber emits for an app event has depth 1, one emitted for that one depth 2.
- */
-export const MAX_REENTRANT_DEPTH = 8;
-/** How many events may descend from one app event through callbacks that emit, over all depths. */
-export const MAX_REENTRANT_EVENTS = 256;
 
 const messageOf = thrownMessage;
 
@@ -103,7 +89,7 @@ export class Publisher implements StageHooks {
   /** The callback running now, named in the diagnostic of a cut-off chain. */
   private runningKind = "";
   private runningName = "";
-  private reportingCut = false;
+  private readonly reentrant: ReentrantEmissions;
   lastCallbackError: CallbackError | undefined;
 
   private readonly routes: RouteTable;
@@ -118,6 +104,7 @@ export class Publisher implements StageHooks {
     sampling?: PublisherSampling,
   ) {
     this.routes = new RouteTable(registries);
+    this.reentrant = new ReentrantEmissions(diagnostics);
     this.stages = new EventStages(diagnostics, this);
     if (sampling !== undefined) {
       this.sampler = new TailSampler<Publication>(sampling.options, sampling.namespace, diagnostics, {
@@ -213,20 +200,8 @@ export class Publisher implements StageHooks {
       this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
       return;
     }
-    let depth = 0;
-    let lineage: Lineage | undefined;
     const parent = this.callbackDepth > 0 ? this.delivering : undefined;
-    if (parent !== undefined) {
-      depth = parent.depth + 1;
-      lineage = parent.lineage ??= { emitted: 0 };
-      if (depth > MAX_REENTRANT_DEPTH || lineage.emitted >= MAX_REENTRANT_EVENTS) {
-        this.cutReentrant(event.name, depth);
-        return;
-      }
-      lineage.emitted++;
-    }
-    publication.depth = depth;
-    publication.lineage = lineage;
+    if (parent !== undefined && !this.reentrant.admit(parent, publication, event.name, this.runningKind, this.runningName)) return;
     this.queue.push(publication);
     this.enqueued++;
     if (this.draining) return; // the running drain picks it up
@@ -241,25 +216,6 @@ export class Publisher implements StageHooks {
       // the check phase comes: drain on the microtask queue instead, which such loops do run.
       this.eagerScheduled = true;
       queueMicrotask(this.eagerDrainTask);
-    }
-  }
-
-  private cutReentrant(name: string, depth: number): void {
-    // A diagnostic listener that emits would be cut in turn, and report that, without end.
-    if (this.reportingCut) return;
-    const why =
-      depth > MAX_REENTRANT_DEPTH
-        ? `chain of events emitted from callbacks deeper than ${MAX_REENTRANT_DEPTH}`
-        : `more than ${MAX_REENTRANT_EVENTS} events emitted from callbacks for one event`;
-    const where = this.runningKind === "" ? "a callback" : `${this.runningKind} ${this.runningName}`.trim();
-    this.reportingCut = true;
-    try {
-      this.diagnostics.record(
-        "reentrant_emission_cut",
-        `event ${name} emitted from inside ${where} dropped: ${why} (a callback that emits for every event it receives)`,
-      );
-    } finally {
-      this.reportingCut = false;
     }
   }
 
