@@ -37,10 +37,14 @@ function note(issues: JsonCopyIssues | undefined, what: string): void {
  * Each change is counted in `issues` so the caller can report a diagnostic.
  */
 export function toJsonSafe(value: unknown, issues?: JsonCopyIssues, freeze = false, share = freeze): Json {
-  return copy(value, 0, [], issues, freeze, share);
+  return copy(value, 0, [], issues, (freeze ? FREEZE : 0) | (share ? SHARE : 0));
 }
 
-function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean, share: boolean): Json {
+/** Bits of a copy's mode: freeze each copied object as it is built; take recurring frozen trees as they are. */
+const FREEZE = 1;
+const SHARE = 2;
+
+function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined, mode: number): Json {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -63,7 +67,7 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
   }
   if (value === null) return null;
   try {
-    return copyObject(value as object, depth, path, issues, freeze, share);
+    return copyObject(value as object, depth, path, issues, mode);
   } catch {
     note(issues, "unreadable value");
     return UNREADABLE_MARKER;
@@ -76,14 +80,14 @@ function setMember(out: JsonObject, key: string, value: Json): void {
   else out[key] = value;
 }
 
-// `freeze` freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
-// `share` takes a recurring tree the runtime already froze as it is (it is never written to).
+// FREEZE freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
+// SHARE takes a recurring tree the runtime already froze as it is (it is never written to).
 // One function on purpose: it runs for every object of every payload, and its cases share the
 // cycle path and depth bookkeeping that helpers would have to pass around.
 // eslint-disable-next-line max-lines-per-function
-function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean, share: boolean): Json {
+function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, mode: number): Json {
   // A recurring tree the runtime already copied and froze is taken as it is (it fits below this depth).
-  if (share && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;
+  if ((mode & SHARE) !== 0 && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;
   if (depth >= MAX_JSON_DEPTH) {
     note(issues, "nesting too deep");
     return DEPTH_MARKER;
@@ -106,14 +110,14 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         note(issues, "toJSON threw");
         return null;
       }
-      if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze, share);
+      if (replaced !== obj) return copy(replaced, depth + 1, path, issues, mode);
     }
     const special = specialForm(obj, issues);
     if (special !== undefined) {
       if ("json" in special) return special.json;
       path.push(obj);
       try {
-        return copy(special.form, depth, path, issues, freeze, share);
+        return copy(special.form, depth, path, issues, mode);
       } finally {
         path.pop();
       }
@@ -124,8 +128,8 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
     if (isArray) {
       const list = obj as unknown[];
       const out: Json[] = new Array(list.length);
-      for (let i = 0; i < list.length; i++) out[i] = copy(list[i], depth + 1, path, issues, freeze, share);
-      if (freeze) Object.freeze(out);
+      for (let i = 0; i < list.length; i++) out[i] = copy(list[i], depth + 1, path, issues, mode);
+      if ((mode & FREEZE) !== 0) Object.freeze(out);
       return out;
     }
     const out: JsonObject = {};
@@ -163,12 +167,12 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         default:
           break;
       }
-      setMember(out, key, copy(v, depth + 1, path, issues, freeze, share));
+      setMember(out, key, copy(v, depth + 1, path, issues, mode));
     }
     if (keys.length === 0 && Object.getPrototypeOf(obj) !== null && Object.getPrototypeOf(obj) !== Object.prototype) {
       emptiedObject(obj, issues);
     }
-    if (freeze) Object.freeze(out);
+    if ((mode & FREEZE) !== 0) Object.freeze(out);
     return out;
   } finally {
     path.pop();
