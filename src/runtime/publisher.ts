@@ -141,7 +141,7 @@ export class Publisher implements StageHooks {
    * Runs the stages on the emitting call, serializes the event to its ATOF line, and hands the
    * line to every subscriber of the route (each has a line receiver): at once when nothing is
    * queued before it, else queued in its turn. The line is the snapshot: what the app changes
-   * after the call cannot reach it. Payload fields need not be frozen (`publish` says why they are).
+   * after the call cannot reach it. Nothing is frozen: no subscriber receives the event object.
    */
   publishLine(event: DraftEvent, route: Route, transform: Transform | undefined): void {
     const publication = publicationOf(event, route, transform, 0);
