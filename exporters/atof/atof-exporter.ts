@@ -3,6 +3,7 @@ import { ExporterRegistrations, type ExporterRuntime } from "../exporter-runtime
 import { resolve } from "node:path";
 import { serializeEventPieces } from "../../src/events/atof-serialize.js";
 import type { AtofEvent } from "../../src/events/types.js";
+import { ATOF_LINES, type LineSubscriber } from "../../src/events/atof-lines.js";
 import { DiagnosticCounter, type Diagnostic } from "../../src/wire/diagnostics.js";
 import { FileSink } from "./file-sink.js";
 import { LineBuffer, type AtofLine } from "./line-buffer.js";
@@ -191,7 +192,10 @@ export class AtofExporter implements Exporter {
    * Returns the remover.
    */
   register(runtime: AtofSubscribable): () => boolean {
-    return this.registrations.register(runtime, (event) => this.onEvent(event), this);
+    const subscriber: LineSubscriber = (event) => this.onEvent(event);
+    // The runtime may hand over the line it serialized on the emitting call instead of the event.
+    subscriber[ATOF_LINES] = (line, event) => this.onLine(line, event);
+    return this.registrations.register(runtime, subscriber, this);
   }
 
   /** Serializes and buffers one event (the subscriber callback; also usable directly). */
@@ -207,6 +211,19 @@ export class AtofExporter implements Exporter {
       this.counter.record("atof.serialize_failed", `event ${String(event?.uuid)}: ${err instanceof Error ? err.message : String(err)}`);
       return;
     }
+    this.buffer(event, line);
+  }
+
+  /** Buffers the line the runtime serialized `event` to. */
+  private onLine(line: AtofLine, event: AtofEvent): void {
+    if (this.shutdownPromise !== null) {
+      this.counter.record("atof.events_dropped", "event delivered after shutdown");
+      return;
+    }
+    this.buffer(event, line);
+  }
+
+  private buffer(event: AtofEvent, line: AtofLine): void {
     const fitted = lineWithin(event, line, this.maxLineBytes);
     if (fitted === undefined) {
       this.counter.record(

@@ -1,6 +1,6 @@
 import { close, closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
 import { isSymbolicLink } from "../files/linked-directory.js";
-import { dirname, join } from "node:path";
+import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
 import { processExiting, writeOnExit, type SyncWriter } from "./exit-writes.js";
@@ -8,11 +8,11 @@ import { wholeLinesIn, type AtofLine, type LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
 import type { RotatedFileSet } from "./rotation.js";
+import { repairNewestClosed, writeAcrossFiles } from "./rotating-write.js";
 import { repairTail } from "./tail-repair.js";
 import { claimWriter, describeHolder, processName, type WriterClaim } from "./writer-claim.js";
 
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
-const NEWLINE = 0x0a;
 /** Names a rotating sink tries when the next one is taken (another writer started a file the same millisecond). */
 const NAME_ATTEMPTS = 100;
 
@@ -170,26 +170,14 @@ export class FileSink implements AtofSink, SyncWriter {
       return;
     }
     const { bytes } = this.buffer.takeAll();
-    let from = 0;
-    while (from < bytes.length) {
-      const size = this.currentSize(fd);
-      let end = fittingEnd(bytes, from, maxBytes - size);
-      if (end === from) {
-        if (size > 0) {
-          try {
-            fd = this.rotate();
-          } catch (err) {
-            this.lost(err, countLines(bytes, from, bytes.length));
-            return;
-          }
-          continue;
-        }
-        end = bytes.indexOf(NEWLINE, from) + 1; // longer than maxBytes: alone in a fresh file
-      }
-      const chunk = bytes.subarray(from, end);
-      this.writeLines(fd, chunk, countLines(chunk, 0, chunk.length));
-      from = end;
-    }
+    writeAcrossFiles(bytes, maxBytes, {
+      size: () => this.currentSize(fd),
+      next: () => {
+        fd = this.rotate();
+      },
+      write: (chunk, lines) => this.writeLines(fd, chunk, lines),
+      lost: (err, lines) => this.lost(err, lines),
+    });
   }
 
   /** The current file's size: known from this sink's writes, else asked of the file. */
@@ -260,26 +248,15 @@ export class FileSink implements AtofSink, SyncWriter {
     throw new Error(`${this.owner}: no free name for the next file in ${rotation.directory} (${why})`, { cause: lastError });
   }
 
-  /**
-   * Once per sink: the set's newest earlier file, when no live writer holds it, gets the repair
-   * an appending sink gives its file (a killed writer's torn last line), so that every closed file
-   * of the set ends in a whole line.
-   */
-  private repairNewestClosed(rotation: RotatedFileSet): void {
+  /** Once per sink: the set's newest earlier file is repaired (see repairNewestClosed). */
+  private repairSet(rotation: RotatedFileSet): void {
     this.repairedSet = true;
-    const before = rotation.files().filter((name) => join(rotation.directory, name) < this.path);
-    const newest = before.at(-1);
-    if (newest === undefined) return;
-    const path = join(rotation.directory, newest);
-    const outcome = claimWriter(path);
-    if (outcome.status === "held") return;
-    try {
-      this.repair(path);
-    } catch (err) {
-      this.diagnostics.record("atof.write_failed", `repair ${path}: ${messageOf(err)}`);
-    } finally {
-      if (outcome.status === "claimed") outcome.claim.release();
-    }
+    repairNewestClosed(
+      rotation,
+      this.path,
+      (path) => this.repair(path),
+      (path, err) => this.diagnostics.record("atof.write_failed", `repair ${path}: ${messageOf(err)}`),
+    );
   }
 
   /** Removes the set's oldest closed files past `keep` (after a new file opens). */
@@ -373,7 +350,7 @@ export class FileSink implements AtofSink, SyncWriter {
     const rotation = this.settings.rotation;
     if (rotation) {
       this.fileStartedAt = rotation.now();
-      if (!this.repairedSet) this.repairNewestClosed(rotation);
+      if (!this.repairedSet) this.repairSet(rotation);
       this.removeOldFiles(rotation);
     }
     return fd;
@@ -428,23 +405,6 @@ export class FileSink implements AtofSink, SyncWriter {
         : "added the missing line end after the last event";
     this.diagnostics.record("atof.torn_tail_repaired", `${path}: ${what}`);
   }
-}
-
-/**
- * End (exclusive) of the whole lines from `from` that fit in `room` bytes; `from` when not even
- * the first one does.
- */
-function fittingEnd(bytes: Buffer, from: number, room: number): number {
-  if (room >= bytes.length - from) return bytes.length;
-  if (room <= 0) return from;
-  const last = bytes.lastIndexOf(NEWLINE, from + room - 1);
-  return last >= from ? last + 1 : from;
-}
-
-function countLines(bytes: Buffer, from: number, to: number): number {
-  let lines = 0;
-  for (let at = bytes.indexOf(NEWLINE, from); at >= 0 && at < to; at = bytes.indexOf(NEWLINE, at + 1)) lines++;
-  return lines;
 }
 
 function isRegularOrAbsent(path: string): boolean {

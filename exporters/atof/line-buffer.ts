@@ -1,3 +1,7 @@
+import type { AtofLine } from "../../src/events/atof-lines.js";
+
+export type { AtofLine };
+
 const NEWLINE = 0x0a;
 /** Capacity a buffer starts with and shrinks back to after a write. */
 const INITIAL_BYTES = 64 * 1024;
@@ -13,9 +17,6 @@ const LINES_PER_ENCODE = 64;
  * never holds it as one string of hundreds of KB (allocated outside the young generation).
  */
 const PENDING_MAX_LENGTH = 16 * 1024;
-
-/** An ATOF line without its line end: one string, or pieces to be written one after another. */
-export type AtofLine = string | readonly string[];
 
 /** UTF-16 code units in `line`. */
 export function lineLength(line: AtofLine): number {

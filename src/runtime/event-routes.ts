@@ -1,3 +1,4 @@
+import { lineReceiverOf, type AtofLineReceiver } from "../events/atof-lines.js";
 import type { ScopeStack } from "../events/scope-stack.js";
 import type { Registry, RegistryEntry } from "./registry.js";
 import type { EventNameSanitizer, EventSanitizer, MetadataInjector, Subscriber } from "./types.js";
@@ -9,6 +10,11 @@ export interface Route {
   /** Event-name sanitizers: every event's `name` passes them before anything else sees it. */
   names: readonly RegistryEntry<EventNameSanitizer>[];
   subscribers: readonly RegistryEntry<Subscriber>[];
+  /**
+   * Each subscriber's line receiver, in subscriber order, when every subscriber has one (every
+   * one only writes ATOF lines): the event is then serialized once, on the emitting call.
+   */
+  lines: readonly AtofLineReceiver[] | undefined;
 }
 
 export type RouteKind = "mark" | "start" | "end";
@@ -70,9 +76,21 @@ export class RouteTable {
     }
     return {
       subscribers,
+      lines: lineReceivers(subscribers),
       injectors,
       sanitizers: sanitizerRegistry.effective(stack),
       names: this.registries.nameSanitizers.effective(stack),
     };
   }
+}
+
+/** Every subscriber's line receiver, or undefined unless each one has one. */
+function lineReceivers(subscribers: readonly RegistryEntry<Subscriber>[]): AtofLineReceiver[] | undefined {
+  const receivers: AtofLineReceiver[] = [];
+  for (const subscriber of subscribers) {
+    const receiver = lineReceiverOf(subscriber.callback);
+    if (receiver === undefined) return undefined;
+    receivers.push(receiver);
+  }
+  return receivers;
 }

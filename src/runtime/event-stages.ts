@@ -79,8 +79,12 @@ export class EventStages {
     private readonly hooks: StageHooks,
   ) {}
 
-  /** Runs the stages up to the subscribers; each stage contains its own callbacks' failures. */
-  prepare(publication: StagedEvent): AtofEvent {
+  /**
+   * Runs the stages up to the subscribers; each stage contains its own callbacks' failures.
+   * `freeze` false leaves the event unfrozen, for a caller that serializes it at once and hands
+   * it to no subscriber that could keep it.
+   */
+  prepare(publication: StagedEvent, freeze = true): AtofEvent {
     const event = publication.event;
     const route = publication.route;
     if (publication.transform) {
@@ -103,7 +107,7 @@ export class EventStages {
       frozen = 0;
     }
     (event as { [CANONICAL_EVENT]?: boolean })[CANONICAL_EVENT] = true;
-    return freezeEvent(event, frozen);
+    return freeze ? freezeEvent(event, frozen) : (event as unknown as AtofEvent);
   }
 
   /**

@@ -36,11 +36,15 @@ function note(issues: JsonCopyIssues | undefined, what: string): void {
  * ArrayBuffer, a WeakMap, a Promise) becomes `{}` and is counted.
  * Each change is counted in `issues` so the caller can report a diagnostic.
  */
-export function toJsonSafe(value: unknown, issues?: JsonCopyIssues, freeze = false): Json {
-  return copy(value, 0, [], issues, freeze);
+export function toJsonSafe(value: unknown, issues?: JsonCopyIssues, freeze = false, share = freeze): Json {
+  return copy(value, 0, [], issues, (freeze ? FREEZE : 0) | (share ? SHARE : 0));
 }
 
-function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
+/** Bits of a copy's mode: freeze each copied object as it is built; take recurring frozen trees as they are. */
+const FREEZE = 1;
+const SHARE = 2;
+
+function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIssues | undefined, mode: number): Json {
   switch (typeof value) {
     case "string":
     case "boolean":
@@ -63,7 +67,7 @@ function copy(value: unknown, depth: number, path: object[], issues: JsonCopyIss
   }
   if (value === null) return null;
   try {
-    return copyObject(value as object, depth, path, issues, freeze);
+    return copyObject(value as object, depth, path, issues, mode);
   } catch {
     note(issues, "unreadable value");
     return UNREADABLE_MARKER;
@@ -76,13 +80,14 @@ function setMember(out: JsonObject, key: string, value: Json): void {
   else out[key] = value;
 }
 
-// `freeze` freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
+// FREEZE freezes each copied object as it is built: one pass instead of copy, then deepFreeze.
+// SHARE takes a recurring tree the runtime already froze as it is (it is never written to).
 // One function on purpose: it runs for every object of every payload, and its cases share the
 // cycle path and depth bookkeeping that helpers would have to pass around.
 // eslint-disable-next-line max-lines-per-function
-function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, freeze: boolean): Json {
+function copyObject(obj: object, depth: number, path: object[], issues: JsonCopyIssues | undefined, mode: number): Json {
   // A recurring tree the runtime already copied and froze is taken as it is (it fits below this depth).
-  if (freeze && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;
+  if ((mode & SHARE) !== 0 && depth + LONG_LIVED_MAX_HEIGHT < MAX_JSON_DEPTH && isLongLived(obj)) return obj as Json;
   if (depth >= MAX_JSON_DEPTH) {
     note(issues, "nesting too deep");
     return DEPTH_MARKER;
@@ -105,14 +110,14 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         note(issues, "toJSON threw");
         return null;
       }
-      if (replaced !== obj) return copy(replaced, depth + 1, path, issues, freeze);
+      if (replaced !== obj) return copy(replaced, depth + 1, path, issues, mode);
     }
     const special = specialForm(obj, issues);
     if (special !== undefined) {
       if ("json" in special) return special.json;
       path.push(obj);
       try {
-        return copy(special.form, depth, path, issues, freeze);
+        return copy(special.form, depth, path, issues, mode);
       } finally {
         path.pop();
       }
@@ -123,8 +128,8 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
     if (isArray) {
       const list = obj as unknown[];
       const out: Json[] = new Array(list.length);
-      for (let i = 0; i < list.length; i++) out[i] = copy(list[i], depth + 1, path, issues, freeze);
-      if (freeze) Object.freeze(out);
+      for (let i = 0; i < list.length; i++) out[i] = copy(list[i], depth + 1, path, issues, mode);
+      if ((mode & FREEZE) !== 0) Object.freeze(out);
       return out;
     }
     const out: JsonObject = {};
@@ -162,12 +167,12 @@ function copyObject(obj: object, depth: number, path: object[], issues: JsonCopy
         default:
           break;
       }
-      setMember(out, key, copy(v, depth + 1, path, issues, freeze));
+      setMember(out, key, copy(v, depth + 1, path, issues, mode));
     }
     if (keys.length === 0 && Object.getPrototypeOf(obj) !== null && Object.getPrototypeOf(obj) !== Object.prototype) {
       emptiedObject(obj, issues);
     }
-    if (freeze) Object.freeze(out);
+    if ((mode & FREEZE) !== 0) Object.freeze(out);
     return out;
   } finally {
     path.pop();
@@ -242,6 +247,82 @@ export function longLivedJson(value: unknown, items = false): Json | undefined {
   markLongLived(copy);
   if (items && Array.isArray(copy)) for (const item of copy) if (typeof item === "object" && item !== null) markLongLived(item);
   return copy as Json;
+}
+
+/** Height and object count past which `isJsonAsItIs` says no (and the value is copied instead). */
+const AS_IT_IS_MAX_HEIGHT = 32;
+const AS_IT_IS_MAX_OBJECTS = 4096;
+
+/**
+ * Whether `value` is plain JSON as it is, so that `JSON.stringify(value)` is the text of its
+ * `toJsonSafe` copy and no copy issue would be counted: a string, boolean, finite number or null,
+ * or plain objects and arrays (no subclass, whose prototype could hold a `toJSON`) of those, at
+ * most AS_IT_IS_MAX_HEIGHT deep and AS_IT_IS_MAX_OBJECTS objects large. Never throws: a getter or
+ * Proxy trap that throws says no.
+ */
+export function isJsonAsItIs(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    case "object":
+      if (value === null) return true;
+      try {
+        return isPlainTree(value);
+      } catch {
+        return false;
+      }
+    default:
+      return false;
+  }
+}
+
+/** isJsonAsItIs for an object: one pass, an explicit stack (made only for nested objects), no other allocation. */
+function isPlainTree(root: object): boolean {
+  // Pairs of (object, depth), flattened.
+  let stack: (object | number)[] | undefined;
+  let node = root;
+  let depth = 0;
+  let objects = 0;
+  for (;;) {
+    if (++objects > AS_IT_IS_MAX_OBJECTS || depth > AS_IT_IS_MAX_HEIGHT) return false;
+    const proto: unknown = Object.getPrototypeOf(node);
+    if (proto === Object.prototype) {
+      // for-in also visits inherited enumerable keys: stricter than needed, never looser.
+      for (const key in node) {
+        const member: unknown = (node as Record<string, unknown>)[key];
+        if (typeof member === "object" && member !== null) (stack ??= []).push(member, depth + 1);
+        else if (!isJsonScalar(member)) return false;
+      }
+    } else if (proto === Array.prototype && Array.isArray(node)) {
+      const list = node as unknown[];
+      for (let i = 0; i < list.length; i++) {
+        const member = list[i];
+        if (typeof member === "object" && member !== null) (stack ??= []).push(member, depth + 1);
+        else if (!isJsonScalar(member)) return false; // a hole reads as undefined: no
+      }
+    } else {
+      return false;
+    }
+    if (stack === undefined || stack.length === 0) return true;
+    depth = stack.pop() as number;
+    node = stack.pop() as object;
+  }
+}
+
+/** A string, boolean, finite number or null. */
+function isJsonScalar(value: unknown): boolean {
+  switch (typeof value) {
+    case "string":
+    case "boolean":
+      return true;
+    case "number":
+      return Number.isFinite(value);
+    default:
+      return value === null;
+  }
 }
 
 /** Whether `value` is plain JSON nesting at most `height` levels (explicit stack, stops at the first misfit). */

@@ -1,22 +1,38 @@
+import type { AtofLine } from "../events/atof-lines.js";
+import { serializeEventPieces } from "../events/atof-serialize.js";
 import type { ScopeStack } from "../events/scope-stack.js";
 import type { AtofEvent } from "../events/types.js";
 import type { DiagnosticCounter } from "../wire/diagnostics.js";
 import { thrownMessage } from "./event-factory.js";
 import { EventStages, type DraftEvent, type StageHooks, type StagedEvent, type Transform } from "./event-stages.js";
 import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
+import { ReentrantEmissions, type Descent } from "./reentrant-emission.js";
 import type { RegistryEntry } from "./registry.js";
 import { DROPPED, KEPT, TailSampler, type SampledTrace } from "./tail-sampler.js";
 import type { SamplingOptions, Subscriber } from "./types.js";
 
 export type { PublisherRegistries, Route, RouteKind };
+export { MAX_REENTRANT_DEPTH, MAX_REENTRANT_EVENTS } from "./reentrant-emission.js";
 export { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE } from "./event-stages.js";
 export type { DraftEvent, Transform } from "./event-stages.js";
 
-interface Publication extends StagedEvent {
-  /** 0 for an event the app emitted; n for one a callback emitted while delivering an event of depth n - 1. */
-  depth: number;
-  /** What events emitted from callbacks while delivering this one (and their own) share; made on first use. */
-  lineage: Lineage | undefined;
+interface Publication extends StagedEvent, Descent {
+  /** Set when the stages ran on the emitting call (see publishLine): the line to deliver. */
+  staged: StagedLine | undefined;
+}
+
+/** An event serialized on its emitting call. */
+interface StagedLine {
+  line: AtofLine;
+  /** The event the line was serialized from (unfrozen; read by the line receivers during their call only). */
+  event: AtofEvent | undefined;
+  /** Events the stages' callbacks emitted on the emitting call: published when this one is delivered, as they would have been. */
+  spawned: [DraftEvent, Route, Transform | undefined, number][] | undefined;
+}
+
+/** A publication of `event`, every field present from the start (one shape for all). */
+function publicationOf(event: DraftEvent, route: Route, transform: Transform | undefined, frozen: number): Publication {
+  return { event, route, transform, frozen, depth: 0, lineage: undefined, staged: undefined };
 }
 
 /** What a runtime with `sampling` gives its publisher: the options, and how to report drops as a metric. */
@@ -24,11 +40,6 @@ export interface PublisherSampling {
   options: SamplingOptions;
   namespace: string;
   reportDrops: (count: number) => void;
-}
-
-/** The events that descend from one app event through callbacks that emit (a subscriber that marks). */
-interface Lineage {
-  emitted: number;
 }
 
 export interface CallbackError {
@@ -39,13 +50,6 @@ export interface CallbackError {
 
 /** Pending publications past which delivery moves from the check phase to the microtask queue. */
 const EAGER_DRAIN_BACKLOG = 256;
-/**
- * How deep events emitted from inside callbacks (subscribers, injectors, sanitizers) may chain:
- * an event a subscriber emits for an app event has depth 1, one emitted for that one depth 2.
- */
-export const MAX_REENTRANT_DEPTH = 8;
-/** How many events may descend from one app event through callbacks that emit, over all depths. */
-export const MAX_REENTRANT_EVENTS = 256;
 
 const messageOf = thrownMessage;
 
@@ -80,10 +84,12 @@ export class Publisher implements StageHooks {
   callbackDepth = 0;
   /** The publication being delivered now (events emitted meanwhile descend from it). */
   private delivering: Publication | undefined;
+  /** The line whose event's stages run on its emitting call now (see publishLine). */
+  private staging: StagedLine | undefined;
   /** The callback running now, named in the diagnostic of a cut-off chain. */
   private runningKind = "";
   private runningName = "";
-  private reportingCut = false;
+  private readonly reentrant: ReentrantEmissions;
   lastCallbackError: CallbackError | undefined;
 
   private readonly routes: RouteTable;
@@ -98,6 +104,7 @@ export class Publisher implements StageHooks {
     sampling?: PublisherSampling,
   ) {
     this.routes = new RouteTable(registries);
+    this.reentrant = new ReentrantEmissions(diagnostics);
     this.stages = new EventStages(diagnostics, this);
     if (sampling !== undefined) {
       this.sampler = new TailSampler<Publication>(sampling.options, sampling.namespace, diagnostics, {
@@ -112,25 +119,90 @@ export class Publisher implements StageHooks {
     return this.routes.route(stack, kind);
   }
 
+  /**
+   * Whether an event on a route whose subscribers all take lines is serialized on the emitting
+   * call now: not under tail sampling (which decides on the event as delivered) and not from
+   * inside a runtime callback (whose emissions queue behind the event being handled).
+   */
+  get takesLines(): boolean {
+    return this.sampler === undefined && this.callbackDepth === 0;
+  }
+
+  /**
+   * Whether an event for line subscribers is delivered before its emitting call returns: nothing
+   * is queued before it. Its fields are then read only during the call, and an event whose
+   * stages run no callback may hold the app's plain JSON as it is (serialized before the app can change it).
+   */
+  get deliversLinesNow(): boolean {
+    return this.takesLines && this.head >= this.queue.length && !this.draining;
+  }
+
+  /**
+   * Runs the stages on the emitting call, serializes the event to its ATOF line, and hands the
+   * line to every subscriber of the route (each has a line receiver): at once when nothing is
+   * queued before it, else queued in its turn. The line is the snapshot: what the app changes
+   * after the call cannot reach it. Nothing is frozen: no subscriber receives the event object.
+   */
+  publishLine(event: DraftEvent, route: Route, transform: Transform | undefined): void {
+    const publication = publicationOf(event, route, transform, 0);
+    const staged: StagedLine = { line: "", event: undefined, spawned: undefined };
+    publication.staged = staged;
+    const outer = this.delivering;
+    this.staging = staged;
+    this.delivering = publication;
+    this.callbackDepth++;
+    let prepared: AtofEvent;
+    try {
+      try {
+        prepared = this.stages.prepare(publication, false);
+      } catch (error) {
+        prepared = this.stages.shell(event, error);
+      }
+    } finally {
+      this.callbackDepth--;
+      this.delivering = outer;
+      this.staging = undefined;
+    }
+    try {
+      staged.line = serializeEventPieces(prepared);
+    } catch (error) {
+      // Not JSON after all (a getter or Proxy that changed its answer): the shell, never the payload.
+      prepared = this.stages.shell(event, error);
+      staged.line = serializeEventPieces(prepared);
+    }
+    staged.event = prepared;
+    // Queued in its turn behind what is queued, or when its stages emitted events: those follow
+    // it, behind whatever the app emits before the queue is delivered, as from the dispatcher.
+    if (this.head < this.queue.length || this.draining || staged.spawned !== undefined) {
+      this.enqueue(publication);
+      return;
+    }
+    // Nothing is queued before it: delivering now is delivering in order.
+    this.enqueued++;
+    this.deliverNow(publication);
+    this.delivered++;
+    if (this.waiters.length > 0) this.resolveWaiters();
+  }
+
   /** Queues `event`; `frozen` says which payload fields were frozen as they were copied. */
   publish(event: DraftEvent, route: Route, transform: Transform | undefined, frozen: number): void {
+    if (this.staging !== undefined) {
+      // Emitted by a stage running on the emitting call: it follows that event, as from the dispatcher.
+      (this.staging.spawned ??= []).push([event, route, transform, frozen]);
+      return;
+    }
+    this.enqueue(publicationOf(event, route, transform, frozen));
+  }
+
+  private enqueue(publication: Publication): void {
+    const event = publication.event;
     if (this.queue.length - this.head >= this.maxQueueSize) {
       this.diagnostics.record("queue_overflow", `event queue full (${this.maxQueueSize}); event ${event.name} dropped`);
       return;
     }
-    let depth = 0;
-    let lineage: Lineage | undefined;
     const parent = this.callbackDepth > 0 ? this.delivering : undefined;
-    if (parent !== undefined) {
-      depth = parent.depth + 1;
-      lineage = parent.lineage ??= { emitted: 0 };
-      if (depth > MAX_REENTRANT_DEPTH || lineage.emitted >= MAX_REENTRANT_EVENTS) {
-        this.cutReentrant(event.name, depth);
-        return;
-      }
-      lineage.emitted++;
-    }
-    this.queue.push({ event, route, transform, frozen, depth, lineage });
+    if (parent !== undefined && !this.reentrant.admit(parent, publication, event.name, this.runningKind, this.runningName)) return;
+    this.queue.push(publication);
     this.enqueued++;
     if (this.draining) return; // the running drain picks it up
     const backlog = this.queue.length - this.head;
@@ -144,25 +216,6 @@ export class Publisher implements StageHooks {
       // the check phase comes: drain on the microtask queue instead, which such loops do run.
       this.eagerScheduled = true;
       queueMicrotask(this.eagerDrainTask);
-    }
-  }
-
-  private cutReentrant(name: string, depth: number): void {
-    // A diagnostic listener that emits would be cut in turn, and report that, without end.
-    if (this.reportingCut) return;
-    const why =
-      depth > MAX_REENTRANT_DEPTH
-        ? `chain of events emitted from callbacks deeper than ${MAX_REENTRANT_DEPTH}`
-        : `more than ${MAX_REENTRANT_EVENTS} events emitted from callbacks for one event`;
-    const where = this.runningKind === "" ? "a callback" : `${this.runningKind} ${this.runningName}`.trim();
-    this.reportingCut = true;
-    try {
-      this.diagnostics.record(
-        "reentrant_emission_cut",
-        `event ${name} emitted from inside ${where} dropped: ${why} (a callback that emits for every event it receives)`,
-      );
-    } finally {
-      this.reportingCut = false;
     }
   }
 
@@ -243,11 +296,13 @@ export class Publisher implements StageHooks {
     } finally {
       this.draining = false;
     }
-    if (this.waiters.length > 0) {
-      const ready = this.waiters.filter((w) => w.target <= this.delivered);
-      this.waiters = this.waiters.filter((w) => w.target > this.delivered);
-      for (const w of ready) w.resolve();
-    }
+    if (this.waiters.length > 0) this.resolveWaiters();
+  }
+
+  private resolveWaiters(): void {
+    const ready = this.waiters.filter((w) => w.target <= this.delivered);
+    this.waiters = this.waiters.filter((w) => w.target > this.delivered);
+    for (const w of ready) w.resolve();
   }
 
   private deliver(publication: Publication): void {
@@ -281,13 +336,20 @@ export class Publisher implements StageHooks {
     this.delivering = publication;
     this.callbackDepth++;
     try {
-      let delivered: AtofEvent;
-      try {
-        delivered = this.stages.prepare(publication);
-      } catch (error) {
-        delivered = this.stages.shell(publication.event, error);
+      const staged = publication.staged;
+      if (staged === undefined) {
+        let delivered: AtofEvent;
+        try {
+          delivered = this.stages.prepare(publication);
+        } catch (error) {
+          delivered = this.stages.shell(publication.event, error);
+        }
+        for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
+      } else {
+        this.notifyLine(publication.route, staged.line, staged.event!);
+        const spawned = staged.spawned;
+        if (spawned !== undefined) for (const [event, route, transform, frozen] of spawned) this.publish(event, route, transform, frozen);
       }
-      for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
     } finally {
       this.callbackDepth--;
       this.delivering = outer;
@@ -311,6 +373,20 @@ export class Publisher implements StageHooks {
     } catch (error) {
       this.diagnostics.recordError("sampling_failed", error);
       return this.head < this.queue.length;
+    }
+  }
+
+  /** Hands a line to each subscriber's line receiver, in order; each failure is that subscriber's own. */
+  private notifyLine(route: Route, line: AtofLine, event: AtofEvent): void {
+    const receivers = route.lines!;
+    for (let i = 0; i < receivers.length; i++) {
+      const name = route.subscribers[i]!.name;
+      try {
+        this.running("subscriber", name);
+        receivers[i]!(line, event);
+      } catch (error) {
+        this.fail("subscriber", name, error);
+      }
     }
   }
 

@@ -15,8 +15,8 @@ import { DiagnosticCounter } from "../wire/diagnostics.js";
 import type { JsonCopyIssues } from "./json-safe.js";
 import type { PricingSetup } from "./llm-cost.js";
 import { LlmTotals } from "./llm-totals.js";
-import { FrozenJson, toJsonSafe } from "./json-safe.js";
-import type { DraftEvent, Transform } from "./publisher.js";
+import { FrozenJson, isJsonAsItIs, toJsonSafe } from "./json-safe.js";
+import type { DraftEvent, Route, Transform } from "./publisher.js";
 import { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE, Publisher } from "./publisher.js";
 import { Registry } from "./registry.js";
 import { DROPPED_TRACES_METRIC, EMITTED_UNDER } from "./tail-sampler.js";
@@ -236,23 +236,40 @@ export class RuntimeCore {
 
   /**
    * Copies an app payload into JSON, counting what had to change; `freeze` freezes the copy as it
-   * goes. A `FrozenJson` is taken as it is when the result is to be frozen anyway.
+   * goes. `share` (by default as `freeze`: nothing will write to the result) takes a `FrozenJson`
+   * and the recurring trees the runtime froze before as they are.
    */
-  copy(value: unknown, what: string, freeze = false, field?: string): Json {
+  copy(value: unknown, what: string, freeze = false, field?: string, share = freeze): Json {
     if (value === null || value === undefined) return null;
     if (value instanceof FrozenJson) {
-      if (freeze) return value.value;
+      if (share) return value.value;
       value = value.value;
     }
     const t = typeof value;
     if (t === "string" || t === "boolean") return value as Json;
     const issues: JsonCopyIssues = { count: 0 };
-    const out = toJsonSafe(value, issues, freeze);
+    const out = toJsonSafe(value, issues, freeze, share);
     if (issues.count > 0) {
       const subject = field === undefined ? what : `${what} ${field}`;
       this.diagnostics.record("payload_not_json", `${subject}: ${issues.count} value(s) were not JSON (first: ${issues.first}); replaced`);
     }
     return out;
+  }
+
+  /**
+   * Whether an event on `route` may hold `value` itself, uncopied: the event becomes its line
+   * before the emitting call returns, no callback of the route can see the event before that
+   * (none of its sanitizers, injectors or name sanitizers), and the value is plain JSON, whose
+   * text is the text of its copy. The line is then as good a snapshot as the copy.
+   */
+  private asItIs(route: Route, value: unknown): boolean {
+    return (
+      route.injectors.length === 0 &&
+      route.names.length === 0 &&
+      route.sanitizers.length === 0 &&
+      this.publisher.deliversLinesNow &&
+      isJsonAsItIs(value)
+    );
   }
 
   emitScope(
@@ -265,10 +282,18 @@ export class RuntimeCore {
   ): void {
     const route = this.publisher.route(stack, phase);
     if (route === undefined) return; // nothing wants it: build nothing, run nothing
-    // Payloads nobody will rewrite (no sanitizer, injector or transform) are frozen while copied.
+    // Payloads nobody will rewrite (no sanitizer, injector or transform) are shared where the
+    // runtime froze them before and frozen while copied, unless the event becomes its line at once.
+    const lines = route.lines !== undefined && this.publisher.takesLines;
     const untouched = route.sanitizers.length === 0;
-    const freezeData = untouched && transform === undefined;
-    const freezeMetadata = untouched && route.injectors.length === 0;
+    const shareData = untouched && transform === undefined;
+    const shareMetadata = untouched && route.injectors.length === 0;
+    const freezeData = shareData && !lines;
+    const freezeMetadata = shareMetadata && !lines;
+    const data =
+      shareData && lines && this.asItIs(route, fields.data)
+        ? fields.data
+        : this.copy(fields.data, scope.name, freezeData, "data", shareData);
     const schema = fields.dataSchema;
     const run = phase === "start" ? stack.run : undefined;
     let metadata = run === undefined ? fields.metadata : metadataWithRunContext(fields.metadata, run);
@@ -285,13 +310,15 @@ export class RuntimeCore {
       name: scope.name,
       attributes: scope.attributes as string[],
       category: scope.category,
-      category_profile: fields.profile === null ? null : (this.copy(fields.profile, scope.name, untouched, "profile") as JsonObject),
-      data: this.copy(fields.data, scope.name, freezeData, "data"),
+      category_profile:
+        fields.profile === null ? null : (this.copy(fields.profile, scope.name, untouched && !lines, "profile", untouched) as JsonObject),
+      data: data as Json,
       data_schema: schema ? { name: schema.name, version: schema.version } : null,
-      metadata: this.copy(metadata, scope.name, freezeMetadata, "metadata"),
+      metadata: this.copy(metadata, scope.name, freezeMetadata, "metadata", shareMetadata),
     };
     linkToRemoteParent(event, stack);
-    this.publisher.publish(event, route, transform, frozenFields(untouched, freezeData, freezeMetadata));
+    if (lines) this.publisher.publishLine(event, route, transform);
+    else this.publisher.publish(event, route, transform, frozenFields(untouched, freezeData, freezeMetadata));
   }
 
   emitMark(
@@ -310,8 +337,10 @@ export class RuntimeCore {
   ): void {
     const route = this.publisher.route(stack, "mark");
     if (route === undefined) return;
+    const lines = route.lines !== undefined && this.publisher.takesLines;
     const untouched = route.sanitizers.length === 0;
-    const freezeMetadata = untouched && route.injectors.length === 0;
+    const shareMetadata = untouched && route.injectors.length === 0;
+    const freeze = untouched && !lines;
     const event: DraftEvent = {
       kind: "mark",
       atof_version: ATOF_VERSION,
@@ -320,20 +349,25 @@ export class RuntimeCore {
       timestamp: mark.timestampUs,
       name: mark.name,
       category: mark.category,
-      category_profile: mark.profile === null ? null : (this.copy(mark.profile, mark.name, untouched, "profile") as JsonObject),
-      data: this.copy(mark.data, mark.name, untouched, "data"),
+      category_profile: mark.profile === null ? null : (this.copy(mark.profile, mark.name, freeze, "profile", untouched) as JsonObject),
+      data:
+        untouched && lines && this.asItIs(route, mark.data)
+          ? (mark.data as Json)
+          : this.copy(mark.data, mark.name, freeze, "data", untouched),
       data_schema: mark.dataSchema ? { name: mark.dataSchema.name, version: mark.dataSchema.version } : null,
       metadata: this.copy(
         stack.run === undefined ? mark.metadata : metadataWithRunContext(mark.metadata, stack.run),
         mark.name,
-        freezeMetadata,
+        shareMetadata && !lines,
         "metadata",
+        shareMetadata,
       ),
     };
     linkToRemoteParent(event, stack);
+    if (lines) return this.publisher.publishLine(event, route, undefined);
     // Sampling places a mark whose parent it does not hold by where the mark was emitted (see EMITTED_UNDER).
     if (this.publisher.sampler !== undefined) (event as { [EMITTED_UNDER]?: string })[EMITTED_UNDER] = stack.top().uuid;
-    this.publisher.publish(event, route, undefined, frozenFields(untouched, untouched, freezeMetadata));
+    this.publisher.publish(event, route, undefined, frozenFields(untouched, untouched, shareMetadata));
   }
 
   /**
