@@ -28,6 +28,7 @@ import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { table, ratio, verdict } from "./lib/format.mjs";
 import { machineInfo } from "./lib/machine.mjs";
@@ -143,9 +144,9 @@ async function installSize(tree, packed) {
   };
 }
 
-async function bundle(dir, minify) {
+async function bundle(dir, minify, entry = "worker.mjs") {
   const result = await build({
-    entryPoints: [join(dir, "worker.mjs")],
+    entryPoints: [join(dir, entry)],
     absWorkingDir: dir, // the paths in the output's comments: short, the same in every run
     bundle: true,
     write: false,
@@ -159,6 +160,7 @@ async function bundle(dir, minify) {
     logLevel: "silent",
   });
   const output = Object.values(result.metafile.outputs)[0];
+  const gzipBytes = gzipSync(result.outputFiles[0].contents).length;
   // Per package, and per copy of it: a package a dependency holds at another version is bundled again.
   const byPackage = new Map();
   const copies = new Map();
@@ -169,7 +171,30 @@ async function bundle(dir, minify) {
     if (copy) copies.set(name, (copies.get(name) ?? new Set()).add(copy));
   }
   const label = (name) => (copies.get(name)?.size > 1 ? `${name} (${copies.get(name).size} copies)` : name);
-  return { bytes: output.bytes, byPackage: [...byPackage].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => [label(name), bytes]) };
+  return {
+    bytes: output.bytes,
+    gzipBytes,
+    byPackage: [...byPackage].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => [label(name), bytes]),
+  };
+}
+
+/** What a Worker bundle leaves out unless the Worker imports it: each opt-in import, and what it adds. */
+const OPT_INS = ['import "relaytrace/prices";', 'import "relaytrace/exporters/signals";'];
+
+async function optInSizes(tree) {
+  const worker = await readFile(join(tree.dir, "worker.mjs"), "utf8");
+  const sizes = async (entry) => {
+    const [plain, minified] = [await bundle(tree.dir, false, entry), await bundle(tree.dir, true, entry)];
+    return { bytes: plain.bytes, minifiedBytes: minified.bytes, minifiedGzipBytes: minified.gzipBytes };
+  };
+  const without = await sizes("worker.mjs");
+  const rows = [];
+  for (const [i, line] of [...OPT_INS, OPT_INS.join(" ")].entries()) {
+    const entry = `worker-opt-in-${i}.mjs`;
+    await writeFile(join(tree.dir, entry), `${line}\n${worker}`);
+    rows.push({ import: line, ...(await sizes(entry)) });
+  }
+  return { without, rows };
 }
 
 async function wranglerUpload(dir) {
@@ -309,6 +334,20 @@ if (want("bundle")) {
     ),
   );
   for (const [label, r] of rows) if (r.wrangler.skipped) console.log(`\n${label}: wrangler: ${r.wrangler.skipped}`);
+  const o = (results.optIns = await optInSizes(trees.sdk3));
+  console.log(`\nWhat each opt-in import adds to the SDK 3 bundle (gzip: of the minified bundle):\n`);
+  const plus = (a, b) => `+${kib(a - b)}`;
+  console.log(
+    table(
+      ["the Worker adds", "esbuild KiB", "minified KiB", "gzip KiB"],
+      o.rows.map((r) => [
+        r.import,
+        plus(r.bytes, o.without.bytes),
+        plus(r.minifiedBytes, o.without.minifiedBytes),
+        plus(r.minifiedGzipBytes, o.without.minifiedGzipBytes),
+      ]),
+    ),
+  );
   for (const [label, r] of rows.slice(0, 2)) {
     console.log(`\nWhat the esbuild bundle holds, by package: ${label}\n`);
     console.log(
