@@ -1,7 +1,8 @@
 // relaytrace/exporters/signals — `import "relaytrace/exporters/signals"` puts OpenTelemetry's logs
 // and metrics SDKs and their OTLP exporters into a Worker or browser bundle, where they are left
 // out unless asked for; an OtelExporter's `logs` and `metrics` options then work there. On Node,
-// Bun and Deno they are imported when a signal is turned on, without this.
+// Bun and Deno they are imported when a signal is turned on, without this (importing it there
+// only loads them when the app starts).
 import * as logsOtlpHttp from "@opentelemetry/exporter-logs-otlp-http";
 import * as logsOtlpProto from "@opentelemetry/exporter-logs-otlp-proto";
 import * as metricsOtlpHttp from "@opentelemetry/exporter-metrics-otlp-http";
