@@ -8,6 +8,8 @@ export default defineConfig({
     // Examples and README snippets import the package by name; tests run them against the sources.
     alias: [
       { find: /^relaytrace\/exporters$/, replacement: here("./exporters/index.ts") },
+      { find: /^relaytrace\/exporters\/signals$/, replacement: here("./exporters/signals.ts") },
+      { find: /^relaytrace\/prices$/, replacement: here("./src/prices/index.ts") },
       { find: /^relaytrace\/testing$/, replacement: here("./exporters/testing/index.ts") },
       {
         find: /^relaytrace\/(ai-sdk|openai-agents|langchain|mcp|mastra|openai|anthropic|google-genai)$/,

@@ -1,26 +1,34 @@
-// What relaytrace weighs on an app: install size, the bundle of a small Worker, and cold start.
+// What relaytrace weighs on an app: install size, the bundle of a small Worker, and cold start,
+// each measured on what a user gets: this build packed (`npm pack`) and installed with npm into an
+// empty directory beside `@opentelemetry/api` (its peer), dependencies from the registry.
 //   npm run build && (cd bench/footprint && npm install) && node bench/footprint.mjs
 // Options: --rounds=N (cold-start rounds, default 15), --quick (5 rounds), --only=install,bundle,cold,
-// --base=<tree> (another built checkout, e.g. the last release: its bundle and cold start too, as
-// "base", in the same run), --out=<results.json path> (default bench/results-footprint.json).
+// --base=<tree> (another built checkout, e.g. the last release, packed and installed the same way:
+// its bundle and cold start too, as "base", in the same run), --out=<results.json path> (default
+// bench/results-footprint.json).
 //
-// - Install: `npm pack` of this build, installed with npm into an empty directory (dependencies
-//   from the registry, optional peers not installed): the size of its node_modules.
+// - Two installs of the tarball: "SDK 3", what npm resolves today (the newest OpenTelemetry SDK
+//   line the dependency ranges admit: 0.301 / 3.x), and "SDK 2", the same with the SDK 2 line
+//   (0.223 / 2.12, api 1.9) pinned beside it, as an app still on SDK 2 has it.
+// - Install: the size of the SDK 3 install's node_modules, by package.
 // - Bundle: bench/footprint/worker.mjs (a Worker importing relaytrace and relaytrace/exporters
-//   with one OtelExporter) bundled as wrangler bundles (esbuild, the workerd/worker/browser
-//   conditions, node:* left to the runtime), what each package adds, and wrangler's own
-//   "Total Upload" from `wrangler deploy --dry-run` when wrangler is installed in bench/footprint.
-// - Cold start: fresh processes, each importing, making a runtime with an OtelExporter sending
-//   OTLP/HTTP protobuf to a loopback receiver, making one tool call and flushing
-//   (bench/footprint/cold-relaytrace.mjs), against OpenTelemetry's Node SDK doing the same with one
-//   manual span (cold-sdk-node.mjs), interleaved round by round; medians, and the ratio per round.
+//   with one OtelExporter) in each install, bundled as wrangler bundles (esbuild, the
+//   workerd/worker/browser conditions, node:* left to the runtime), what each package adds, and
+//   wrangler's own "Total Upload" from `wrangler deploy --dry-run` when wrangler is installed in
+//   bench/footprint.
+// - Cold start: fresh processes, each importing relaytrace from the SDK 3 install, making a runtime
+//   with an OtelExporter sending OTLP/HTTP protobuf to a loopback receiver, making one tool call
+//   and flushing (bench/footprint/cold-relaytrace.mjs), against OpenTelemetry's Node SDK (SDK 3,
+//   installed in bench/footprint) doing the same with one manual span (cold-sdk-node.mjs),
+//   interleaved round by round; medians, and the ratio per round.
 import { execFile, spawn } from "node:child_process";
-import { existsSync } from "node:fs";
-import { copyFile, mkdir, mkdtemp, readdir, rm, stat, symlink, writeFile } from "node:fs/promises";
+import { existsSync, rmSync } from "node:fs";
+import { copyFile, mkdtemp, readdir, readFile, stat, writeFile } from "node:fs/promises";
 import { tmpdir } from "node:os";
 import { join, resolve } from "node:path";
 import { fileURLToPath } from "node:url";
 import { promisify } from "node:util";
+import { gzipSync } from "node:zlib";
 import { build } from "esbuild";
 import { table, ratio, verdict } from "./lib/format.mjs";
 import { machineInfo } from "./lib/machine.mjs";
@@ -63,48 +71,83 @@ function packageOf(path) {
   return /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path)?.[1];
 }
 
-async function installSize() {
+/** The SDK 2 line, pinned beside the tarball: what an app still on OpenTelemetry SDK 2 holds. */
+const SDK2_PINS = [
+  "@opentelemetry/api@~1.9.0",
+  "@opentelemetry/api-logs@~0.223.0",
+  "@opentelemetry/core@~2.12.0",
+  "@opentelemetry/resources@~2.12.0",
+  "@opentelemetry/sdk-trace@~2.12.0",
+  "@opentelemetry/sdk-logs@~0.223.0",
+  "@opentelemetry/sdk-metrics@~2.12.0",
+  "@opentelemetry/otlp-exporter-base@~0.223.0",
+  "@opentelemetry/otlp-transformer@~0.223.0",
+  "@opentelemetry/exporter-trace-otlp-http@~0.223.0",
+  "@opentelemetry/exporter-trace-otlp-proto@~0.223.0",
+  "@opentelemetry/exporter-logs-otlp-http@~0.223.0",
+  "@opentelemetry/exporter-logs-otlp-proto@~0.223.0",
+  "@opentelemetry/exporter-metrics-otlp-http@~0.223.0",
+  "@opentelemetry/exporter-metrics-otlp-proto@~0.223.0",
+];
+/** The versions a row names its OpenTelemetry line by. */
+const LINE_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace", "@opentelemetry/otlp-exporter-base"];
+
+const scratch = [];
+process.on("exit", () => {
+  for (const dir of scratch) rmSync(dir, { recursive: true, force: true });
+});
+
+/** `npm pack` of the built tree `root` into a scratch directory; the tarball's path and sizes. */
+async function pack(root) {
+  const dir = await mkdtemp(join(tmpdir(), "relaytrace-pack-"));
+  scratch.push(dir);
+  const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: root });
+  const [packed] = JSON.parse(stdout);
+  return { tarball: join(dir, packed.filename), tarballBytes: packed.size, unpackedBytes: packed.unpackedSize };
+}
+
+/**
+ * The tarball installed with npm into an empty directory, as an app installs it: with
+ * `@opentelemetry/api` (its peer; optional peers not installed) and `pins` beside it. The Worker is
+ * copied in. Returns the directory and the installed versions of LINE_PACKAGES.
+ */
+async function install(tarball, pins = ["@opentelemetry/api"]) {
   const dir = await mkdtemp(join(tmpdir(), "relaytrace-install-"));
-  try {
-    const { stdout } = await run("npm", ["pack", "--ignore-scripts", "--json", "--pack-destination", dir], { cwd: ROOT });
-    const [packed] = JSON.parse(stdout);
-    await writeFile(join(dir, "package.json"), JSON.stringify({ name: "install-probe", private: true }));
-    await run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", join(dir, packed.filename)], {
-      cwd: dir,
-      timeout: 300_000,
-    });
-    const modules = join(dir, "node_modules");
-    const sizes = new Map();
-    for (const name of await readdir(modules)) {
-      if (name.startsWith(".")) continue;
-      const names = name.startsWith("@") ? (await readdir(join(modules, name))).map((n) => `${name}/${n}`) : [name];
-      for (const n of names) sizes.set(n, await du(join(modules, n)));
-    }
-    const total = [...sizes.values()].reduce((a, b) => a + b, 0);
-    return {
-      tarballBytes: packed.size,
-      unpackedBytes: packed.unpackedSize,
-      nodeModulesBytes: total,
-      packages: sizes.size,
-      largest: [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 12),
-    };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-}
-
-/** A directory holding the Worker and a node_modules link to the tree `root`, as an app installs relaytrace. */
-async function workerDir(root) {
-  const dir = await mkdtemp(join(tmpdir(), "relaytrace-worker-"));
-  await mkdir(join(dir, "node_modules"));
-  await symlink(root.replace(/\/$/, ""), join(dir, "node_modules", "relaytrace"), "dir");
+  scratch.push(dir);
+  await writeFile(join(dir, "package.json"), JSON.stringify({ name: "install-probe", private: true, type: "module" }));
+  await run("npm", ["install", "--no-audit", "--no-fund", "--ignore-scripts", tarball, ...pins], { cwd: dir, timeout: 300_000 });
   await copyFile(join(HERE, "worker.mjs"), join(dir, "worker.mjs"));
-  return dir;
+  const versions = {};
+  for (const name of LINE_PACKAGES) {
+    versions[name] = JSON.parse(await readFile(join(dir, "node_modules", name, "package.json"), "utf8")).version;
+  }
+  return { dir, relaytrace: join(dir, "node_modules/relaytrace"), versions };
 }
 
-async function bundle(dir, minify) {
+const lineOf = (versions) => LINE_PACKAGES.map((n) => `${n.replace("@opentelemetry/", "")} ${versions[n]}`).join(", ");
+
+async function installSize(tree, packed) {
+  const modules = join(tree.dir, "node_modules");
+  const sizes = new Map();
+  for (const name of await readdir(modules)) {
+    if (name.startsWith(".")) continue;
+    const names = name.startsWith("@") ? (await readdir(join(modules, name))).map((n) => `${name}/${n}`) : [name];
+    for (const n of names) sizes.set(n, await du(join(modules, n)));
+  }
+  const total = [...sizes.values()].reduce((a, b) => a + b, 0);
+  return {
+    tarballBytes: packed.tarballBytes,
+    unpackedBytes: packed.unpackedBytes,
+    nodeModulesBytes: total,
+    packages: sizes.size,
+    largest: [...sizes].sort((a, b) => b[1] - a[1]).slice(0, 12),
+  };
+}
+
+async function bundle(dir, minify, entry = "worker.mjs") {
   const result = await build({
-    entryPoints: [join(dir, "worker.mjs")],
+    entryPoints: [join(dir, entry)],
+    absWorkingDir: dir, // the paths in the output's comments: short, the same in every run
     bundle: true,
     write: false,
     metafile: true,
@@ -117,6 +160,7 @@ async function bundle(dir, minify) {
     logLevel: "silent",
   });
   const output = Object.values(result.metafile.outputs)[0];
+  const gzipBytes = gzipSync(result.outputFiles[0].contents).length;
   // Per package, and per copy of it: a package a dependency holds at another version is bundled again.
   const byPackage = new Map();
   const copies = new Map();
@@ -127,7 +171,30 @@ async function bundle(dir, minify) {
     if (copy) copies.set(name, (copies.get(name) ?? new Set()).add(copy));
   }
   const label = (name) => (copies.get(name)?.size > 1 ? `${name} (${copies.get(name).size} copies)` : name);
-  return { bytes: output.bytes, byPackage: [...byPackage].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => [label(name), bytes]) };
+  return {
+    bytes: output.bytes,
+    gzipBytes,
+    byPackage: [...byPackage].sort((a, b) => b[1] - a[1]).map(([name, bytes]) => [label(name), bytes]),
+  };
+}
+
+/** What a Worker bundle leaves out unless the Worker imports it: each opt-in import, and what it adds. */
+const OPT_INS = ['import "relaytrace/prices";', 'import "relaytrace/exporters/signals";'];
+
+async function optInSizes(tree) {
+  const worker = await readFile(join(tree.dir, "worker.mjs"), "utf8");
+  const sizes = async (entry) => {
+    const [plain, minified] = [await bundle(tree.dir, false, entry), await bundle(tree.dir, true, entry)];
+    return { bytes: plain.bytes, minifiedBytes: minified.bytes, minifiedGzipBytes: minified.gzipBytes };
+  };
+  const without = await sizes("worker.mjs");
+  const rows = [];
+  for (const [i, line] of [...OPT_INS, OPT_INS.join(" ")].entries()) {
+    const entry = `worker-opt-in-${i}.mjs`;
+    await writeFile(join(tree.dir, entry), `${line}\n${worker}`);
+    rows.push({ import: line, ...(await sizes(entry)) });
+  }
+  return { without, rows };
 }
 
 async function wranglerUpload(dir) {
@@ -145,20 +212,16 @@ async function wranglerUpload(dir) {
   return { totalUploadKiB: Number(match[1]), gzipKiB: Number(match[2]) };
 }
 
-async function bundleSize(root) {
-  const dir = await workerDir(root);
-  try {
-    const plain = await bundle(dir, false);
-    const minified = await bundle(dir, true);
-    return {
-      esbuildBytes: plain.bytes,
-      esbuildMinifiedBytes: minified.bytes,
-      byPackage: plain.byPackage,
-      wrangler: await wranglerUpload(dir),
-    };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
+async function bundleSize(tree) {
+  const plain = await bundle(tree.dir, false);
+  const minified = await bundle(tree.dir, true);
+  return {
+    versions: tree.versions,
+    esbuildBytes: plain.bytes,
+    esbuildMinifiedBytes: minified.bytes,
+    byPackage: plain.byPackage,
+    wrangler: await wranglerUpload(tree.dir),
+  };
 }
 
 /** Runs one cold-start child; resolves with its times and the wall time from spawn to exit. */
@@ -182,15 +245,15 @@ function coldStart(side, url) {
   });
 }
 
-async function coldStarts() {
+async function coldStarts(trees) {
   if (!existsSync(join(HERE, "node_modules/@opentelemetry/sdk-node"))) {
     return { skipped: "@opentelemetry/sdk-node is not installed (cd bench/footprint && npm install)" };
   }
   const receiver = await startOtlpReceiver();
   const sides = [
-    { name: "relaytrace", script: "cold-relaytrace.mjs", root: ROOT },
+    { name: "relaytrace", script: "cold-relaytrace.mjs", root: trees.sdk3.relaytrace },
     { name: "sdk-node", script: "cold-sdk-node.mjs" },
-    ...(base ? [{ name: "base", script: "cold-relaytrace.mjs", root: base }] : []),
+    ...(trees.base ? [{ name: "base", script: "cold-relaytrace.mjs", root: trees.base.relaytrace }] : []),
   ];
   const samples = Object.fromEntries(sides.map((s) => [s.name, []]));
   try {
@@ -200,7 +263,8 @@ async function coldStarts() {
       for (const side of order) samples[side.name].push(await coldStart(side, receiver.url(side.name)));
     }
     const stats = await receiver.stats();
-    const result = { rounds, sides: {} };
+    const sdkNode = JSON.parse(await readFile(join(HERE, "node_modules/@opentelemetry/sdk-trace/package.json"), "utf8")).version;
+    const result = { rounds, relaytraceLine: lineOf(trees.sdk3.versions), sdkNodeSdkTrace: sdkNode, sides: {} };
     for (const side of sides) {
       const runs = samples[side.name];
       const received = stats[side.name]?.spans ?? 0;
@@ -215,7 +279,7 @@ async function coldStarts() {
     const perRound = samples.relaytrace.map((s, i) => s.totalMs / samples["sdk-node"][i].totalMs);
     result.ratio = { median: median(perRound), min: Math.min(...perRound), max: Math.max(...perRound) };
     result.wallRatio = median(samples.relaytrace.map((s, i) => s.wallMs / samples["sdk-node"][i].wallMs));
-    if (base) result.baseRatio = median(samples.base.map((s, i) => s.totalMs / samples["sdk-node"][i].totalMs));
+    if (trees.base) result.baseRatio = median(samples.base.map((s, i) => s.totalMs / samples["sdk-node"][i].totalMs));
     return result;
   } finally {
     await receiver.close();
@@ -227,67 +291,77 @@ console.log(`relaytrace footprint${quick ? " (quick: few rounds, figures rough)"
 console.log(`machine: ${machine.cpuModel}, ${machine.cores} cores; node ${machine.node}`);
 const results = { date: new Date().toISOString(), machine };
 
+const packed = await pack(ROOT);
+const trees = { sdk3: await install(packed.tarball) };
+if (want("bundle")) trees.sdk2 = await install(packed.tarball, SDK2_PINS);
+if (base && (want("bundle") || want("cold"))) trees.base = await install((await pack(base)).tarball);
+console.log(`installed: SDK 3 (${lineOf(trees.sdk3.versions)})${trees.sdk2 ? `; SDK 2 (${lineOf(trees.sdk2.versions)})` : ""}`);
+
 if (want("install")) {
   console.log("\n## Install size\n");
-  try {
-    const r = (results.install = await installSize());
-    console.log(
-      `tarball ${kib(r.tarballBytes)} KiB (${kib(r.unpackedBytes)} KiB unpacked); installed with its dependencies: ` +
-        `${(r.nodeModulesBytes / 1048576).toFixed(1)} MiB in ${r.packages} packages\n`,
-    );
-    console.log(
-      table(
-        ["package", "KiB"],
-        r.largest.map(([name, bytes]) => [name, kib(bytes)]),
-      ),
-    );
-  } catch (error) {
-    results.install = { skipped: String(error?.message ?? error) };
-    console.log(`skipped: ${results.install.skipped}`);
-  }
+  const r = (results.install = await installSize(trees.sdk3, packed));
+  console.log(
+    `tarball ${kib(r.tarballBytes)} KiB (${kib(r.unpackedBytes)} KiB unpacked); installed with its dependencies and @opentelemetry/api: ` +
+      `${(r.nodeModulesBytes / 1048576).toFixed(1)} MiB in ${r.packages} packages\n`,
+  );
+  console.log(
+    table(
+      ["package", "KiB"],
+      r.largest.map(([name, bytes]) => [name, kib(bytes)]),
+    ),
+  );
 }
 
 if (want("bundle")) {
   console.log("\n## Worker bundle (bench/footprint/worker.mjs)\n");
-  const r = (results.bundle = await bundleSize(ROOT));
-  const b = base ? (results.bundleBase = await bundleSize(base)) : undefined;
-  const upload = r.wrangler.totalUploadKiB;
+  const rows = [
+    ["SDK 3 (a fresh install)", (results.bundle = await bundleSize(trees.sdk3))],
+    ["SDK 2 (0.223 / 2.12 pinned)", (results.bundleSdk2 = await bundleSize(trees.sdk2))],
+    ...(trees.base ? [["base, SDK 3", (results.bundleBase = await bundleSize(trees.base))]] : []),
+  ];
+  const upload = (r) => r.wrangler.totalUploadKiB;
   console.log(
     table(
-      ["bundle", "KiB", "target", ""],
-      [
-        [
-          "wrangler deploy --dry-run: Total Upload",
-          upload === undefined ? "n/a" : upload.toFixed(1),
-          `≤ ${BUNDLE_TARGET_KIB}`,
-          upload === undefined ? "—" : verdict(upload <= BUNDLE_TARGET_KIB),
-        ],
-        ["wrangler: gzip", r.wrangler.gzipKiB === undefined ? "n/a" : r.wrangler.gzipKiB.toFixed(1), "", ""],
-        ["esbuild as wrangler bundles", kib(r.esbuildBytes), `≤ ${BUNDLE_TARGET_KIB}`, verdict(r.esbuildBytes / 1024 <= BUNDLE_TARGET_KIB)],
-        ["esbuild, minified", kib(r.esbuildMinifiedBytes), "", ""],
-        ...(b
-          ? [
-              ["base: wrangler Total Upload", b.wrangler.totalUploadKiB?.toFixed(1) ?? "n/a", "", ""],
-              ["base: esbuild as wrangler bundles", kib(b.esbuildBytes), "", ""],
-              ["base: esbuild, minified", kib(b.esbuildMinifiedBytes), "", ""],
-            ]
-          : []),
-      ],
+      ["install", "wrangler Total Upload KiB", "gzip KiB", "esbuild KiB", "esbuild minified KiB", `target ≤ ${BUNDLE_TARGET_KIB}`],
+      rows.map(([label, r]) => [
+        label,
+        upload(r) === undefined ? "n/a" : upload(r).toFixed(1),
+        r.wrangler.gzipKiB === undefined ? "n/a" : r.wrangler.gzipKiB.toFixed(1),
+        kib(r.esbuildBytes),
+        kib(r.esbuildMinifiedBytes),
+        verdict(upload(r) === undefined ? undefined : upload(r) <= BUNDLE_TARGET_KIB),
+      ]),
     ),
   );
-  if (r.wrangler.skipped) console.log(`\nwrangler: ${r.wrangler.skipped}`);
-  console.log("\nWhat the esbuild bundle holds, by package:\n");
+  for (const [label, r] of rows) if (r.wrangler.skipped) console.log(`\n${label}: wrangler: ${r.wrangler.skipped}`);
+  const o = (results.optIns = await optInSizes(trees.sdk3));
+  console.log(`\nWhat each opt-in import adds to the SDK 3 bundle (gzip: of the minified bundle):\n`);
+  const plus = (a, b) => `+${kib(a - b)}`;
   console.log(
     table(
-      ["package", "KiB"],
-      r.byPackage.slice(0, 20).map(([name, bytes]) => [name, kib(bytes)]),
+      ["the Worker adds", "esbuild KiB", "minified KiB", "gzip KiB"],
+      o.rows.map((r) => [
+        r.import,
+        plus(r.bytes, o.without.bytes),
+        plus(r.minifiedBytes, o.without.minifiedBytes),
+        plus(r.minifiedGzipBytes, o.without.minifiedGzipBytes),
+      ]),
     ),
   );
+  for (const [label, r] of rows.slice(0, 2)) {
+    console.log(`\nWhat the esbuild bundle holds, by package: ${label}\n`);
+    console.log(
+      table(
+        ["package", "KiB"],
+        r.byPackage.slice(0, 20).map(([name, bytes]) => [name, kib(bytes)]),
+      ),
+    );
+  }
 }
 
 if (want("cold")) {
   console.log(`\n## Cold start (import, runtime + OtelExporter, one tool call, forceFlush; fresh processes)\n`);
-  const r = (results.cold = await coldStarts());
+  const r = (results.cold = await coldStarts(trees));
   if (r.skipped) console.log(`skipped: ${r.skipped}`);
   else {
     console.log(
@@ -306,6 +380,7 @@ if (want("cold")) {
       `\nrelaytrace / sdk-node, import → flushed, per round: median ${ratio(r.ratio.median)} (${ratio(r.ratio.min)}–${ratio(r.ratio.max)}), ` +
         `target ≤ ${COLD_START_TARGET}×: ${verdict(r.ratio.median <= COLD_START_TARGET)}; process wall time: ${ratio(r.wallRatio)} (${rounds} rounds)`,
     );
+    console.log(`relaytrace from the SDK 3 install (${r.relaytraceLine}); the Node SDK's sdk-trace ${r.sdkNodeSdkTrace}`);
     if (base) console.log(`base / sdk-node, import → flushed, per round: median ${ratio(r.baseRatio)}`);
   }
 }

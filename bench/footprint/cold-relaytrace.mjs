@@ -1,6 +1,6 @@
 // One cold start of relaytrace: import, a runtime with an OtelExporter sending OTLP/HTTP protobuf
 // to the loopback receiver (argv[2]), one tool call, forceFlush. Prints the times as one JSON line.
-// argv[3]: the checkout whose built package to start (default: this one).
+// argv[3]: the relaytrace package to start, an installed one or a built checkout (default: this checkout).
 import { pathToFileURL } from "node:url";
 
 const root = pathToFileURL(`${process.argv[3] ?? new URL("../..", import.meta.url).pathname}/`);

@@ -1,5 +1,5 @@
 import type { Attributes } from "@opentelemetry/api";
-import { SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
+import { SemanticConventions as SC } from "./openinference-conventions.js";
 import { isJsonObject, type JsonObject } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { PROFILE_TOTAL_COST, PROFILE_TOTAL_USAGE } from "../../src/events/wire-names.js";

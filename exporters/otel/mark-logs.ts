@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, trace, type Attributes, type SpanContext } from "@opentelemetry/api";
-import { SeverityNumber, type AnyValue, type LogAttributes, type Logger } from "@opentelemetry/api-logs";
+import type { AnyValue, LogAttributes, Logger, SeverityNumber } from "@opentelemetry/api-logs";
 import type { Resource } from "@opentelemetry/resources";
-import { BatchLogRecordProcessor, LoggerProvider, type LogRecordExporter, type ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import type { LoggerProvider, LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
 import { severityKey } from "../../src/events/wire-names.js";
@@ -14,17 +14,20 @@ import { countedExport, type ExportResult } from "./counted-export.js";
 import { recordedRemoteParent } from "./remote-parent.js";
 import { applySpanLimits, type SpanLimitSettings } from "./span-limits.js";
 import type { GenAiEventRecord } from "./gen-ai-events.js";
+import type { SignalSdk } from "./signal-sdk.js";
 
 const LOG_CODES = { failed: "otel.logs_export_failed", lost: "otel.logs_not_exported", what: "log record" };
 
+// The log data model's severity numbers (the first of each range), written out so that this
+// module needs no value from the logs API, which Worker bundles hold only on request.
 const SEVERITIES: Record<string, [SeverityNumber, string]> = {
-  trace: [SeverityNumber.TRACE, "TRACE"],
-  debug: [SeverityNumber.DEBUG, "DEBUG"],
-  info: [SeverityNumber.INFO, "INFO"],
-  warn: [SeverityNumber.WARN, "WARN"],
-  warning: [SeverityNumber.WARN, "WARN"],
-  error: [SeverityNumber.ERROR, "ERROR"],
-  fatal: [SeverityNumber.FATAL, "FATAL"],
+  trace: [1, "TRACE"],
+  debug: [5, "DEBUG"],
+  info: [9, "INFO"],
+  warn: [13, "WARN"],
+  warning: [13, "WARN"],
+  error: [17, "ERROR"],
+  fatal: [21, "FATAL"],
 };
 
 /** Counts failed log exports in the exporter's diagnostics instead of letting them vanish. */
@@ -73,6 +76,7 @@ export class MarkLogs {
   private readonly logger: Logger;
 
   constructor(
+    sdk: SignalSdk["sdkLogs"],
     exporter: LogRecordExporter,
     resource: Resource,
     scope: InstrumentationScope,
@@ -83,9 +87,9 @@ export class MarkLogs {
     /** `OTEL_LOGRECORD_ATTRIBUTE_*` / `OTEL_ATTRIBUTE_*`, applied as on spans (JSON text is shortened inside its values). */
     private readonly limits: SpanLimitSettings = {},
   ) {
-    this.provider = new LoggerProvider({
+    this.provider = new sdk.LoggerProvider({
       resource,
-      processors: [new BatchLogRecordProcessor({ exporter: new CountingLogExporter(exporter, counter), ...batch })],
+      processors: [new sdk.BatchLogRecordProcessor({ exporter: new CountingLogExporter(exporter, counter), ...batch })],
     });
     this.logger = this.provider.getLogger(scope.name, scope.version);
   }

@@ -1,6 +1,6 @@
 import { PROFILE_MODEL_NAME } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
-import { MimeType, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
+import { MimeType, SemanticConventions as SC } from "./openinference-conventions.js";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { ScopeEvent } from "../../src/events/types.js";
 import { jsonText } from "./flatten.js";

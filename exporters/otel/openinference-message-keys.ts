@@ -1,4 +1,4 @@
-import { SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
+import { SemanticConventions as SC } from "./openinference-conventions.js";
 
 /**
  * Attribute names of OpenInference's indexed messages (`llm.input_messages.3.message.role`, ...),

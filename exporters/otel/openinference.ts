@@ -1,6 +1,6 @@
 import { PROFILE_TOOL_CALL_ID } from "../../src/events/wire-names.js";
 import { SpanKind, type Attributes } from "@opentelemetry/api";
-import { MimeType, OpenInferenceSpanKind, SemanticConventions as SC } from "@arizeai/openinference-semantic-conventions";
+import { MimeType, OpenInferenceSpanKind, SemanticConventions as SC } from "./openinference-conventions.js";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { Category, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { displayText } from "./display-text.js";

@@ -1,6 +1,7 @@
 import type { SpanProcessor } from "@opentelemetry/sdk-trace";
 import type { TraceSampler } from "./sampling.js";
 import { defaultResource, detectResources, envDetector, resourceFromAttributes, type Resource } from "@opentelemetry/resources";
+import { importSdkLogs, importSdkMetrics } from "#otel-signals";
 import { appPipelineOf } from "./app-provider.js";
 import { CountingSpanExporter } from "./counting-span-exporter.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
@@ -179,8 +180,8 @@ export function logsPipeline(
     };
     const limits = logRecordLimitsFromEnv(problems);
     const load = async (): Promise<MarkLogs> => {
-      const [{ MarkLogs }, inner] = await Promise.all([import("./mark-logs.js"), exporter.load()]);
-      return new MarkLogs(inner, resource, scope, ns, counter, captureContent, batch, limits);
+      const [{ MarkLogs }, sdk, inner] = await Promise.all([import("./mark-logs.js"), importSdkLogs(), exporter.load()]);
+      return new MarkLogs(sdk, inner, resource, scope, ns, counter, captureContent, batch, limits);
     };
     return new DeferredSignal(
       { what: `the logs signal`, from: `@opentelemetry/sdk-logs, ${exporter.from}`, load },
@@ -221,8 +222,8 @@ export function metricsPipeline(
     });
     const reader = { exportIntervalMillis: interval, exportTimeoutMillis: Math.max(1, timeout) };
     const load = async (): Promise<SignalMetrics> => {
-      const [{ SignalMetrics }, inner] = await Promise.all([import("./signal-metrics.js"), exporter.load()]);
-      return new SignalMetrics(inner, resource, scope, reader, counter, conventions);
+      const [{ SignalMetrics }, sdk, inner] = await Promise.all([import("./signal-metrics.js"), importSdkMetrics(), exporter.load()]);
+      return new SignalMetrics(sdk, inner, resource, scope, reader, counter, conventions);
     };
     return new DeferredSignal(
       { what: `the metrics signal`, from: `@opentelemetry/sdk-metrics, ${exporter.from}`, load },

@@ -1,6 +1,6 @@
 import { ValueType, type Attributes, type Meter } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
-import { MeterProvider, PeriodicExportingMetricReader, type PushMetricExporter, type ResourceMetrics } from "@opentelemetry/sdk-metrics";
+import type { MeterProvider, PushMetricExporter, ResourceMetrics } from "@opentelemetry/sdk-metrics";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import type { MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import type { DiagnosticCounter } from "../../src/wire/diagnostics.js";
@@ -9,6 +9,7 @@ import { countedExport, type ExportResult } from "./counted-export.js";
 import type { GenAiConventions } from "./env.js";
 import { GenAiMetricsV141, type GenAiMetrics } from "./gen-ai-metrics.js";
 import { GenAiMetricsV010 } from "./gen-ai-metrics-0.1.js";
+import type { SignalSdk } from "./signal-sdk.js";
 
 const METRIC_CODES = { failed: "otel.metrics_export_failed", what: "metric" };
 
@@ -51,6 +52,7 @@ export class SignalMetrics {
   private readonly genAi: GenAiMetrics;
 
   constructor(
+    sdk: SignalSdk["sdkMetrics"],
     exporter: PushMetricExporter,
     resource: Resource,
     scope: InstrumentationScope,
@@ -58,12 +60,12 @@ export class SignalMetrics {
     private readonly counter: DiagnosticCounter,
     conventions: GenAiConventions = "1.41",
   ) {
-    const periodic = new PeriodicExportingMetricReader({
+    const periodic = new sdk.PeriodicExportingMetricReader({
       exporter: new CountingMetricExporter(exporter, counter),
       exportIntervalMillis: reader.exportIntervalMillis,
       exportTimeoutMillis: Math.min(reader.exportTimeoutMillis, reader.exportIntervalMillis),
     });
-    this.provider = new MeterProvider({ resource, readers: [periodic] });
+    this.provider = new sdk.MeterProvider({ resource, readers: [periodic] });
     this.meter = this.provider.getMeter(scope.name, scope.version);
     this.genAi = conventions === "0.1.0" ? new GenAiMetricsV010(this.meter) : new GenAiMetricsV141(this.meter);
   }

@@ -1,11 +1,20 @@
 import type { LogRecordExporter } from "@opentelemetry/sdk-logs";
 import type { PushMetricExporter } from "@opentelemetry/sdk-metrics";
 import type { SpanExporter } from "@opentelemetry/sdk-trace";
+import {
+  importLogsOtlpHttp,
+  importLogsOtlpProto,
+  importMetricsOtlpHttp,
+  importMetricsOtlpProto,
+  importSdkLogs,
+  importSdkMetrics,
+} from "#otel-signals";
 import type { ExporterChoice, OtlpProtocol, Signal } from "./env.js";
 
 // Each exporter class is imported when an OtelExporter chooses it, not when the package is: an app
 // sending protobuf traces never loads the JSON exporters, the logs or the metrics SDK. The
-// specifiers are literal, so bundlers still find and include every one of them.
+// specifiers are literal, so bundlers still find and include every one of them; the logs and
+// metrics parts come through "#otel-signals", which Worker and browser bundles hold only on request.
 
 /** Where one signal goes over OTLP/HTTP. Unset fields fall to the exporter's own `OTEL_EXPORTER_OTLP_*` variables. */
 export interface OtlpTarget {
@@ -69,20 +78,20 @@ export function logExporterFor(
     return {
       what: "the console log exporter",
       from: "@opentelemetry/sdk-logs",
-      load: async () => new (await import("@opentelemetry/sdk-logs")).ConsoleLogRecordExporter(),
+      load: async () => new (await importSdkLogs()).ConsoleLogRecordExporter(),
     };
   }
   if (protocol === "http/json") {
     return {
       what: "the OTLP/HTTP JSON log exporter",
       from: "@opentelemetry/exporter-logs-otlp-http",
-      load: async () => new (await import("@opentelemetry/exporter-logs-otlp-http")).OTLPLogExporter(config(target)),
+      load: async () => new (await importLogsOtlpHttp()).OTLPLogExporter(config(target)),
     };
   }
   return {
     what: "the OTLP/HTTP protobuf log exporter",
     from: "@opentelemetry/exporter-logs-otlp-proto",
-    load: async () => new (await import("@opentelemetry/exporter-logs-otlp-proto")).OTLPLogExporter(config(target)),
+    load: async () => new (await importLogsOtlpProto()).OTLPLogExporter(config(target)),
   };
 }
 
@@ -95,20 +104,20 @@ export function metricExporterFor(
     return {
       what: "the console metric exporter",
       from: "@opentelemetry/sdk-metrics",
-      load: async () => new (await import("@opentelemetry/sdk-metrics")).ConsoleMetricExporter(),
+      load: async () => new (await importSdkMetrics()).ConsoleMetricExporter(),
     };
   }
   if (protocol === "http/json") {
     return {
       what: "the OTLP/HTTP JSON metric exporter",
       from: "@opentelemetry/exporter-metrics-otlp-http",
-      load: async () => new (await import("@opentelemetry/exporter-metrics-otlp-http")).OTLPMetricExporter(config(target)),
+      load: async () => new (await importMetricsOtlpHttp()).OTLPMetricExporter(config(target)),
     };
   }
   return {
     what: "the OTLP/HTTP protobuf metric exporter",
     from: "@opentelemetry/exporter-metrics-otlp-proto",
-    load: async () => new (await import("@opentelemetry/exporter-metrics-otlp-proto")).OTLPMetricExporter(config(target)),
+    load: async () => new (await importMetricsOtlpProto()).OTLPMetricExporter(config(target)),
   };
 }
 

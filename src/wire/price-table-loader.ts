@@ -1,4 +1,6 @@
 import type * as GenaiPrices from "@pydantic/genai-prices";
+import { importPriceTable } from "#price-table";
+import { providedPriceTable } from "./price-table-provided.js";
 
 /** The package whose bundled table prices a call no `pricing` entry covers. */
 export const PRICE_TABLE_PACKAGE = "@pydantic/genai-prices";
@@ -101,7 +103,21 @@ export function preparePriceTable(): void {
 }
 
 function startImport(): void {
-  state.pending = import("@pydantic/genai-prices").then(
+  // Provided by `import "relaytrace/prices"` (a Worker or browser bundle): there at once.
+  const provided = providedPriceTable();
+  if (provided !== undefined) {
+    accept(provided);
+    return;
+  }
+  let loading: Promise<unknown>;
+  try {
+    loading = importPriceTable();
+  } catch (error) {
+    // A bundle without the table (package.json "imports", #price-table): why, and the import to add.
+    state.error = error instanceof Error ? error.message : String(error);
+    return;
+  }
+  state.pending = loading.then(
     (table) => {
       accept(table);
       state.pending = undefined;
@@ -125,7 +141,7 @@ export function priceTable(): PriceTableModule | PriceTableAbsence {
   const source = syncSource();
   if (source === undefined) {
     startImport();
-    return "loading";
+    return state.table ?? (state.error === undefined ? "loading" : "unavailable");
   }
   try {
     accept(source.require(source.file));

@@ -37,23 +37,22 @@ describe.skipIf(!built)("the bundled price table loads at the first priced call"
     expect(report.diagnostics).toEqual([]);
   });
 
-  it("a Worker bundle of relaytrace holds the table, reached only through import() from the pricing code", async () => {
-    // The way wrangler bundles a Worker: the browser build, node:* left to the runtime.
+  it("a bundle of relaytrace for Node reaches the table only through import() from the pricing code", async () => {
+    // A Worker bundle holds it only on request: test/runtimes/worker-bundle-opt-ins.test.ts.
     const result = await build({
       stdin: { contents: 'export { createRuntime } from "./dist/src/index.js";', resolveDir: ROOT, loader: "js" },
       bundle: true,
       write: false,
       metafile: true,
       format: "esm",
-      platform: "browser",
-      conditions: ["workerd", "worker", "browser"],
+      platform: "node",
       external: ["node:*"],
       logLevel: "silent",
     });
     const importers = Object.entries(result.metafile.inputs).flatMap(([file, info]) =>
       info.imports.filter((i) => i.path.includes("@pydantic/genai-prices")).map((i) => [file, i.kind]),
     );
-    expect(importers).toEqual([["dist/src/wire/price-table-loader.js", "dynamic-import"]]);
+    expect(importers).toEqual([["dist/src/wire/price-table-import.js", "dynamic-import"]]);
   });
 });
 

@@ -1,7 +1,8 @@
 // The core paths of relaytrace on any JavaScript runtime that speaks Node's APIs (Node, Bun, Deno):
 // the quickstart (the loop with a tool call against a loopback model server, ATOF and ATIF files),
 // the runtime's scope and tool lifecycle, OTLP export over HTTP/JSON and HTTP/protobuf to a
-// loopback receiver, and SpanCapture. Runs the BUILT package (npm run build first):
+// loopback receiver, prices from the bundled table and the logs and metrics signals with no opt-in
+// import, and SpanCapture. Runs the BUILT package (npm run build first):
 //   node test/runtimes/core-suite.mjs | bun test/runtimes/core-suite.mjs | deno run -A test/runtimes/core-suite.mjs
 // Prints one line per check and a closing "N passed, N failed" line; exits 1 on any failure.
 import { createServer } from "node:http";
@@ -163,6 +164,50 @@ try {
       }
     });
   }
+
+  // Bundles for Workers and browsers hold the price table and the logs and metrics SDKs only on
+  // request (package.json "imports"); these runtimes load them from the install, with no import.
+  await check("with no opt-in import, a model call is priced from the bundled table and logs and metrics reach the receiver", async () => {
+    const receiver = await startReceiver();
+    const runtime = createRuntime();
+    const events = [];
+    runtime.subscribe("events", (e) => void events.push(e));
+    const exporter = new OtelExporter({
+      projection: "gen_ai",
+      protocol: "http/json",
+      endpoint: `${receiver.url}/v1/traces`,
+      logs: true,
+      metrics: true,
+    });
+    exporter.register(runtime);
+    try {
+      const reply = {
+        model: "gpt-4o-mini-2024-07-18",
+        choices: [{ index: 0, message: { role: "assistant", content: "hi" }, finish_reason: "stop" }],
+        usage: { prompt_tokens: 1000, completion_tokens: 100, total_tokens: 1100 },
+      };
+      await runtime.withScope(
+        "agent",
+        async () => {
+          runtime.mark("checkpoint");
+          await runtime.executeLlm("openai.chat.completions", { content: { model: "gpt-4o-mini", messages: [] } }, async () => reply);
+        },
+        { category: "agent" },
+      );
+      await runtime.forceFlush();
+      const costs = events
+        .filter((e) => e.kind === "scope" && e.category === "llm" && e.scope_category === "end")
+        .map((e) => e.category_profile?.cost?.total);
+      // gpt-4o-mini: 1,000 × $0.15 + 100 × $0.60 per million tokens.
+      equal(costs, [0.00021], "cost");
+      equal(runtime.diagnostics(), [], "diagnostics");
+      const paths = new Set(receiver.requests.map((r) => r.path));
+      equal([...paths].sort(), ["/v1/logs", "/v1/metrics", "/v1/traces"], "paths received");
+    } finally {
+      await runtime.shutdown();
+      await receiver.close();
+    }
+  });
 
   await check("SpanCapture holds the projected spans, parent-linked", async () => {
     const runtime = createRuntime();

@@ -19,13 +19,13 @@ function runSuite(nodeArgs: string[]): Promise<{ code: number; stdout: string }>
 describe.skipIf(!built)("the cross-runtime core suite", () => {
   it("passes every check on Node", async () => {
     const { code, stdout } = await runSuite([]);
-    expect(stdout).toMatch(/^5 passed, 0 failed$/m);
+    expect(stdout).toMatch(/^6 passed, 0 failed$/m);
     expect(code).toBe(0);
   });
 
   it("passes every check on Node when AsyncLocalStorage.enterWith throws, as on Workers", async () => {
     const { code, stdout } = await runSuite(["--import", WITHOUT_ENTER_WITH]);
-    expect(stdout).toMatch(/^5 passed, 0 failed$/m);
+    expect(stdout).toMatch(/^6 passed, 0 failed$/m);
     expect(code).toBe(0);
   });
 });

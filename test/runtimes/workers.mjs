@@ -3,7 +3,11 @@
 // (outbound network limited to loopback), each in its own isolate:
 // - test/runtimes/worker/worker.mjs twice, with one runtime for the isolate and with one runtime
 //   per request: 20 requests one after another, 20 at once, the ATOF stream exporter, a flush
-//   awaited in the Worker, and one agent run against a loopback model server;
+//   awaited in the Worker, and one agent run against a loopback model server; it imports
+//   "relaytrace/prices" and "relaytrace/exporters/signals", so its calls are priced and its marks
+//   and GenAI metrics arrive as OTLP logs and metrics;
+// - test/runtimes/worker/default-worker.mjs, without those imports: its priced call and its logs
+//   and metrics each get the diagnostic that names the import to add, and its spans still arrive;
 // - every block of docs/runtimes.md marked `readme-test: worker`, as written: 20 requests each.
 // Every request must answer 200, and a loopback OTLP receiver must get every trace, parent-linked,
 // through the forceFlush each request hands to ctx.waitUntil. workerd must log no request's I/O
@@ -70,14 +74,15 @@ function assert(condition, message) {
 }
 
 /**
- * A loopback OTLP/HTTP JSON and ATOF receiver with one inbox per Worker: POST /NAME/v1/traces and
- * /NAME/atof fill NAME's, GET /NAME/names lists the names of its spans. `until(test, done)`
+ * A loopback OTLP/HTTP JSON and ATOF receiver with one inbox per Worker: POST /NAME/v1/traces,
+ * /NAME/v1/logs (JSON), /NAME/v1/metrics (JSON) and /NAME/atof fill NAME's, GET /NAME/names lists
+ * the names of its spans. `until(test, done)`
  * resolves once `test()` passes, and fails once `done` settles first (workerd exited, or the deadline).
  */
 async function startReceiver() {
   const inboxes = new Map();
   const inbox = (name) => {
-    if (!inboxes.has(name)) inboxes.set(name, { spans: [], atof: [], errors: [] });
+    if (!inboxes.has(name)) inboxes.set(name, { spans: [], logs: [], metrics: [], atof: [], errors: [] });
     return inboxes.get(name);
   };
   const waiters = [];
@@ -97,6 +102,14 @@ async function startReceiver() {
         if (path === "v1/traces") {
           const body = decodeTraces(req.headers["content-type"], bytes);
           for (const rs of body.resourceSpans ?? []) for (const ss of rs.scopeSpans ?? []) inbox(name).spans.push(...(ss.spans ?? []));
+        } else if (path === "v1/logs") {
+          for (const rl of JSON.parse(bytes.toString("utf8")).resourceLogs ?? []) {
+            for (const sl of rl.scopeLogs ?? []) inbox(name).logs.push(...(sl.logRecords ?? []));
+          }
+        } else if (path === "v1/metrics") {
+          for (const rm of JSON.parse(bytes.toString("utf8")).resourceMetrics ?? []) {
+            for (const sm of rm.scopeMetrics ?? []) inbox(name).metrics.push(...(sm.metrics ?? []));
+          }
         } else if (path === "atof") {
           for (const line of bytes.toString("utf8").split("\n")) if (line) inbox(name).atof.push(JSON.parse(line));
         }
@@ -250,6 +263,8 @@ try {
     const bindings = { RUNTIME: mode, NAME: mode, OTLP_URL: receiver.url, OTLP_PROTOCOL: "http/json", MODEL_URL: model.url };
     workers.push({ name: mode, file: "worker.js", bindings });
   }
+  await bundle(dir, join(ROOT, "test/runtimes/worker/default-worker.mjs"), "default-worker.js");
+  workers.push({ name: "default", file: "default-worker.js", bindings: { NAME: "default", OTLP_URL: receiver.url } });
   const docs = await documentedWorkers();
   for (const block of docs) {
     const name = `doc-${block.line}`;
@@ -326,7 +341,42 @@ try {
         () => "no add span",
       );
     });
+
+    const { logs, metrics } = receiver.inbox(mode);
+    await check(
+      `${label}: opted in with relaytrace/exporters/signals, its marks arrive as log records and its model calls' GenAI metrics as metrics`,
+      async () => {
+        await receiver.until(
+          () => logs.some((r) => r.eventName === "checkpoint") && metrics.some((m) => m.name === "gen_ai.client.operation.duration"),
+          deadline,
+          () => `${logs.length} log records, metrics ${JSON.stringify(metrics.map((m) => m.name))}`,
+        );
+      },
+    );
   }
+
+  await check(
+    "a Worker without the opt-in imports: its call is unpriced and logs and metrics are off, each with a diagnostic naming the import; its spans arrive",
+    async () => {
+      const { status, body } = await get(base("default"));
+      assert(status === 200, `status ${status}: ${JSON.stringify(body)}`);
+      assert(JSON.stringify(body.costs) === "[null]", `costs: ${JSON.stringify(body.costs)}`);
+      const byCode = new Map(body.diagnostics.map((d) => [d.code, d]));
+      const unpriced = byCode.get("llm.price_table_unavailable");
+      assert(
+        unpriced?.count === 1 && unpriced.message.includes('add import "relaytrace/prices"'),
+        `diagnostics: ${JSON.stringify(body.diagnostics)}`,
+      );
+      const unloaded = byCode.get("otel.load_failed");
+      assert(
+        unloaded?.count === 2 && unloaded.message.includes('add import "relaytrace/exporters/signals"'),
+        `diagnostics: ${JSON.stringify(body.diagnostics)}`,
+      );
+      const { spans } = receiver.inbox("default");
+      const names = spans.map((s) => s.name).sort();
+      assert(JSON.stringify(names) === JSON.stringify(["chat gpt-4.1-mini", "invoke_agent answer"]), `spans: ${JSON.stringify(names)}`);
+    },
+  );
 
   for (const { name, block } of workers.filter((w) => w.block)) {
     const { spans } = receiver.inbox(name);

@@ -7,6 +7,10 @@
 // env.RUNTIME says where the runtime lives: "isolate" (made on the first request, kept for every
 // later one) or "request" (a new one for each request); env.NAME names the spans' service and the
 // receiver's paths.
+// It opts in to what a Worker bundle holds only on request: the bundled price table (its model
+// calls are priced) and the logs and metrics signals (marks as log records, the GenAI metrics).
+import "relaytrace/prices";
+import "relaytrace/exporters/signals";
 import { createClient, createRuntime, createToolkit, defineTool } from "relaytrace";
 import { AtofExporter, OtelExporter } from "relaytrace/exporters";
 
@@ -19,6 +23,8 @@ function newRuntime(env) {
     protocol: env.OTLP_PROTOCOL,
     endpoint: `${env.OTLP_URL}/${env.NAME}/v1/traces`,
     serviceName: env.NAME,
+    logs: true,
+    metrics: true,
   }).register(runtime);
   new AtofExporter({ type: "stream", url: `${env.OTLP_URL}/${env.NAME}/atof` }).register(runtime);
   return runtime;
