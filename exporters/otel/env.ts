@@ -1,4 +1,4 @@
-import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type Sampler } from "@opentelemetry/sdk-trace";
+import { AlwaysOffSampler, AlwaysOnSampler, ParentBasedSampler, TraceIdRatioBasedSampler, type StandardSampler } from "./samplers.js";
 
 /**
  * The standard OpenTelemetry SDK environment variables relaytrace's exporter honours. Options
@@ -228,8 +228,11 @@ function ratio(problems: EnvProblem[], env: Env): number {
   return n;
 }
 
-/** The sampler named by `OTEL_TRACES_SAMPLER` (+ `_ARG`); default parent-based always-on. */
-export function samplerFromEnv(problems: EnvProblem[], env: Env = process.env): Sampler {
+/**
+ * The sampler named by `OTEL_TRACES_SAMPLER` (+ `_ARG`); default parent-based always-on. Built from
+ * relaytrace's own copies of the SDK's standard samplers (samplers.ts), which decide alike.
+ */
+export function samplerFromEnv(problems: EnvProblem[], env: Env = process.env): StandardSampler {
   const name = read(env, "OTEL_TRACES_SAMPLER")?.toLowerCase();
   switch (name) {
     case undefined:

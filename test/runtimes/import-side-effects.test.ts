@@ -105,10 +105,14 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
     expect(report.packages).not.toContain("@opentelemetry/otlp-transformer");
     expect(report.packages).not.toContain("yaml");
     expect(report.packages).not.toContain("undici");
+    expect(report.packages).not.toContain("@opentelemetry/sdk-trace");
     expect(report.files.filter((f) => PROTOBUF_MODULES.includes(f) || /mark-logs|signal-metrics/.test(f))).toEqual([]);
   });
 
-  it("an OtelExporter sending protobuf traces loads that encoding only, and no logs or metrics SDK", async () => {
+  // The lean start of the common case: the samplers are relaytrace's own (no @opentelemetry/sdk-trace),
+  // and the transport takes node:http with process.getBuiltinModule, so neither the module loader's
+  // node:http namespace nor the undici inside Node that its WebSocket getters load is built.
+  it("an OtelExporter sending protobuf traces loads that encoding only: no SDK, no node:http namespace, no undici of Node's", async () => {
     const before = received("traces");
     const report = await runModuleProbe("otel-protobuf", receiver.url);
     expect(report.diagnostics).toEqual([]);
@@ -117,6 +121,9 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
     expect(report.packages).toContain("@opentelemetry/otlp-exporter-base");
     expect(report.packages.filter((p) => OTLP_EXPORTERS.test(p) || LOGS_OR_METRICS.test(p))).toEqual([]);
     expect(report.packages).not.toContain("@opentelemetry/otlp-transformer");
+    expect(report.packages).not.toContain("@opentelemetry/sdk-trace");
+    expect(report.builtins.filter((b) => /^node:(http|https|undici)$/.test(b))).toEqual([]);
+    expect(report.nodeInternals).toEqual([]);
   });
 
   it("an OtelExporter sending JSON traces loads the JSON exporter only", async () => {

@@ -1,5 +1,7 @@
 // Runs one scenario against the BUILT package and prints one JSON line: every package and every
-// file of the package's dist/ that Node loaded, and the diagnostics of the exporter it made (if any).
+// file of the package's dist/ that Node loaded, the Node built-ins loaded through the module loader
+// (an import or a require; process.getBuiltinModule does not pass it), Node's own internal modules
+// of its bundled undici (process.moduleLoadList), and the diagnostics of the exporter it made (if any).
 //   node test/runtimes/module-probe.mjs <scenario> [OTLP base URL] [--missing=<package>,...]
 // --missing makes those packages fail to resolve, as if they were not installed.
 // Scenarios: relaytrace, exporters (import only), otel-protobuf, otel-json, otel-logs, otel-metrics-json,
@@ -40,8 +42,10 @@ function report(exporter) {
     if (inModules) packages.add(inModules[1]);
     else if (path.startsWith(`${ROOT}dist/`)) files.add(path.slice(ROOT.length));
   }
+  const builtins = [...new Set([...loaded].filter((url) => url.startsWith("node:")))].sort();
+  const nodeInternals = process.moduleLoadList.filter((m) => m.includes("undici")).sort();
   const diagnostics = exporter ? exporter.diagnostics().map((d) => ({ code: d.code, message: d.message, count: d.count })) : [];
-  console.log(JSON.stringify({ packages: [...packages].sort(), files: [...files].sort(), diagnostics }));
+  console.log(JSON.stringify({ packages: [...packages].sort(), files: [...files].sort(), builtins, nodeInternals, diagnostics }));
 }
 
 if (scenario === "relaytrace") {

@@ -50,6 +50,10 @@ export interface ModuleProbeReport {
   packages: string[];
   /** Every file of the package's own dist/ that Node loaded, repository-relative, sorted. */
   files: string[];
+  /** Node built-ins loaded through the module loader (`node:http`, …), sorted; not those taken with process.getBuiltinModule. */
+  builtins: string[];
+  /** Node's internal modules of its bundled undici that were loaded (process.moduleLoadList). */
+  nodeInternals: string[];
   /** The diagnostics of the OtelExporter the scenario made (none for an import-only scenario). */
   diagnostics: { code: string; message: string; count: number }[];
 }

@@ -5,6 +5,7 @@
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
 import { spanIdOf } from "../../src/events/uuid.js";
 import { attributesOf, logRecordsOf, spansOf, startOtlpReceiver, type OtlpReceiver } from "./otlp.js";
+import { startScriptedCollector } from "./scripted-collector.js";
 import {
   apiCopies,
   installRelaytraceIntoApp,
@@ -30,6 +31,13 @@ interface DescribedSpan {
   spanId: string;
   parentSpanId?: string;
   serviceName?: string;
+}
+
+interface LeanStart {
+  packages: Record<string, string>;
+  builtins: string[];
+  nodeInternals: string[];
+  diagnostics: unknown[];
 }
 
 interface Joined {
@@ -108,6 +116,35 @@ export function otelAppSuite(line: OtelAppLine): { app: () => OtelApp } {
         expect(metricNames.length).toBeGreaterThan(0);
       } finally {
         await receiver.close();
+      }
+    });
+
+    it("delivers protobuf spans on the app's otlp-exporter-base (variables, retries, keep-alive) without loading @opentelemetry/sdk-trace or Node's undici", async () => {
+      const collector = await startScriptedCollector((n) => (n === 0 ? { status: 503, headers: { "retry-after": "0" } } : { status: 200 }));
+      try {
+        const report = await runAppScenario<LeanStart>(current(), "otel-lean-start.mjs", "send", {
+          RECEIVER_URL: collector.base,
+          OTEL_EXPORTER_OTLP_TRACES_COMPRESSION: "gzip",
+          OTEL_EXPORTER_OTLP_HEADERS: "x-team=relay",
+        });
+        expect(report.diagnostics).toEqual([]);
+        expect(report.packages["@opentelemetry/otlp-exporter-base"]).toMatch(line.name === "SDK 3" ? /^0\.3/ : /^0\.2/);
+        expect(Object.keys(report.packages)).not.toContain("@opentelemetry/sdk-trace");
+        expect(report.builtins.filter((b) => /^node:(http|https|undici)$/.test(b))).toEqual([]);
+        expect(report.nodeInternals).toEqual([]);
+        // The first request is refused with a 503 and sent again; then a second trace on the same connection.
+        expect(collector.requests.map((r) => [r.spans.map((s) => s["name"]), r.connection])).toEqual([
+          [["execute_tool lookup"], 0],
+          [["execute_tool lookup"], 0],
+          [["execute_tool lookup"], 0],
+        ]);
+        expect(collector.requests.map((r) => [r.headers["content-encoding"], r.headers["x-team"]])).toEqual([
+          ["gzip", "relay"],
+          ["gzip", "relay"],
+          ["gzip", "relay"],
+        ]);
+      } finally {
+        await collector.close();
       }
     });
 

@@ -23,7 +23,8 @@ CLONE_OTEL_API="$(node -p 'require("./node_modules/@opentelemetry/api/package.js
 
 # name | packages to install (aliases as in devDependencies) | test files under test/
 # The Anthropic SDK depends on @opentelemetry/api itself: its edge pins the clone's api, the one copy
-# an app's tree holds.
+# an app's tree holds. The protobuf span exporter is built on @opentelemetry/otlp-exporter-base, whose
+# 0.3xx line (api 1.10) a fresh install gets while the clone develops on 0.2xx.
 PEER_EDGES=(
   "ai 6 oldest|ai@6.0.0 @ai-sdk/openai-compatible@2.0.0|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
   "ai 6 newest|ai@6.0.333 @ai-sdk/openai-compatible@2.0.92|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
@@ -35,6 +36,7 @@ PEER_EDGES=(
   "openai oldest|openai@7.0.0|integrations/integrations-openai"
   "@anthropic-ai/sdk oldest|@anthropic-ai/sdk@1.0.0 @opentelemetry/api@$CLONE_OTEL_API|integrations/integrations-anthropic"
   "@google/genai oldest|@google/genai@3.1.0|integrations/integrations-google-genai"
+  "@opentelemetry/otlp-exporter-base newest|@opentelemetry/otlp-exporter-base@0.301.2 @opentelemetry/api@1.10.0|otel/otel-otlp-delivery"
 )
 
 # name | the app's packages (what `npm install` names in a new app on that line today) | test file under test/
