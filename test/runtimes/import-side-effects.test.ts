@@ -100,6 +100,14 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
     expect(report.packages).toEqual(RELAYTRACE_PACKAGES);
   });
 
+  // The file system and processes are for the features that use them: built-in tools, skills,
+  // reading ATOF files (each loads them when first used).
+  it("relaytrace loads neither node:fs nor node:child_process", async () => {
+    const report = await runModuleProbe("relaytrace");
+    expect(report.builtins.filter((b) => /^node:(fs|fs\/promises|child_process)$/.test(b))).toEqual([]);
+    expect(report.files.filter((f) => f.startsWith("dist/src/agent/builtins/"))).toEqual([]);
+  });
+
   it("defining a tool with a JSON Schema loads ajv, which then validates its arguments", async () => {
     const report = await runModuleProbe("define-tool");
     expect(report.packagesAtImport).toEqual(RELAYTRACE_PACKAGES);

@@ -1,5 +1,5 @@
-// Runs one scenario against the BUILT package and prints one JSON line: every package and every
-// file of the package's dist/ that Node loaded, and the diagnostics of the exporter it made (if any).
+// Runs one scenario against the BUILT package and prints one JSON line: every package, every
+// file of the package's dist/ and every Node built-in module that Node loaded, and the diagnostics of the exporter it made (if any).
 //   node test/runtimes/module-probe.mjs <scenario> [OTLP base URL] [--missing=<package>,...]
 // --missing makes those packages fail to resolve, as if they were not installed.
 // Scenarios: relaytrace, exporters (import only), define-tool (import relaytrace, then define a tool
@@ -50,7 +50,8 @@ function report(exporter, extra = {}) {
     if (!PACKAGE_DIR.test(path) && path.startsWith(`${ROOT}dist/`)) files.add(path.slice(ROOT.length));
   }
   const diagnostics = exporter ? exporter.diagnostics().map((d) => ({ code: d.code, message: d.message, count: d.count })) : [];
-  console.log(JSON.stringify({ packages: loadedPackages(), files: [...files].sort(), diagnostics, ...extra }));
+  const builtins = [...loaded].filter((url) => url.startsWith("node:")).sort();
+  console.log(JSON.stringify({ packages: loadedPackages(), files: [...files].sort(), builtins, diagnostics, ...extra }));
 }
 
 if (scenario === "relaytrace") {

@@ -50,6 +50,8 @@ export interface ModuleProbeReport {
   packages: string[];
   /** Every file of the package's own dist/ that Node loaded, repository-relative, sorted. */
   files: string[];
+  /** Every Node built-in module loaded (`node:fs`, …), sorted. */
+  builtins: string[];
   /** The diagnostics of the OtelExporter the scenario made (none for an import-only scenario). */
   diagnostics: { code: string; message: string; count: number }[];
   /** define-tool: the packages loaded once relaytrace was imported, before the tool was defined. */
