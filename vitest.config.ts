@@ -17,6 +17,8 @@ export default defineConfig({
       },
       { find: /^relaytrace\/register$/, replacement: here("./src/register/index.ts") },
       { find: /^relaytrace$/, replacement: here("./src/index.ts") },
+      // package.json `imports`: the sources of what Node resolves (vite would take a bundler's condition).
+      { find: /^#schema-compiler$/, replacement: here("./src/schema-compiler/on-first-use.ts") },
     ],
   },
   test: {

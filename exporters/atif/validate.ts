@@ -1,4 +1,5 @@
-import { Ajv, type ErrorObject, type ValidateFunction } from "ajv";
+import type { ErrorObject, ValidateFunction } from "ajv";
+import { createAjv } from "#schema-compiler";
 import { isJsonObject } from "../../src/events/json.js";
 import { ATIF_SCHEMA } from "./schema.js";
 import { checkTrajectoryRules, type AtifViolation } from "./rules.js";
@@ -39,8 +40,7 @@ function oneLevelSchema(): object {
 let compiled: ValidateFunction | undefined;
 function schemaValidator(): ValidateFunction {
   if (!compiled) {
-    const ajv = new Ajv({ allErrors: true, strict: false });
-    compiled = ajv.compile(oneLevelSchema());
+    compiled = createAjv({ allErrors: true, strict: false }).compile(oneLevelSchema());
   }
   return compiled;
 }

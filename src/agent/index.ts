@@ -16,7 +16,6 @@ export type { SkillInfo, SkillInventory, SkillSkipReason } from "./skills.js";
 export type { ToolArgs } from "./tool.js";
 export type { FromJsonSchema } from "./schema-types.js";
 export type { StandardSchemaLike } from "./standard-schema.js";
-export { builtinTools, ALL_BUILTINS, SAFE_BUILTINS, Workspace } from "./builtins/index.js";
 export type { BuiltinName } from "./builtins/index.js";
 export type { AgentRuntime, ScopeControlLike } from "./runtime-port.js";
 export type {

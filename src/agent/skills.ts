@@ -1,6 +1,7 @@
-import { readdirSync, readFileSync, realpathSync, statSync, type Dirent } from "node:fs";
+import type { Dirent } from "node:fs";
 import { dirname, join, resolve } from "node:path";
 import { pathToFileURL } from "node:url";
+import { nodeFs } from "../events/node-fs.js";
 import type { ToolResult } from "./pending.js";
 import type { Tool } from "./tool.js";
 import { yamlParser } from "./yaml-parser.js";
@@ -47,7 +48,7 @@ function kindOf(dir: string, entry: Dirent): "dir" | "file" | undefined {
   if (entry.isFile()) return "file";
   if (!entry.isSymbolicLink()) return undefined;
   try {
-    const target = statSync(join(dir, entry.name));
+    const target = nodeFs().statSync(join(dir, entry.name));
     return target.isDirectory() ? "dir" : target.isFile() ? "file" : undefined;
   } catch {
     return undefined;
@@ -67,7 +68,7 @@ function walk(root: string, keep: (name: string) => boolean, limit = Infinity): 
     const dir = stack.pop()!;
     let real: string;
     try {
-      real = realpathSync(dir);
+      real = nodeFs().realpathSync(dir);
     } catch {
       continue;
     }
@@ -75,7 +76,7 @@ function walk(root: string, keep: (name: string) => boolean, limit = Infinity): 
     visited.add(real);
     let entries: Dirent[];
     try {
-      entries = readdirSync(dir, { withFileTypes: true });
+      entries = nodeFs().readdirSync(dir, { withFileTypes: true });
     } catch {
       continue;
     }
@@ -125,7 +126,7 @@ export function listSkills(dirs: readonly string[]): SkillInventory {
     for (const location of walk(root, (name) => name === "SKILL.md")) {
       let text: string;
       try {
-        text = readFileSync(location, "utf8");
+        text = nodeFs().readFileSync(location, "utf8");
       } catch {
         inventory.skipped.push({ location, reason: "unreadable" });
         continue;

@@ -1,4 +1,5 @@
-import { Ajv, type ValidateFunction } from "ajv";
+import type { Ajv, ValidateFunction } from "ajv";
+import { createAjv } from "#schema-compiler";
 import type { JsonObject } from "../events/json.js";
 import type { Answer, ToolResult } from "./pending.js";
 import { raceAbort } from "./race-abort.js";
@@ -68,8 +69,9 @@ export interface ToolDefinition<S extends object = JsonObject> {
   execute(args: ToolArgs<S>, ctx: ToolContext): ToolReturn | Promise<ToolReturn>;
 }
 
-// One validator instance: schemas compile once per tool, at definition time.
-const ajv = new Ajv({ strict: false, allErrors: false });
+// One validator instance, made by the first tool with a JSON Schema: schemas compile once per
+// tool, at definition time, and an app that defines none never loads ajv.
+let ajv: Ajv | undefined;
 
 export const EMPTY_OBJECT_SCHEMA: JsonObject = { type: "object", properties: {} };
 
@@ -86,8 +88,9 @@ export function checkToolName(name: unknown, what: string): asserts name is stri
 
 /** Compiles a tool's argument schema once; a schema that does not compile is a TypeError at definition. */
 export function compileArgsValidator(name: string, schema: JsonObject): ValidateFunction {
+  const validators = (ajv ??= createAjv({ strict: false, allErrors: false }));
   try {
-    return ajv.compile(schema);
+    return validators.compile(schema);
   } catch (err) {
     throw new TypeError(`invalid inputSchema for tool ${name}: ${errorMessage(err)}`, { cause: err });
   }

@@ -1,8 +1,7 @@
 import type { ToolDeclaration } from "./providers/types.js";
 import type { ToolResult } from "./pending.js";
 import type { Tool, ToolContext } from "./tool.js";
-import { builtinTools, type BuiltinName } from "./builtins/index.js";
-import { Workspace } from "./builtins/workspace.js";
+import type { BuiltinName } from "./builtins/index.js";
 import { check, declareOptions, is } from "../events/option-spec.js";
 import { listSkills, skillsCatalog, skillTool, type SkillInfo } from "./skills.js";
 import { loadYamlParser } from "./yaml-parser.js";
@@ -174,7 +173,11 @@ export async function createToolkit(options: ToolkitOptions = {}): Promise<Toolk
   const skills = options.skills ? listSkills(options.skills).skills : undefined;
   // after the caller's tools (which may shadow it), before the built-ins: toolnexus's precedence
   if (skills) tools.push(skillTool(skills));
-  if (options.builtins)
+  if (options.builtins) {
+    // Imported here: the built-ins bring node:child_process, node:fs/promises and a dozen modules
+    // that an app without them should not load with relaytrace.
+    const { builtinTools, Workspace } = await import("./builtins/index.js");
     tools.push(...builtinTools(options.builtins === true ? true : options.builtins, new Workspace(options.workdir ?? process.cwd())));
+  }
   return new Toolkit(tools, skills);
 }

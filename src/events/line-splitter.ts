@@ -1,4 +1,4 @@
-import { createReadStream } from "node:fs";
+import { nodeFs } from "./node-fs.js";
 
 /**
  * One line of a file. `text` is null when the line is longer than the cap: that line is reported
@@ -23,7 +23,7 @@ const NEWLINE = 0x0a;
  * want small reads).
  */
 export async function* splitFileLines(path: string, maxLineBytes: number, readChunkBytes = 1024 * 1024): AsyncGenerator<FileLine> {
-  const input = createReadStream(path, { highWaterMark: readChunkBytes });
+  const input = nodeFs().createReadStream(path, { highWaterMark: readChunkBytes });
   let pieces: Buffer[] = [];
   let held = 0;
   let lineBytes = 0;

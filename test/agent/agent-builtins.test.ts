@@ -4,7 +4,8 @@ import { mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs/promis
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
-import { ALL_BUILTINS, createToolkit, pendingOf, type Toolkit } from "../../src/agent/index.js";
+import { ALL_BUILTINS } from "../../src/agent/builtins/index.js";
+import { createToolkit, pendingOf, type Toolkit } from "../../src/agent/index.js";
 
 let base: string;
 let work: string;

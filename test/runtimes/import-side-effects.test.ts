@@ -11,6 +11,7 @@ import { join } from "node:path";
 import { fileURLToPath } from "node:url";
 import { build } from "esbuild";
 import { afterAll, beforeAll, describe, expect, it } from "vitest";
+import { startNode } from "../support/child-process.js";
 import { runModuleProbe } from "../support/import-graph.js";
 import { startOtlpReceiver, type OtlpReceiver } from "../support/otlp.js";
 
@@ -77,9 +78,10 @@ describe.skipIf(!built)("the built entry points at import", () => {
 
 // What each entry point loads, seen by Node's module loader in a fresh process (test/runtimes/module-probe.mjs):
 // an app pays at start-up only for what it uses. `relaytrace` needs @opentelemetry/api (the context
-// bridge) and ajv: defineTool compiles a tool's schema when the tool is defined, which on Workers
-// is only allowed while the Worker's module loads, so ajv cannot wait for a later import().
-const RELAYTRACE_PACKAGES = ["@opentelemetry/api", "ajv", "fast-deep-equal", "fast-uri", "json-schema-traverse"];
+// bridge); ajv comes with the first tool that has a JSON Schema (package.json `imports`,
+// `#schema-compiler`), and a Worker's bundle imports it with the module (see "a Worker's bundle").
+const RELAYTRACE_PACKAGES = ["@opentelemetry/api"];
+const AJV_PACKAGES = ["ajv", "fast-deep-equal", "fast-uri", "json-schema-traverse"];
 const OTLP_EXPORTERS = /^@opentelemetry\/exporter-/;
 const LOGS_OR_METRICS = /^@opentelemetry\/(sdk-logs|api-logs|sdk-metrics|exporter-(logs|metrics)-)/;
 const PROTOBUF_MODULES = ["dist/exporters/otel/protobuf-span-exporter.js", "dist/exporters/otel/otlp-trace-protobuf.js"];
@@ -93,12 +95,27 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
   afterAll(() => receiver.close());
   const received = (signal: string) => receiver.received.filter((r) => r.signal === signal).length;
 
-  it("relaytrace loads @opentelemetry/api and ajv, no OpenTelemetry SDK, OTLP exporter, undici or yaml", async () => {
+  it("relaytrace loads @opentelemetry/api only: no ajv, OpenTelemetry SDK, OTLP exporter, undici or yaml", async () => {
     const report = await runModuleProbe("relaytrace");
     expect(report.packages).toEqual(RELAYTRACE_PACKAGES);
   });
 
-  it("relaytrace/exporters loads no OTLP exporter, no logs or metrics SDK and neither encoding", async () => {
+  // The file system and processes are for the features that use them: built-in tools, skills,
+  // reading ATOF files (each loads them when first used).
+  it("relaytrace loads neither node:fs nor node:child_process", async () => {
+    const report = await runModuleProbe("relaytrace");
+    expect(report.builtins.filter((b) => /^node:(fs|fs\/promises|child_process)$/.test(b))).toEqual([]);
+    expect(report.files.filter((f) => f.startsWith("dist/src/agent/builtins/"))).toEqual([]);
+  });
+
+  it("defining a tool with a JSON Schema loads ajv, which then validates its arguments", async () => {
+    const report = await runModuleProbe("define-tool");
+    expect(report.packagesAtImport).toEqual(RELAYTRACE_PACKAGES);
+    expect(report.packages).toEqual([...RELAYTRACE_PACKAGES, ...AJV_PACKAGES].sort());
+    expect(report.toolResult).toEqual({ output: "invalid arguments for add: /b must be number", isError: true });
+  });
+
+  it("relaytrace/exporters loads no OTLP exporter, no logs or metrics SDK, neither encoding and no ajv", async () => {
     const report = await runModuleProbe("exporters");
     expect(report.packages.filter((p) => OTLP_EXPORTERS.test(p) || LOGS_OR_METRICS.test(p))).toEqual([]);
     expect(report.packages).not.toContain("@opentelemetry/otlp-exporter-base");
@@ -106,6 +123,7 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
     expect(report.packages).not.toContain("yaml");
     expect(report.packages).not.toContain("undici");
     expect(report.packages).not.toContain("@opentelemetry/sdk-trace");
+    expect(report.packages.filter((p) => AJV_PACKAGES.includes(p))).toEqual([]);
     expect(report.files.filter((f) => PROTOBUF_MODULES.includes(f) || /mark-logs|signal-metrics/.test(f))).toEqual([]);
   });
 
@@ -157,43 +175,102 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
   });
 });
 
+/** An app of `lines` bundled against the built package; the packages and package files its output holds. */
+async function bundleApp(
+  lines: string[],
+  options: { platform: "browser" | "node"; conditions?: string[]; outfile?: string },
+): Promise<{ packages: Set<string | undefined>; files: string[] }> {
+  const dir = await mkdtemp(join(tmpdir(), "relaytrace-bundle-"));
+  try {
+    await mkdir(join(dir, "node_modules"));
+    await symlink(ROOT.replace(/\/$/, ""), join(dir, "node_modules", "relaytrace"), "dir");
+    const result = await build({
+      stdin: { contents: lines.join("\n"), resolveDir: dir, loader: "js" },
+      bundle: true,
+      write: options.outfile !== undefined,
+      ...(options.outfile === undefined ? {} : { outfile: options.outfile }),
+      metafile: true,
+      format: "esm",
+      platform: options.platform,
+      ...(options.conditions === undefined ? {} : { conditions: options.conditions }),
+      external: ["node:*"],
+      logLevel: "silent",
+    });
+    // What the output holds (the metafile's inputs also list modules read and then left out).
+    const held = Object.values(result.metafile.outputs).flatMap((o) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0));
+    return {
+      packages: new Set(held.map(([f]) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1])),
+      files: held.map(([f]) => f.replace(/^.*?(dist\/)/, "$1")),
+    };
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+const WORKER = { platform: "browser", conditions: ["workerd", "worker", "browser"] } as const;
+const ADD_TOOL = [
+  'import { defineTool } from "relaytrace";',
+  "const add = defineTool({",
+  '  name: "add",',
+  '  description: "Adds two numbers",',
+  '  inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },',
+  "  execute: ({ a, b }) => String(a + b),",
+  "});",
+];
+
 // A bundler leaves out what an app does not use: the package declares its modules free of side
 // effects, so a Worker that defines no tool carries no ajv, and one that reads no skills no yaml.
 describe.skipIf(!built)("a Worker's bundle", () => {
   it("of a runtime and an OtelExporter holds no ajv and no yaml", async () => {
-    const dir = await mkdtemp(join(tmpdir(), "relaytrace-bundle-"));
+    const { packages } = await bundleApp(
+      [
+        'import { createRuntime } from "relaytrace";',
+        'import { OtelExporter } from "relaytrace/exporters";',
+        "const runtime = createRuntime();",
+        'new OtelExporter({ projection: "gen_ai", endpoint: "http://127.0.0.1:4318/v1/traces" }).register(runtime);',
+        "export default { fetch: () => runtime.forceFlush().then(() => new Response('ok')) };",
+      ],
+      WORKER,
+    );
+    expect(packages.has("@opentelemetry/api")).toBe(true);
+    expect(packages.has("ajv")).toBe(false);
+    expect(packages.has("yaml")).toBe(false);
+  });
+
+  // Workers lets ajv generate a validator only while the Worker's modules load, where tools are defined.
+  it("of a Worker that defines a tool imports ajv with its modules", async () => {
+    const { packages, files } = await bundleApp(
+      [...ADD_TOOL, "export default { fetch: async () => Response.json(await add.execute({ a: 1, b: 2 })) };"],
+      WORKER,
+    );
+    expect(packages.has("ajv")).toBe(true);
+    expect(files).toContain("dist/src/schema-compiler/at-import.js");
+    expect(files).not.toContain("dist/src/schema-compiler/on-first-use.js");
+  });
+});
+
+// A bundle for Node that holds its dependencies may be deployed with no node_modules beside it
+// (a serverless function): ajv must be in it, as it is when bundlers pick the `module` condition.
+describe.skipIf(!built)("a Node app bundled with its dependencies", () => {
+  it("validates a tool's arguments where no node_modules is", async () => {
+    const out = await mkdtemp(join(tmpdir(), "relaytrace-node-bundle-"));
     try {
-      await mkdir(join(dir, "node_modules"));
-      await symlink(ROOT.replace(/\/$/, ""), join(dir, "node_modules", "relaytrace"), "dir");
-      const result = await build({
-        stdin: {
-          contents: [
-            'import { createRuntime } from "relaytrace";',
-            'import { OtelExporter } from "relaytrace/exporters";',
-            "const runtime = createRuntime();",
-            'new OtelExporter({ projection: "gen_ai", endpoint: "http://127.0.0.1:4318/v1/traces" }).register(runtime);',
-            "export default { fetch: () => runtime.forceFlush().then(() => new Response('ok')) };",
-          ].join("\n"),
-          resolveDir: dir,
-          loader: "js",
-        },
-        bundle: true,
-        write: false,
-        metafile: true,
-        format: "esm",
-        platform: "browser",
-        conditions: ["workerd", "worker", "browser"],
-        external: ["node:*"],
-        logLevel: "silent",
-      });
-      // What the output holds (the metafile's inputs also list modules read and then left out).
-      const held = Object.values(result.metafile.outputs).flatMap((o) => Object.entries(o.inputs).filter(([, i]) => i.bytesInOutput > 0));
-      const packages = new Set(held.map(([f]) => /.*node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(f)?.[1]));
-      expect(packages.has("@opentelemetry/api")).toBe(true);
-      expect(packages.has("ajv")).toBe(false);
-      expect(packages.has("yaml")).toBe(false);
+      const outfile = join(out, "app.mjs");
+      const { packages } = await bundleApp(
+        [...ADD_TOOL, "console.log(JSON.stringify([await add.execute({ a: 1, b: 2 }), await add.execute({ a: 1, b: 'two' })]));"],
+        { platform: "node", outfile },
+      );
+      expect(packages.has("ajv")).toBe(true);
+      const child = startNode(outfile, [], { cwd: out });
+      const { code } = await child.exited;
+      expect(child.stderr()).toBe("");
+      expect(code).toBe(0);
+      expect(JSON.parse(child.stdout())).toEqual([
+        { output: "3", isError: false },
+        { output: "invalid arguments for add: /b must be number", isError: true },
+      ]);
     } finally {
-      await rm(dir, { recursive: true, force: true });
+      await rm(out, { recursive: true, force: true });
     }
   });
 });

@@ -4,7 +4,9 @@
 // of its bundled undici (process.moduleLoadList), and the diagnostics of the exporter it made (if any).
 //   node test/runtimes/module-probe.mjs <scenario> [OTLP base URL] [--missing=<package>,...]
 // --missing makes those packages fail to resolve, as if they were not installed.
-// Scenarios: relaytrace, exporters (import only), otel-protobuf, otel-json, otel-logs, otel-metrics-json,
+// Scenarios: relaytrace, exporters (import only), define-tool (import relaytrace, then define a tool
+// with a JSON Schema and call it with invalid arguments; also reports the packages loaded at import
+// and the tool's result), otel-protobuf, otel-json, otel-logs, otel-metrics-json,
 // otel-shutdown (an OtelExporter with logs and metrics, marks and an llm call made at once, then
 // runtime.shutdown() with no flush before it).
 import { registerHooks } from "node:module";
@@ -32,25 +34,43 @@ registerHooks({
   },
 });
 
-function report(exporter) {
+const PACKAGE_DIR = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//;
+
+/** Every package Node has loaded a file of so far, sorted. */
+function loadedPackages() {
   const packages = new Set();
+  for (const url of loaded) if (url.startsWith("file:")) packages.add(PACKAGE_DIR.exec(fileURLToPath(url))?.[1]);
+  packages.delete(undefined);
+  return [...packages].sort();
+}
+
+function report(exporter, extra = {}) {
   const files = new Set();
   for (const url of loaded) {
     if (!url.startsWith("file:")) continue;
     const path = fileURLToPath(url);
-    const inModules = /.*\/node_modules\/((?:@[^/]+\/)?[^/]+)\//.exec(path);
-    if (inModules) packages.add(inModules[1]);
-    else if (path.startsWith(`${ROOT}dist/`)) files.add(path.slice(ROOT.length));
+    if (!PACKAGE_DIR.test(path) && path.startsWith(`${ROOT}dist/`)) files.add(path.slice(ROOT.length));
   }
+  const diagnostics = exporter ? exporter.diagnostics().map((d) => ({ code: d.code, message: d.message, count: d.count })) : [];
   const builtins = [...new Set([...loaded].filter((url) => url.startsWith("node:")))].sort();
   const nodeInternals = process.moduleLoadList.filter((m) => m.includes("undici")).sort();
-  const diagnostics = exporter ? exporter.diagnostics().map((d) => ({ code: d.code, message: d.message, count: d.count })) : [];
-  console.log(JSON.stringify({ packages: [...packages].sort(), files: [...files].sort(), builtins, nodeInternals, diagnostics }));
+  console.log(JSON.stringify({ packages: loadedPackages(), files: [...files].sort(), builtins, nodeInternals, diagnostics, ...extra }));
 }
 
 if (scenario === "relaytrace") {
   await import("../../dist/src/index.js");
   report();
+} else if (scenario === "define-tool") {
+  const { defineTool } = await import("../../dist/src/index.js");
+  const packagesAtImport = loadedPackages();
+  const add = defineTool({
+    name: "add",
+    description: "Adds two numbers",
+    inputSchema: { type: "object", properties: { a: { type: "number" }, b: { type: "number" } }, required: ["a", "b"] },
+    execute: ({ a, b }) => String(a + b),
+  });
+  const toolResult = await add.execute({ a: 1, b: "two" });
+  report(undefined, { packagesAtImport, toolResult });
 } else if (scenario === "exporters") {
   await import("../../dist/exporters/index.js");
   report();

@@ -2,7 +2,8 @@ import { lstat, mkdir, mkdtemp, readFile, rm, symlink, writeFile } from "node:fs
 import { tmpdir } from "node:os";
 import { join } from "node:path";
 import { afterEach, beforeEach, describe, expect, it } from "vitest";
-import { ALL_BUILTINS, createToolkit, type Toolkit } from "../../src/agent/index.js";
+import { ALL_BUILTINS } from "../../src/agent/builtins/index.js";
+import { createToolkit, type Toolkit } from "../../src/agent/index.js";
 
 let base: string;
 let work: string;

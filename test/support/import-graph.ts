@@ -56,6 +56,10 @@ export interface ModuleProbeReport {
   nodeInternals: string[];
   /** The diagnostics of the OtelExporter the scenario made (none for an import-only scenario). */
   diagnostics: { code: string; message: string; count: number }[];
+  /** define-tool: the packages loaded once relaytrace was imported, before the tool was defined. */
+  packagesAtImport?: string[];
+  /** define-tool: what the tool returned for arguments its schema refuses. */
+  toolResult?: { output: string; isError: boolean };
 }
 
 /**
