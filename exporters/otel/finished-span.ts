@@ -32,9 +32,6 @@ export class FinishedSpan implements ReadableSpan {
   readonly name: string;
   readonly kind: SpanKind;
   readonly parentSpanContext: SpanContext | undefined;
-  readonly startTime: HrTime;
-  readonly endTime: HrTime;
-  readonly duration: HrTime;
   readonly status: SpanStatus;
   readonly attributes: Attributes;
   readonly links: Link[] = NO_LINKS;
@@ -46,22 +43,37 @@ export class FinishedSpan implements ReadableSpan {
   readonly droppedEventsCount = 0;
   readonly droppedLinksCount = 0;
   private readonly context: SpanContext;
+  private readonly startUs: number;
+  private readonly endUs: number;
+  // The times as HrTime, made when first read: a span that no exporter encodes never needs them.
+  private startHr: HrTime | undefined;
+  private endHr: HrTime | undefined;
 
   constructor(init: FinishedSpanInit) {
     this.name = init.name;
     this.kind = init.kind;
     this.context = init.context;
     this.parentSpanContext = init.parentContext;
-    this.startTime = hrTimeFromMicros(init.startUs);
-    const endUs = Math.max(init.endUs, init.startUs);
-    this.endTime = hrTimeFromMicros(endUs);
-    this.duration = hrTimeFromMicros(endUs - init.startUs);
+    this.startUs = init.startUs;
+    this.endUs = Math.max(init.endUs, init.startUs);
     this.status = init.status;
     this.attributes = init.attributes;
     this.events = init.events;
     this.resource = init.resource;
     this.instrumentationScope = init.scope;
     this.droppedAttributesCount = init.droppedAttributesCount ?? 0;
+  }
+
+  get startTime(): HrTime {
+    return (this.startHr ??= hrTimeFromMicros(this.startUs));
+  }
+
+  get endTime(): HrTime {
+    return (this.endHr ??= hrTimeFromMicros(this.endUs));
+  }
+
+  get duration(): HrTime {
+    return hrTimeFromMicros(this.endUs - this.startUs);
   }
 
   spanContext(): SpanContext {

@@ -59,29 +59,54 @@ export function flattenUnder(attrs: Attributes, prefix: AttributePrefix, value: 
   setScalarOrJson(attrs, prefix.prefix, value);
 }
 
+/** A prefix and its alias, written together: a member's two names are found by one lookup (bounded). */
+export class AliasedPrefixes {
+  private readonly names = new Map<string, readonly [string, string]>();
+
+  constructor(
+    readonly first: AttributePrefix,
+    readonly second: AttributePrefix,
+  ) {}
+
+  /** `[first.key(name), second.key(name)]`. */
+  keys(name: string): readonly [string, string] {
+    let both = this.names.get(name);
+    if (both === undefined) {
+      both = [this.first.key(name), this.second.key(name)];
+      if (this.names.size < MAX_KEYS_PER_PREFIX) this.names.set(name, both);
+    }
+    return both;
+  }
+}
+
 /**
  * `flattenInto(attrs, first, value)` then `flattenInto(attrs, second, value)` (an alias), with
  * each member's attribute value (the JSON text of a nested one) computed once for both.
  */
-export function flattenTwice(attrs: Attributes, first: AttributePrefix, second: AttributePrefix, value: Json | undefined): void {
+export function flattenTwice(attrs: Attributes, prefixes: AliasedPrefixes, value: Json | undefined): void {
   if (value === null || value === undefined) return;
   if (typeof value !== "object" || Array.isArray(value)) {
     const single = attributeValue(value);
     if (single === undefined) return;
-    attrs[first.prefix] = single;
-    attrs[second.prefix] = single;
+    attrs[prefixes.first.prefix] = single;
+    attrs[prefixes.second.prefix] = single;
     return;
   }
   const names = Object.keys(value);
+  // All first names, then all second names: the attributes keep the order of two flattenInto calls.
+  const written: (readonly [string, string] | undefined)[] = new Array(names.length);
   const values: (string | number | boolean | undefined)[] = new Array(names.length);
   for (let i = 0; i < names.length; i++) {
     const member = attributeValue(value[names[i]!]);
+    if (member === undefined) continue;
+    const keys = prefixes.keys(names[i]!);
+    written[i] = keys;
     values[i] = member;
-    if (member !== undefined) attrs[first.key(names[i]!)] = member;
+    attrs[keys[0]] = member;
   }
   for (let i = 0; i < names.length; i++) {
-    const member = values[i];
-    if (member !== undefined) attrs[second.key(names[i]!)] = member;
+    const keys = written[i];
+    if (keys !== undefined) attrs[keys[1]] = values[i]!;
   }
 }
 

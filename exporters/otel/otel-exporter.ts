@@ -5,6 +5,7 @@ import { SpanKind, SpanStatusCode, TraceFlags, type SpanContext, type SpanStatus
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan } from "@opentelemetry/sdk-trace";
 import { eventMicros } from "../../src/events/timestamp.js";
+import { otelSpanIdHex } from "../../src/events/otel-ids.js";
 import type { AtofEvent, MarkEvent, ScopeEvent } from "../../src/events/types.js";
 import { traceLinkOf } from "../../src/events/trace-link.js";
 import { packageVersion } from "../../src/events/package-version.js";
@@ -185,14 +186,14 @@ export class OtelExporter implements Exporter {
     this.metrics?.call((m) => m.onStart(start, us));
     const appParent = recordedRemoteParent(start.metadata);
     const parent = this.registry.resolveParent(start.parent_uuid, appParent, traceLinkOf(start));
-    const hex = idHex(start.uuid);
-    const traceId = parent ? parent.context.traceId : hex;
+    const spanId = otelSpanIdHex(start.uuid);
+    const traceId = parent ? parent.context.traceId : idHex(start.uuid);
     const scopeType = scopeTypeOf(start.category);
     const name = this.impl.spanName(start, scopeType);
     const kind = this.impl.spanKind(start, scopeType);
     const context: SpanContext = {
       traceId,
-      spanId: hex.slice(16),
+      spanId,
       traceFlags: sampleSpan(this.pipeline!.sampler, parent, appParent, traceId, name, kind, {}, this.counter),
     };
     // W3C: a span carries its parent's trace state on.

@@ -2,7 +2,7 @@ import { PROFILE_TOOL_RESULT_ANNOTATION } from "../../src/events/wire-names.js";
 import type { Attributes } from "@opentelemetry/api";
 import { isJsonObject, type Json } from "../../src/events/json.js";
 import { CATEGORIES, type Category, type ScopeEvent } from "../../src/events/types.js";
-import { AttributePrefix, attributeKey, flattenTwice, jsonText } from "./flatten.js";
+import { AliasedPrefixes, AttributePrefix, attributeKey, flattenTwice, jsonText } from "./flatten.js";
 
 const KNOWN = new Set<string>(CATEGORIES);
 
@@ -20,10 +20,10 @@ export class ScopeKeys {
   readonly scopeType: string;
   readonly handleAttributes: string;
   readonly annotation: string;
-  readonly startData: AttributePrefix;
-  readonly startInput: AttributePrefix;
-  readonly endData: AttributePrefix;
-  readonly endOutput: AttributePrefix;
+  /** `<ns>.start.data` and its alias `<ns>.start.input`. */
+  readonly startData: AliasedPrefixes;
+  /** `<ns>.end.data` and its alias `<ns>.end.output`. */
+  readonly endData: AliasedPrefixes;
 
   constructor(ns: string) {
     this.uuid = attributeKey(ns, "uuid");
@@ -31,10 +31,9 @@ export class ScopeKeys {
     this.scopeType = attributeKey(ns, "scope_type");
     this.handleAttributes = attributeKey(ns, "handle_attributes");
     this.annotation = attributeKey(ns, "tool.result.annotation");
-    this.startData = new AttributePrefix(attributeKey(ns, "start.data"));
-    this.startInput = new AttributePrefix(attributeKey(ns, "start.input"));
-    this.endData = new AttributePrefix(attributeKey(ns, "end.data"));
-    this.endOutput = new AttributePrefix(attributeKey(ns, "end.output"));
+    const prefix = (name: string): AttributePrefix => new AttributePrefix(attributeKey(ns, name));
+    this.startData = new AliasedPrefixes(prefix("start.data"), prefix("start.input"));
+    this.endData = new AliasedPrefixes(prefix("end.data"), prefix("end.output"));
   }
 }
 
@@ -51,12 +50,12 @@ const NO_HANDLE_ATTRIBUTES = "[]";
 export function writeStartData(attrs: Attributes, keys: ScopeKeys, start: ScopeEvent): void {
   const flags = start.attributes;
   attrs[keys.handleAttributes] = Array.isArray(flags) && flags.length > 0 ? jsonText(flags) : NO_HANDLE_ATTRIBUTES;
-  flattenTwice(attrs, keys.startData, keys.startInput, start.data);
+  flattenTwice(attrs, keys.startData, start.data);
 }
 
 /** `<ns>.end.data.*` and its `<ns>.end.output.*` alias. */
 export function writeEndData(attrs: Attributes, keys: ScopeKeys, end: ScopeEvent): void {
-  flattenTwice(attrs, keys.endData, keys.endOutput, end.data);
+  flattenTwice(attrs, keys.endData, end.data);
 }
 
 /** The tool annotation as ONE JSON-text attribute, only on successful tool ends. */
