@@ -65,7 +65,7 @@ export function spanExporterFor(
   return {
     what: "the OTLP/HTTP protobuf span exporter",
     from: "@opentelemetry/otlp-exporter-base",
-    load: async () => new (await import("./protobuf-span-exporter.js")).ProtobufSpanExporter(config(target)),
+    load: async () => new (await import("#otlp-protobuf-span-exporter")).ProtobufSpanExporter(config(target)),
   };
 }
 
