@@ -19,7 +19,7 @@ export default defineConfig({
       { find: /^relaytrace$/, replacement: here("./src/index.ts") },
       // package.json `imports`: the sources of what Node resolves (vite would take a bundler's condition).
       { find: /^#schema-compiler$/, replacement: here("./src/schema-compiler/on-first-use.ts") },
-      { find: /^#otlp-protobuf-span-exporter$/, replacement: here("./exporters/otel/protobuf-span-exporter.ts") },
+      { find: /^#otlp-span-export$/, replacement: here("./exporters/otel/node-span-export.ts") },
     ],
   },
   test: {

@@ -1,5 +1,4 @@
 import type { Attributes, SpanContext } from "@opentelemetry/api";
-import type { SeverityNumber } from "@opentelemetry/api-logs";
 import { isJsonObject } from "../../src/events/json.js";
 import { eventMicros } from "../../src/events/timestamp.js";
 import type { ScopeEvent } from "../../src/events/types.js";
@@ -8,6 +7,9 @@ import type { OpenSpan } from "./open-span.js";
 import { ERROR_TYPE, ERROR_TYPE_OTHER, EXCEPTION_MESSAGE, EXCEPTION_TYPE } from "./semconv.js";
 import { GEN_AI_CLIENT_OPERATION_EXCEPTION } from "./semconv.js";
 import { GEN_AI_CLIENT_INFERENCE_EXCEPTION } from "./semconv-genai-0.1.js";
+
+/** The logs API's severity number (1 TRACE … 24 FATAL4), as its value: no logs API package is named. */
+export type SeverityNumber = number;
 
 /** A GenAI convention event: a log record with an event name, in the context of the span it belongs to. */
 export interface GenAiEventRecord {
@@ -55,7 +57,7 @@ function exceptionEvent(name: string, end: ScopeEvent, span: OpenSpan): GenAiEve
   return {
     name,
     // SeverityNumber.WARN, written as its value: the logs API stays unloaded until an exporter needs it
-    severityNumber: 13 as SeverityNumber,
+    severityNumber: 13,
     severityText: "WARN",
     attributes,
     us,

@@ -16,6 +16,19 @@ function errorText(error: unknown): string {
   return error instanceof Error ? error.message : String(error);
 }
 
+/** Whether `error` says a package is not installed (Node, Bun and Deno word it differently). */
+function isMissingPackage(error: unknown): boolean {
+  const code = (error as { code?: unknown } | null)?.code;
+  if (code === "ERR_MODULE_NOT_FOUND" || code === "MODULE_NOT_FOUND") return true;
+  return /cannot find (package|module)|module not found/i.test(errorText(error));
+}
+
+/** "npm install … to send …; " when a package of an optional signal is missing, else nothing. */
+function installHint(load: ExporterLoad<unknown>, error: unknown): string {
+  if (load.install === undefined || !isMissingPackage(error)) return "";
+  return `npm install ${load.install.packages.join(" ")} to send ${load.install.purpose}; `;
+}
+
 /** An import begun at construction: its value once there, or a failure recorded once as `otel.load_failed`. */
 class Loaded<T> {
   value: T | undefined;
@@ -36,7 +49,7 @@ class Loaded<T> {
       },
       (error: unknown) => {
         this.failure = new Error(`could not load ${load.what} (${load.from}): ${errorText(error)}`, { cause: error });
-        counter.record("otel.load_failed", `${this.failure.message}; ${consequence}`);
+        counter.record("otel.load_failed", `${this.failure.message}; ${installHint(load, error)}${consequence}`);
       },
     );
   }

@@ -1,7 +1,7 @@
 import { ROOT_CONTEXT, trace, type Attributes, type SpanContext } from "@opentelemetry/api";
-import type { AnyValue, LogAttributes, Logger, SeverityNumber } from "@opentelemetry/api-logs";
 import type { Resource } from "@opentelemetry/resources";
 import type { LoggerProvider, LogRecordExporter, ReadableLogRecord } from "@opentelemetry/sdk-logs";
+import type { SeverityNumber } from "./gen-ai-events.js";
 import { isJsonObject, type Json, type JsonObject } from "../../src/events/json.js";
 import type { MarkEvent } from "../../src/events/types.js";
 import { severityKey } from "../../src/events/wire-names.js";
@@ -15,6 +15,14 @@ import { recordedRemoteParent } from "./remote-parent.js";
 import { applySpanLimits, type SpanLimitSettings } from "./span-limits.js";
 import type { GenAiEventRecord } from "./gen-ai-events.js";
 import type { SignalSdk } from "./signal-sdk.js";
+
+// The logs API's types, taken from the SDK's logger (the logs API is @opentelemetry/api-logs on
+// the 0.2xx line and part of @opentelemetry/api from 1.10 on: naming neither package keeps both apps'
+// installs whole).
+type Logger = ReturnType<LoggerProvider["getLogger"]>;
+type LogRecord = Parameters<Logger["emit"]>[0];
+type AnyValue = NonNullable<LogRecord["body"]>;
+type LogAttributes = NonNullable<LogRecord["attributes"]>;
 
 const LOG_CODES = { failed: "otel.logs_export_failed", lost: "otel.logs_not_exported", what: "log record" };
 

@@ -1,17 +1,14 @@
-import { OTLPExporterError, type ExportResponse, type IExporterTransport } from "@opentelemetry/otlp-exporter-base";
-import type { convertLegacyHttpOptions } from "@opentelemetry/otlp-exporter-base/node-http";
 import type * as Http from "node:http";
 import type * as Zlib from "node:zlib";
 import { packageVersion } from "../../src/events/package-version.js";
+import { OtlpExporterError, type ExportResponse, type ExporterTransport } from "./otlp-export-response.js";
+import { builtin, type OtlpHttpSettings } from "./otlp-http-settings.js";
 import { isRetryableStatus, retryAfterMillis } from "./otlp-retry.js";
 
 // One OTLP/HTTP request per export, over Node's http or https module taken with
 // process.getBuiltinModule: an ES-module import of node:http builds a namespace of every export,
 // whose lazy WebSocket getters load Node's bundled undici, and that alone costs a cold start more
 // than the whole export. Replies are read as OpenTelemetry's own Node transport reads them.
-
-/** The merged settings of an OTLP/HTTP exporter: code, then `OTEL_EXPORTER_OTLP_*`, then the defaults. */
-export type OtlpHttpSettings = ReturnType<typeof convertLegacyHttpOptions>;
 
 /** A reply body larger than this is not read: the export fails (OpenTelemetry's bound). */
 export const MAX_REPLY_BYTES = 4 * 1024 * 1024;
@@ -35,13 +32,6 @@ interface Connection {
   /** The module to call `request` on at each send (an instrumentation may wrap it after we took it). */
   module: HttpModule;
   agent: Http.Agent;
-}
-
-/** A Node built-in module, without going through the ES-module loader where the runtime allows. */
-async function builtin<T>(name: string): Promise<T> {
-  const runtime = (globalThis as { process?: { getBuiltinModule?: (id: string) => unknown } }).process;
-  const module = runtime?.getBuiltinModule?.(name);
-  return module !== undefined ? (module as T) : ((await import(name)) as T);
 }
 
 function gzip(data: Uint8Array): Promise<Buffer> {
@@ -73,7 +63,7 @@ function readReply(res: Http.IncomingMessage, settle: Settle): void {
   res.on("end", () => {
     if (status >= 200 && status <= 299) settle({ status: "success", data: Buffer.concat(chunks) });
     else if (isRetryableStatus(status)) settle({ status: "retryable", retryInMillis: retryIn() });
-    else settle({ status: "failure", error: new OTLPExporterError(res.statusMessage, status, Buffer.concat(chunks).toString()) });
+    else settle({ status: "failure", error: new OtlpExporterError(res.statusMessage, status, Buffer.concat(chunks).toString()) });
   });
   // The request went through when the status says so, even if its reply breaks off.
   res.on("error", (error) => {
@@ -85,11 +75,10 @@ function readReply(res: Http.IncomingMessage, settle: Settle): void {
 
 /**
  * The transport under relaytrace's protobuf span exporter in Node. `http:` sends through a
- * keep-alive agent of its own (what OpenTelemetry's agent factory makes for plain HTTP); `https:`
- * through the agent OpenTelemetry's settings make, which carries the `OTEL_EXPORTER_OTLP_*CERTIFICATE`
- * and `*CLIENT_KEY` files.
+ * keep-alive agent of its own; `https:` through a keep-alive agent that carries the
+ * `OTEL_EXPORTER_OTLP_*CERTIFICATE` and `*CLIENT_KEY` files.
  */
-export class NodeHttpTransport implements IExporterTransport {
+export class NodeHttpTransport implements ExporterTransport {
   private connection: Promise<Connection> | undefined;
   private readonly userAgent = `relaytrace/${packageVersion()}`;
 
@@ -97,7 +86,7 @@ export class NodeHttpTransport implements IExporterTransport {
 
   async send(data: Uint8Array, timeoutMillis: number): Promise<ExportResponse> {
     const { module, agent } = await this.connect();
-    const headers: Record<string, string> = { ...(await this.settings.headers()), "User-Agent": this.userAgent };
+    const headers: Record<string, string> = { ...this.settings.headers, "User-Agent": this.userAgent };
     let body = data;
     if (this.settings.compression === "gzip") {
       try {
@@ -147,6 +136,6 @@ export class NodeHttpTransport implements IExporterTransport {
       return { module: http, agent: new http.Agent({ keepAlive: true }) };
     }
     const https = await builtin<HttpModule>("node:https");
-    return { module: https, agent: await this.settings.agentFactory(protocol) };
+    return { module: https, agent: await this.settings.httpsAgent() };
   }
 }

@@ -1,4 +1,4 @@
-import type { ExportResponse, IExporterTransport } from "@opentelemetry/otlp-exporter-base";
+import type { ExportResponse, ExporterTransport } from "./otlp-export-response.js";
 
 // OpenTelemetry's retry policy for OTLP/HTTP (its exporters' retrying transport, which
 // @opentelemetry/otlp-exporter-base does not export): up to 5 retries of a retryable reply, waiting
@@ -38,8 +38,8 @@ function after(millis: number): Promise<void> {
 }
 
 /** Sends through `inner`, retrying a retryable reply as OpenTelemetry's exporters do. */
-export class RetryingTransport implements IExporterTransport {
-  constructor(private readonly inner: IExporterTransport) {}
+export class RetryingTransport implements ExporterTransport {
+  constructor(private readonly inner: ExporterTransport) {}
 
   async send(data: Uint8Array, timeoutMillis: number): Promise<ExportResponse> {
     const deadline = Date.now() + timeoutMillis;

@@ -1,4 +1,4 @@
-import type { IExportTraceServiceResponse } from "@opentelemetry/otlp-transformer";
+import type { TraceServiceResponse } from "./otlp-export-response.js";
 
 // The body of an OTLP/HTTP protobuf trace export's reply: ExportTraceServiceResponse, whose one
 // field (1) is ExportTracePartialSuccess { rejected_spans = 1 (int64), error_message = 2 (string) }.
@@ -62,8 +62,8 @@ class Reader {
 }
 
 /** Decodes a reply body; throws on a malformed one (the OTLP delivery then logs it and counts the export as sent). */
-export function decodeTraceResponse(body: Uint8Array): IExportTraceServiceResponse {
-  const response: IExportTraceServiceResponse = {};
+export function decodeTraceResponse(body: Uint8Array): TraceServiceResponse {
+  const response: TraceServiceResponse = {};
   const reader = new Reader(body);
   while (!reader.atEnd()) {
     const tag = reader.varint();
@@ -73,8 +73,8 @@ export function decodeTraceResponse(body: Uint8Array): IExportTraceServiceRespon
   return response;
 }
 
-function decodePartialSuccess(body: Uint8Array): NonNullable<IExportTraceServiceResponse["partialSuccess"]> {
-  const partial: NonNullable<IExportTraceServiceResponse["partialSuccess"]> = {};
+function decodePartialSuccess(body: Uint8Array): NonNullable<TraceServiceResponse["partialSuccess"]> {
+  const partial: NonNullable<TraceServiceResponse["partialSuccess"]> = {};
   const reader = new Reader(body);
   while (!reader.atEnd()) {
     const tag = reader.varint();

@@ -19,6 +19,7 @@ import {
   spanLimitsFromEnv,
   timeoutFromEnv,
   type EnvProblem,
+  type ExporterChoice,
   type GenAiConventions,
   type OtlpProtocol,
 } from "./env.js";
@@ -142,6 +143,14 @@ export function tracePipeline(
   }
 }
 
+const unique = (name: string, index: number, all: string[]): boolean => all.indexOf(name) === index;
+
+/** How a signal is sent, for a diagnostic: "console", "OTLP/HTTP protobuf" or "OTLP/HTTP JSON". */
+function encodingOf(choice: ExporterChoice, protocol: OtlpProtocol): string {
+  if (choice === "console") return "console";
+  return protocol === "http/json" ? "OTLP/HTTP JSON" : "OTLP/HTTP protobuf";
+}
+
 function signalOptions<T extends object>(value: boolean | T | undefined): T | undefined {
   if (value === undefined || value === false) return undefined;
   return value === true ? ({} as T) : value;
@@ -184,7 +193,12 @@ export function logsPipeline(
       return new MarkLogs(sdk, inner, resource, scope, ns, counter, captureContent, batch, limits);
     };
     return new DeferredSignal(
-      { what: `the logs signal`, from: `@opentelemetry/sdk-logs, ${exporter.from}`, load },
+      {
+        what: `the logs signal`,
+        from: `@opentelemetry/sdk-logs, ${exporter.from}`,
+        load,
+        install: { packages: ["@opentelemetry/sdk-logs", exporter.from].filter(unique), purpose: `logs (${encodingOf(choice, protocol)})` },
+      },
       counter,
       LOGS_CODES,
       maxQueueSize,
@@ -226,7 +240,15 @@ export function metricsPipeline(
       return new SignalMetrics(sdk, inner, resource, scope, reader, counter, conventions);
     };
     return new DeferredSignal(
-      { what: `the metrics signal`, from: `@opentelemetry/sdk-metrics, ${exporter.from}`, load },
+      {
+        what: `the metrics signal`,
+        from: `@opentelemetry/sdk-metrics, ${exporter.from}`,
+        load,
+        install: {
+          packages: ["@opentelemetry/sdk-metrics", exporter.from].filter(unique),
+          purpose: `metrics (${encodingOf(choice, protocol)})`,
+        },
+      },
       counter,
       METRICS_CODES,
     );

@@ -28,6 +28,8 @@ export interface ExporterLoad<T> {
   what: string;
   from: string;
   load: () => Promise<T>;
+  /** The optional peer packages it needs: a diagnostic of a missing one says to install them, for `purpose`. */
+  install?: { packages: string[]; purpose: string };
 }
 
 function config(target: OtlpTarget): OtlpTarget {
@@ -55,17 +57,19 @@ export function spanExporterFor(
       load: async () => new (await import("@opentelemetry/sdk-trace")).ConsoleSpanExporter(),
     };
   }
+  // relaytrace's own OTLP/HTTP span export (no package of OpenTelemetry's exporters), over `fetch`
+  // in bundles for browsers and Workers (package.json "browser").
   if (protocol === "http/json") {
     return {
       what: "the OTLP/HTTP JSON span exporter",
-      from: "@opentelemetry/exporter-trace-otlp-http",
-      load: async () => new (await import("@opentelemetry/exporter-trace-otlp-http")).OTLPTraceExporter(config(target)),
+      from: "relaytrace",
+      load: async () => (await import("./json-span-exporter.js")).jsonSpanExporter(config(target)),
     };
   }
   return {
     what: "the OTLP/HTTP protobuf span exporter",
-    from: "@opentelemetry/otlp-exporter-base",
-    load: async () => new (await import("#otlp-protobuf-span-exporter")).ProtobufSpanExporter(config(target)),
+    from: "relaytrace",
+    load: async () => (await import("./protobuf-span-exporter.js")).protobufSpanExporter(config(target)),
   };
 }
 

@@ -188,6 +188,50 @@ describe("replies", () => {
   });
 });
 
+describe("the JSON encoding (protocol http/json) takes the same delivery", () => {
+  const json = { protocol: "http/json" as const };
+
+  it("reads the same variables (endpoint, merged headers, gzip); the content type stays JSON", async () => {
+    const c = await collector();
+    vi.stubEnv("OTEL_EXPORTER_OTLP_ENDPOINT", `${c.base}/base`);
+    vi.stubEnv("OTEL_EXPORTER_OTLP_HEADERS", "x-team=relay,x-tier=general");
+    vi.stubEnv("OTEL_EXPORTER_OTLP_TRACES_HEADERS", "x-tier=traces,Content-Type=text/plain");
+    vi.stubEnv("OTEL_EXPORTER_OTLP_COMPRESSION", "gzip");
+    expect(await sendTrace(json)).toEqual([]);
+    const [request] = c.requests;
+    expect(request!.path).toBe("/base/v1/traces");
+    expect(request!.headers).toMatchObject({
+      "x-team": "relay",
+      "x-tier": "traces",
+      "content-type": "application/json",
+      "content-encoding": "gzip",
+    });
+    expect(request!.headers["user-agent"]).toMatch(/^relaytrace\/\S+$/);
+    expect(spanNames(c)).toEqual(TRACE);
+  });
+
+  it("retries as protobuf does (Retry-After honoured) over one kept-alive connection", async () => {
+    const c = await collector((n) => (n < 2 ? { status: 503, headers: { "retry-after": "0" } } : { status: 200 }));
+    expect(await sendTrace({ ...json, endpoint: c.url, timeoutMillis: 5000 })).toEqual([]);
+    expect(c.requests).toHaveLength(3);
+    expect(c.requests.map((r) => r.connection)).toEqual([0, 0, 0]);
+  });
+
+  it("tells OpenTelemetry's diag logger of a JSON partial success; a refusal is counted with no header value in it", async () => {
+    const warnings: string[] = [];
+    const log = (...args: unknown[]) => warnings.push(args.map(String).join(" "));
+    diag.setLogger({ error: log, warn: log, info: () => {}, debug: () => {}, verbose: () => {} }, DiagLogLevel.WARN);
+    const body = JSON.stringify({ partialSuccess: { rejectedSpans: "1", errorMessage: "span too large" } });
+    const partial = await collector(() => ({ status: 200, headers: { "content-type": "application/json" }, body }));
+    expect(await sendTrace({ ...json, endpoint: partial.url })).toEqual([]);
+    expect(warnings).toEqual([expect.stringMatching(/Partial Success.*"rejectedSpans":"1".*"errorMessage":"span too large"/)]);
+    const refusing = await collector(() => ({ status: 401, body: "Unauthorized" }));
+    const diagnostics = await sendTrace({ ...json, endpoint: refusing.url, headers: { authorization: "Bearer sk-canary-0042" } });
+    expect(codes(diagnostics)).toEqual({ "otel.export_failed": 1, "otel.spans_not_exported": 2 });
+    expect(JSON.stringify(diagnostics)).not.toContain("sk-canary-0042");
+  });
+});
+
 describe.skipIf(!canMakeCertificates())("https", () => {
   let dir: string;
   let certs: TestCertificates;

@@ -85,6 +85,7 @@ const AJV_PACKAGES = ["ajv", "fast-deep-equal", "fast-uri", "json-schema-travers
 const OTLP_EXPORTERS = /^@opentelemetry\/exporter-/;
 const LOGS_OR_METRICS = /^@opentelemetry\/(sdk-logs|api-logs|sdk-metrics|exporter-(logs|metrics)-)/;
 const PROTOBUF_MODULES = ["dist/exporters/otel/protobuf-span-exporter.js", "dist/exporters/otel/otlp-trace-protobuf.js"];
+const JSON_MODULES = ["dist/exporters/otel/json-span-exporter.js", "dist/exporters/otel/otlp-trace-json.js"];
 const canProbe = built && typeof (await import("node:module")).registerHooks === "function";
 
 describe.skipIf(!canProbe)("what each entry point loads", () => {
@@ -136,20 +137,23 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
     expect(report.diagnostics).toEqual([]);
     expect(received("traces")).toBe(before + 1);
     expect(report.files).toEqual(expect.arrayContaining(PROTOBUF_MODULES));
-    expect(report.packages).toContain("@opentelemetry/otlp-exporter-base");
     expect(report.packages.filter((p) => OTLP_EXPORTERS.test(p) || LOGS_OR_METRICS.test(p))).toEqual([]);
+    expect(report.packages).not.toContain("@opentelemetry/otlp-exporter-base");
     expect(report.packages).not.toContain("@opentelemetry/otlp-transformer");
     expect(report.packages).not.toContain("@opentelemetry/sdk-trace");
     expect(report.builtins.filter((b) => /^node:(http|https|undici)$/.test(b))).toEqual([]);
     expect(report.nodeInternals).toEqual([]);
   });
 
-  it("an OtelExporter sending JSON traces loads the JSON exporter only", async () => {
+  it("an OtelExporter sending JSON traces loads relaytrace's JSON encoder only: no OTLP package of OpenTelemetry's", async () => {
     const before = received("traces");
     const report = await runModuleProbe("otel-json", receiver.url);
     expect(report.diagnostics).toEqual([]);
     expect(received("traces")).toBe(before + 1);
-    expect(report.packages.filter((p) => OTLP_EXPORTERS.test(p))).toEqual(["@opentelemetry/exporter-trace-otlp-http"]);
+    expect(report.files).toEqual(expect.arrayContaining(JSON_MODULES));
+    expect(report.packages.filter((p) => OTLP_EXPORTERS.test(p))).toEqual([]);
+    expect(report.packages).not.toContain("@opentelemetry/otlp-exporter-base");
+    expect(report.packages).not.toContain("@opentelemetry/otlp-transformer");
     expect(report.files.filter((f) => PROTOBUF_MODULES.includes(f))).toEqual([]);
     expect(report.packages).not.toContain("@opentelemetry/sdk-logs");
   });
@@ -167,10 +171,7 @@ describe.skipIf(!canProbe)("what each entry point loads", () => {
     const report = await runModuleProbe("otel-metrics-json", receiver.url);
     expect(report.diagnostics).toEqual([]);
     expect(received("metrics")).toBeGreaterThan(0);
-    expect(report.packages.filter((p) => OTLP_EXPORTERS.test(p))).toEqual([
-      "@opentelemetry/exporter-metrics-otlp-http",
-      "@opentelemetry/exporter-trace-otlp-http",
-    ]);
+    expect(report.packages.filter((p) => OTLP_EXPORTERS.test(p))).toEqual(["@opentelemetry/exporter-metrics-otlp-http"]);
     expect(report.packages).not.toContain("@opentelemetry/sdk-logs");
   });
 });

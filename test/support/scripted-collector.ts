@@ -1,6 +1,7 @@
 // An OTLP/HTTP collector on 127.0.0.1 whose reply to each request the test scripts (status,
 // headers, body, or no reply at all), over plain HTTP or TLS. It keeps every request as it came
-// (headers, the body after any gzip, which connection carried it) and decodes the spans in it.
+// (headers, the body after any gzip, which connection carried it) and decodes the spans in it
+// (protobuf or JSON).
 import { createServer as createHttpServer, type IncomingMessage, type Server, type ServerResponse } from "node:http";
 import { createServer as createHttpsServer } from "node:https";
 import type { AddressInfo, Socket } from "node:net";
@@ -66,7 +67,7 @@ export async function startScriptedCollector(
         path: req.url ?? "",
         headers: req.headers,
         rawBody,
-        spans: contentType.includes("protobuf") ? spansOf(decodeOtlp("traces", contentType, body)) : [],
+        spans: /protobuf|json/.test(contentType) ? spansOf(decodeOtlp("traces", contentType, body)) : [],
         connection: connection.index,
         connectionClosed: connection.closed,
         ...(peer?.subject ? { clientCertificate: String(peer.subject.CN) } : {}),

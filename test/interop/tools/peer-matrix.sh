@@ -23,8 +23,7 @@ CLONE_OTEL_API="$(node -p 'require("./node_modules/@opentelemetry/api/package.js
 
 # name | packages to install (aliases as in devDependencies) | test files under test/
 # The Anthropic SDK depends on @opentelemetry/api itself: its edge pins the clone's api, the one copy
-# an app's tree holds. The protobuf span exporter is built on @opentelemetry/otlp-exporter-base, whose
-# 0.3xx line (api 1.10) a fresh install gets while the clone develops on 0.2xx.
+# an app's tree holds.
 PEER_EDGES=(
   "ai 6 oldest|ai@6.0.0 @ai-sdk/openai-compatible@2.0.0|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
   "ai 6 newest|ai@6.0.333 @ai-sdk/openai-compatible@2.0.92|integrations/integrations-ai-sdk integrations/integrations-ai-sdk-fidelity"
@@ -36,14 +35,15 @@ PEER_EDGES=(
   "openai oldest|openai@7.0.0|integrations/integrations-openai"
   "@anthropic-ai/sdk oldest|@anthropic-ai/sdk@1.0.0 @opentelemetry/api@$CLONE_OTEL_API|integrations/integrations-anthropic"
   "@google/genai oldest|@google/genai@3.1.0|integrations/integrations-google-genai"
-  "@opentelemetry/otlp-exporter-base newest|@opentelemetry/otlp-exporter-base@0.301.2 @opentelemetry/api@1.10.0|otel/otel-otlp-delivery"
 )
 
 # name | the app's packages (what `npm install` names in a new app on that line today) | test file under test/
 # SDK 2: the newest sdk-node 0.2xx and what it installs (sdk-trace-base 2.12.0, api 1.9); SDK 3:
-# `npm install @opentelemetry/sdk-node @opentelemetry/api` today. Each app's TypeScript needs @types/node.
+# `npm install @opentelemetry/sdk-node @opentelemetry/api` today; SDK 2 with the trace SDK only: no
+# sdk-node, no OTLP exporter, no logs or metrics SDK. Each app's TypeScript needs @types/node.
 OTEL_APPS=(
   "OpenTelemetry JS SDK 2 app|@opentelemetry/sdk-node@0.223.0 @opentelemetry/api@1.9.1 @opentelemetry/sdk-trace-base@2.12.0 @opentelemetry/exporter-trace-otlp-proto@0.223.0 @types/node@22.20.7|peers/otel-sdk2-app"
+  "OpenTelemetry JS SDK 2 app, trace SDK only|@opentelemetry/api@1.9.1 @opentelemetry/sdk-trace-base@2.12.0 @opentelemetry/sdk-trace-node@2.12.0 @types/node@22.20.7|peers/otel-sdk2-trace-app"
   "OpenTelemetry JS SDK 3 app|@opentelemetry/sdk-node@0.301.2 @opentelemetry/api@1.10.0 @opentelemetry/sdk-trace@3.1.1 @opentelemetry/exporter-trace-otlp-proto@0.301.2 @types/node@22.20.7|peers/otel-sdk3-app"
 )
 

@@ -1,5 +1,4 @@
-// A cold start inside the app's install, on whichever @opentelemetry/otlp-exporter-base the app's
-// line brings: `node otel-lean-start.mjs` imports relaytrace and relaytrace/exporters only, sends
+// A cold start inside the app's install: `node otel-lean-start.mjs` imports relaytrace and relaytrace/exporters only, sends
 // two traces over OTLP/HTTP protobuf to RECEIVER_URL (gzip and a header from the standard
 // variables the test sets), and prints what Node loaded on the way: the packages, the built-ins
 // that went through the module loader, and Node's internal undici modules.
