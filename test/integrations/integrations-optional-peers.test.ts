@@ -91,7 +91,7 @@ describe("integration libraries are optional peers", () => {
     for (const sub of SUBPATHS)
       expect(pkg.exports[`./${sub}`]).toEqual({
         types: `./dist/src/integrations/${sub}/index.d.ts`,
-        default: `./dist/src/integrations/${sub}/index.js`,
+        default: `./dist/pkg/src/integrations/${sub}/index.js`,
       });
     for (const peer of PEERS) {
       expect(pkg.peerDependenciesMeta[peer]?.optional, peer).toBe(true);
