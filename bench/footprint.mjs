@@ -90,7 +90,19 @@ const SDK2_PINS = [
   "@opentelemetry/exporter-metrics-otlp-proto@~0.223.0",
 ];
 /** The versions a row names its OpenTelemetry line by. */
-const LINE_PACKAGES = ["@opentelemetry/api", "@opentelemetry/sdk-trace", "@opentelemetry/otlp-exporter-base"];
+const LINE_PACKAGES = ["@opentelemetry/api", "@opentelemetry/core", "@opentelemetry/sdk-trace"];
+/**
+ * The optional peers `relaytrace/exporters/signals` needs (the logs and metrics SDKs and their OTLP
+ * exporters), installed beside the package for the opt-in rows only.
+ */
+const SIGNAL_PACKAGES = [
+  "@opentelemetry/sdk-logs",
+  "@opentelemetry/sdk-metrics",
+  "@opentelemetry/exporter-logs-otlp-http",
+  "@opentelemetry/exporter-logs-otlp-proto",
+  "@opentelemetry/exporter-metrics-otlp-http",
+  "@opentelemetry/exporter-metrics-otlp-proto",
+];
 
 const scratch = [];
 process.on("exit", () => {
@@ -334,7 +346,8 @@ if (want("bundle")) {
     ),
   );
   for (const [label, r] of rows) if (r.wrangler.skipped) console.log(`\n${label}: wrangler: ${r.wrangler.skipped}`);
-  const o = (results.optIns = await optInSizes(trees.sdk3));
+  const withSignals = await install(packed.tarball, ["@opentelemetry/api", ...SIGNAL_PACKAGES]);
+  const o = (results.optIns = await optInSizes(withSignals));
   console.log(`\nWhat each opt-in import adds to the SDK 3 bundle (gzip: of the minified bundle):\n`);
   const plus = (a, b) => `+${kib(a - b)}`;
   console.log(
