@@ -1,23 +1,12 @@
-import type { AttributeValue, HrTime, Link, SpanContext } from "@opentelemetry/api";
+import type { HrTime, Link, SpanContext } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
+import { MAX_VALUE_DEPTH, type OtlpAttributes as Attributes, type OtlpScope as Scope } from "./otlp-span-shapes.js";
 
 // OTLP ExportTraceServiceRequest in OTLP/JSON: the object OpenTelemetry's JSON serializer builds
 // (hex ids, nanosecond times as decimal strings, span kinds counted from UNSPECIFIED = 0, bytes in
 // base64), with its key order, so `JSON.stringify` of it gives the same bytes (tested). It lets
 // the JSON span export run without `@opentelemetry/otlp-transformer`.
-
-/** How deep nested array and key-value list values are written (span attributes are one level). */
-const MAX_VALUE_DEPTH = 8;
-
-type Attributes = Readonly<Record<string, AttributeValue | undefined>>;
-interface Scope {
-  name: string;
-  version?: string;
-  schemaUrl?: string;
-  attributes?: Attributes;
-  droppedAttributesCount?: number;
-}
 
 type AnyValue =
   | { stringValue: string }

@@ -1,6 +1,7 @@
-import type { AttributeValue, HrTime, Link, SpanContext, SpanStatus } from "@opentelemetry/api";
+import type { HrTime, Link, SpanContext, SpanStatus } from "@opentelemetry/api";
 import type { Resource } from "@opentelemetry/resources";
 import type { ReadableSpan, TimedEvent } from "@opentelemetry/sdk-trace";
+import { MAX_VALUE_DEPTH, type OtlpAttributes as Attributes, type OtlpScope as Scope } from "./otlp-span-shapes.js";
 import { ProtobufWriter } from "./protobuf-writer.js";
 
 // OTLP ExportTraceServiceRequest, in protobuf, written in one pass. The fields and their order are
@@ -20,17 +21,6 @@ const TWO_16 = 65536;
 const TWO_32 = 4294967296;
 const MIN_INT64 = -(2 ** 63);
 const MAX_INT64 = 2 ** 63;
-/** How deep nested array and key-value list values are written (span attributes are one level). */
-const MAX_VALUE_DEPTH = 8;
-
-type Attributes = Readonly<Record<string, AttributeValue | undefined>>;
-interface Scope {
-  name: string;
-  version?: string;
-  schemaUrl?: string;
-  attributes?: Attributes;
-  droppedAttributesCount?: number;
-}
 
 /** The protobuf body of an OTLP/HTTP trace export of `spans` (grouped by resource, then instrumentation scope). */
 export function encodeTraceRequest(spans: readonly ReadableSpan[]): Uint8Array {

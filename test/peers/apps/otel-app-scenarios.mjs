@@ -6,20 +6,7 @@ import { trace } from "@opentelemetry/api";
 import { NodeSDK } from "@opentelemetry/sdk-node";
 import { createRuntime } from "relaytrace";
 import { OtelExporter } from "relaytrace/exporters";
-
-/** A span exporter that keeps what it is given: what the app's own span processor sees. */
-function collectingExporter() {
-  const spans = [];
-  return {
-    spans,
-    export(batch, done) {
-      spans.push(...batch);
-      done({ code: 0 });
-    },
-    shutdown: async () => {},
-    forceFlush: async () => {},
-  };
-}
+import { collectingExporter } from "./collecting-exporter.mjs";
 
 function described(span) {
   const { traceId, spanId } = span.spanContext();

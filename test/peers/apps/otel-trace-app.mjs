@@ -7,20 +7,7 @@ import { AlwaysOffSampler, AlwaysOnSampler, SimpleSpanProcessor } from "@opentel
 import { NodeTracerProvider } from "@opentelemetry/sdk-trace-node";
 import { createRuntime } from "relaytrace";
 import { OtelExporter } from "relaytrace/exporters";
-
-/** A span exporter that keeps what it is given: what the app's own span processor sees. */
-function collectingExporter() {
-  const spans = [];
-  return {
-    spans,
-    export(batch, done) {
-      spans.push(...batch);
-      done({ code: 0 });
-    },
-    shutdown: async () => {},
-    forceFlush: async () => {},
-  };
-}
+import { collectingExporter } from "./collecting-exporter.mjs";
 
 function appProvider(sampler, exporter) {
   return new NodeTracerProvider({
