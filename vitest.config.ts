@@ -20,6 +20,8 @@ export default defineConfig({
       // package.json `imports`: the sources of what Node resolves (vite would take a bundler's condition).
       { find: /^#schema-compiler$/, replacement: here("./src/schema-compiler/on-first-use.ts") },
       { find: /^#otlp-span-export$/, replacement: here("./exporters/otel/node-span-export.ts") },
+      { find: /^#price-table$/, replacement: here("./src/wire/price-table-import.ts") },
+      { find: /^#otel-signals$/, replacement: here("./exporters/otel/signal-sdk-import.ts") },
     ],
   },
   test: {
