@@ -1,4 +1,4 @@
-import { close, closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, statSync, writeSync } from "node:fs";
+import { close, closeSync, constants, fstatSync, fsync, fsyncSync, ftruncateSync, openSync, writeSync } from "node:fs";
 import { isSymbolicLink } from "../files/linked-directory.js";
 import { dirname } from "node:path";
 import { makeDirectory } from "../files/make-directory.js";
@@ -8,13 +8,12 @@ import { wholeLinesIn, type AtofLine, type LineBuffer } from "./line-buffer.js";
 import { claimPath } from "./path-claims.js";
 import type { AtofSink } from "./sink.js";
 import type { RotatedFileSet } from "./rotation.js";
-import { repairNewestClosed, writeAcrossFiles } from "./rotating-write.js";
+import { claimNextFile, repairNewestClosed, writeAcrossFiles } from "./rotating-write.js";
+import { isRegularOrAbsent, isWritableTarget } from "./file-targets.js";
 import { repairTail } from "./tail-repair.js";
 import { claimWriter, describeHolder, processName, type WriterClaim } from "./writer-claim.js";
 
 const APPEND = constants.O_WRONLY | constants.O_CREAT | constants.O_APPEND;
-/** Names a rotating sink tries when the next one is taken (another writer started a file the same millisecond). */
-const NAME_ATTEMPTS = 100;
 
 function messageOf(err: unknown): string {
   return err instanceof Error ? err.message : String(err);
@@ -221,31 +220,11 @@ export class FileSink implements AtofSink, SyncWriter {
    * holds (both started a file the same millisecond) is passed over for the next one.
    */
   private takeNextFile(atOpen: boolean): void {
-    const rotation = this.settings.rotation!;
-    let lastError: unknown;
-    for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
-      const path = rotation.nextPath();
-      let release: () => void;
-      try {
-        release = claimPath(path, this.owner);
-      } catch (error) {
-        lastError = error;
-        continue;
-      }
+    this.releaseClaim = claimNextFile(this.settings.rotation!, this.owner, (path) => {
       this.path = path;
       this.claimPending = true;
-      try {
-        this.claimAcrossProcesses(atOpen);
-      } catch (error) {
-        release();
-        lastError = error;
-        continue;
-      }
-      this.releaseClaim = release;
-      return;
-    }
-    const why = messageOf(lastError);
-    throw new Error(`${this.owner}: no free name for the next file in ${rotation.directory} (${why})`, { cause: lastError });
+      this.claimAcrossProcesses(atOpen);
+    });
   }
 
   /** Once per sink: the set's newest earlier file is repaired (see repairNewestClosed). */
@@ -405,18 +384,4 @@ export class FileSink implements AtofSink, SyncWriter {
         : "added the missing line end after the last event";
     this.diagnostics.record("atof.torn_tail_repaired", `${path}: ${what}`);
   }
-}
-
-function isRegularOrAbsent(path: string): boolean {
-  try {
-    return statSync(path).isFile();
-  } catch {
-    return true;
-  }
-}
-
-/** Regular files, and character devices such as /dev/null; FIFOs and sockets would block a synchronous write. */
-function isWritableTarget(fd: number): boolean {
-  const stat = fstatSync(fd);
-  return stat.isFile() || stat.isCharacterDevice();
 }

@@ -1,8 +1,11 @@
 import { join } from "node:path";
+import { claimPath } from "./path-claims.js";
 import type { RotatedFileSet } from "./rotation.js";
 import { claimWriter } from "./writer-claim.js";
 
 const NEWLINE = 0x0a;
+/** Names tried for the set's next file before giving up. */
+const NAME_ATTEMPTS = 100;
 
 /** What writing one batch across a set of files needs of the sink that writes it. */
 export interface RotatingTarget {
@@ -85,4 +88,33 @@ function countLines(bytes: Buffer, from: number, to: number): number {
   let lines = 0;
   for (let at = bytes.indexOf(NEWLINE, from); at >= 0 && at < to; at = bytes.indexOf(NEWLINE, at + 1)) lines++;
   return lines;
+}
+
+/**
+ * Names and claims the set's next file: a name another sink of this process holds, or one `claim`
+ * refuses (a live process holds it: both started a file the same millisecond), is passed over for
+ * the next one. Returns the release of this process's claim; throws when no name could be had.
+ */
+export function claimNextFile(rotation: RotatedFileSet, owner: string, claim: (path: string) => void): () => void {
+  let lastError: unknown;
+  for (let attempt = 0; attempt < NAME_ATTEMPTS; attempt++) {
+    const path = rotation.nextPath();
+    let release: () => void;
+    try {
+      release = claimPath(path, owner);
+    } catch (error) {
+      lastError = error;
+      continue;
+    }
+    try {
+      claim(path);
+    } catch (error) {
+      release();
+      lastError = error;
+      continue;
+    }
+    return release;
+  }
+  const why = lastError instanceof Error ? lastError.message : String(lastError);
+  throw new Error(`${owner}: no free name for the next file in ${rotation.directory} (${why})`, { cause: lastError });
 }

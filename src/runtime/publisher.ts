@@ -7,11 +7,11 @@ import { thrownMessage } from "./event-factory.js";
 import { EventStages, type DraftEvent, type StageHooks, type StagedEvent, type Transform } from "./event-stages.js";
 import { RouteTable, type PublisherRegistries, type Route, type RouteKind } from "./event-routes.js";
 import { ReentrantEmissions, type Descent } from "./reentrant-emission.js";
-import type { RegistryEntry } from "./registry.js";
 import { DROPPED, KEPT, TailSampler, type SampledTrace } from "./tail-sampler.js";
-import type { SamplingOptions, Subscriber } from "./types.js";
+import { SubscriberCalls, type CallbackError } from "./subscriber-calls.js";
+import type { SamplingOptions } from "./types.js";
 
-export type { PublisherRegistries, Route, RouteKind };
+export type { CallbackError, PublisherRegistries, Route, RouteKind };
 export { MAX_REENTRANT_DEPTH, MAX_REENTRANT_EVENTS } from "./reentrant-emission.js";
 export { FROZEN_DATA, FROZEN_METADATA, FROZEN_PROFILE } from "./event-stages.js";
 export type { DraftEvent, Transform } from "./event-stages.js";
@@ -40,12 +40,6 @@ export interface PublisherSampling {
   options: SamplingOptions;
   namespace: string;
   reportDrops: (count: number) => void;
-}
-
-export interface CallbackError {
-  registry: string;
-  name: string;
-  message: string;
 }
 
 /** Pending publications past which delivery moves from the check phase to the microtask queue. */
@@ -79,18 +73,23 @@ export class Publisher implements StageHooks {
   private enqueued = 0;
   private delivered = 0;
   private waiters: { target: number; resolve: () => void }[] = [];
-  private readonly pendingPromises = new Set<Promise<unknown>>();
   /** Depth of dispatcher callbacks running now; barriers refuse to run inside one. */
   callbackDepth = 0;
   /** The publication being delivered now (events emitted meanwhile descend from it). */
   private delivering: Publication | undefined;
   /** The line whose event's stages run on its emitting call now (see publishLine). */
   private staging: StagedLine | undefined;
-  /** The callback running now, named in the diagnostic of a cut-off chain. */
-  private runningKind = "";
-  private runningName = "";
+  /** Calls of the app's callbacks: failures, subscriber promises, the callback running now. */
+  private readonly calls: SubscriberCalls;
   private readonly reentrant: ReentrantEmissions;
-  lastCallbackError: CallbackError | undefined;
+  /** The last callback failure (runtime.lastCallbackError()); the runtime clears it. */
+  get lastCallbackError(): CallbackError | undefined {
+    return this.calls.lastError;
+  }
+
+  set lastCallbackError(value: CallbackError | undefined) {
+    this.calls.lastError = value;
+  }
 
   private readonly routes: RouteTable;
   private readonly stages: EventStages;
@@ -105,6 +104,7 @@ export class Publisher implements StageHooks {
   ) {
     this.routes = new RouteTable(registries);
     this.reentrant = new ReentrantEmissions(diagnostics);
+    this.calls = new SubscriberCalls(diagnostics);
     this.stages = new EventStages(diagnostics, this);
     if (sampling !== undefined) {
       this.sampler = new TailSampler<Publication>(sampling.options, sampling.namespace, diagnostics, {
@@ -201,7 +201,8 @@ export class Publisher implements StageHooks {
       return;
     }
     const parent = this.callbackDepth > 0 ? this.delivering : undefined;
-    if (parent !== undefined && !this.reentrant.admit(parent, publication, event.name, this.runningKind, this.runningName)) return;
+    if (parent !== undefined && !this.reentrant.admit(parent, publication, event.name, this.calls.runningKind, this.calls.runningName))
+      return;
     this.queue.push(publication);
     this.enqueued++;
     if (this.draining) return; // the running drain picks it up
@@ -219,10 +220,9 @@ export class Publisher implements StageHooks {
     }
   }
 
-  /** Notes which callback runs now (two assignments: no string is built unless a chain is cut). */
+  /** Notes which callback runs now. */
   running(kind: string, name: string): void {
-    this.runningKind = kind;
-    this.runningName = name;
+    this.calls.running(kind, name);
   }
 
   /** How many events were enqueued so far (a watermark for "anything new since"). */
@@ -243,7 +243,7 @@ export class Publisher implements StageHooks {
     if (this.delivered < target) {
       await new Promise<void>((resolve) => this.waiters.push({ target, resolve }));
     }
-    if (this.pendingPromises.size > 0) await Promise.allSettled([...this.pendingPromises]);
+    await this.calls.settled();
   }
 
   /**
@@ -344,9 +344,9 @@ export class Publisher implements StageHooks {
         } catch (error) {
           delivered = this.stages.shell(publication.event, error);
         }
-        for (const subscriber of publication.route.subscribers) this.notify(subscriber, delivered);
+        for (const subscriber of publication.route.subscribers) this.calls.notify(subscriber, delivered);
       } else {
-        this.notifyLine(publication.route, staged.line, staged.event!);
+        this.calls.notifyLine(publication.route, staged.line, staged.event!);
         const spawned = staged.spawned;
         if (spawned !== undefined) for (const [event, route, transform, frozen] of spawned) this.publish(event, route, transform, frozen);
       }
@@ -376,41 +376,7 @@ export class Publisher implements StageHooks {
     }
   }
 
-  /** Hands a line to each subscriber's line receiver, in order; each failure is that subscriber's own. */
-  private notifyLine(route: Route, line: AtofLine, event: AtofEvent): void {
-    const receivers = route.lines!;
-    for (let i = 0; i < receivers.length; i++) {
-      const name = route.subscribers[i]!.name;
-      try {
-        this.running("subscriber", name);
-        receivers[i]!(line, event);
-      } catch (error) {
-        this.fail("subscriber", name, error);
-      }
-    }
-  }
-
-  private notify(subscriber: RegistryEntry<Subscriber>, event: AtofEvent): void {
-    try {
-      this.running("subscriber", subscriber.name);
-      const result: unknown = subscriber.callback(event);
-      // A thenable whose `then` throws (or a Proxy) fails this subscriber only.
-      if (result && typeof (result as Promise<unknown>).then === "function") {
-        const tracked = Promise.resolve(result).then(
-          () => undefined,
-          (error: unknown) => this.fail("subscriber", subscriber.name, error),
-        );
-        this.pendingPromises.add(tracked);
-        void tracked.finally(() => this.pendingPromises.delete(tracked));
-      }
-    } catch (error) {
-      this.fail("subscriber", subscriber.name, error);
-    }
-  }
-
   fail(registry: string, name: string, error: unknown): void {
-    const message = messageOf(error);
-    this.lastCallbackError = { registry, name, message };
-    this.diagnostics.record(`${registry}_failed`, `${registry} ${name}: ${message}`);
+    this.calls.fail(registry, name, error);
   }
 }
