@@ -8,7 +8,7 @@ import type { AtofEvent } from "../../src/events/types.js";
 import { extractTraceContext } from "../../src/runtime/otel-context.js";
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
 import type { SamplingOptions } from "../../src/runtime/types.js";
-import { DROPPED_ROOT_RANDOM, rootIdEndingWith } from "../support/sampling.js";
+import { DROPPED_ROOT_RANDOM, rootIdEndingWith, run, traceEvents } from "../support/sampling.js";
 
 const DROPPED_ROOT = rootIdEndingWith(DROPPED_ROOT_RANDOM);
 
@@ -17,20 +17,6 @@ function sampled(sampling: SamplingOptions): { rt: Runtime; events: AtofEvent[] 
   const events: AtofEvent[] = [];
   rt.subscribe("capture", (e) => void events.push(e));
   return { rt, events };
-}
-
-const traceEvents = (events: AtofEvent[]) => events.filter((e) => e.data_schema?.name !== "nemo.relay.metric_measurements");
-
-async function run(rt: Runtime, name: string, body: () => unknown = () => undefined): Promise<void> {
-  await rt.withScope(
-    name,
-    async () => {
-      await rt.executeTool("lookup", { q: 1 }, () => ({ result: "ok" }));
-      rt.mark("step");
-      await body();
-    },
-    { category: "agent" },
-  );
 }
 
 describe("a caller's W3C sampled flag is honoured as parent-based sampling does", () => {

@@ -7,7 +7,15 @@ import type { AtofEvent, MarkEvent } from "../../src/events/types.js";
 import { createRuntime, type Runtime } from "../../src/runtime/runtime.js";
 import type { RuntimeOptions, SamplingOptions } from "../../src/runtime/types.js";
 import { labels } from "../support/capture.js";
-import { DROPPED_ROOT_RANDOM, KEPT_ROOT_RANDOM, rootIdEndingWith, scriptedIds, seededRandomHex } from "../support/sampling.js";
+import {
+  DROPPED_ROOT_RANDOM,
+  KEPT_ROOT_RANDOM,
+  rootIdEndingWith,
+  run,
+  scriptedIds,
+  traceEvents,
+  seededRandomHex,
+} from "../support/sampling.js";
 
 const KEPT_ROOT = rootIdEndingWith(KEPT_ROOT_RANDOM);
 const DROPPED_ROOT = rootIdEndingWith(DROPPED_ROOT_RANDOM);
@@ -26,21 +34,7 @@ function itOwnContext(name: string, fn: () => Promise<void>): void {
   it(name, () => new AsyncResource("relaytrace.test").runInAsyncScope(fn));
 }
 
-const traceEvents = (events: AtofEvent[]) => events.filter((e) => e.data_schema?.name !== "nemo.relay.metric_measurements");
 const droppedCount = (rt: Runtime) => rt.diagnostics().find((d) => d.code === "sampling.dropped_traces")?.count ?? 0;
-
-/** One root scope with a tool call and a mark inside; `body` adds more. */
-async function run(rt: Runtime, name: string, body: () => unknown = () => undefined): Promise<void> {
-  await rt.withScope(
-    name,
-    async () => {
-      await rt.executeTool("lookup", { q: 1 }, () => ({ result: "ok" }));
-      rt.mark("step");
-      await body();
-    },
-    { category: "agent" },
-  );
-}
 
 describe("createRuntime({ sampling }): a trace is held until its root ends, then delivered whole or dropped whole", () => {
   itOwnContext(

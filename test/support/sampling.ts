@@ -1,4 +1,6 @@
+import type { AtofEvent } from "../../src/events/types.js";
 import { uuidv7 } from "../../src/events/uuid.js";
+import type { Runtime } from "../../src/runtime/runtime.js";
 
 /**
  * A uuid v7-shaped root id whose OpenTelemetry trace id ends with `random` (14 hex digits): the
@@ -34,3 +36,20 @@ export function seededRandomHex(seed: number): () => string {
   };
   return () => (next().toString(16).padStart(8, "0") + next().toString(16).padStart(8, "0")).slice(0, 14);
 }
+
+/** One root scope with a tool call and a mark inside; `body` adds more. */
+export async function run(rt: Runtime, name: string, body: () => unknown = () => undefined): Promise<void> {
+  await rt.withScope(
+    name,
+    async () => {
+      await rt.executeTool("lookup", { q: 1 }, () => ({ result: "ok" }));
+      rt.mark("step");
+      await body();
+    },
+    { category: "agent" },
+  );
+}
+
+/** The events of a trace, without the metric marks that report sampling's drops. */
+export const traceEvents = (events: AtofEvent[]): AtofEvent[] =>
+  events.filter((e) => e.data_schema?.name !== "nemo.relay.metric_measurements");
